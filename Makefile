@@ -1,0 +1,31 @@
+# The README's two commands. Each creates .venv on first use and installs quercus into it,
+# so a machine with only python3 and make is enough.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+
+.PHONY: demo test lint clean
+
+demo: $(VENV)/.installed-base
+	$(BIN)/quercus demo
+
+test: $(VENV)/.installed-test
+	$(BIN)/python -m pytest
+
+lint: $(VENV)/.installed-test
+	$(BIN)/ruff check src tests bench
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV) || { $(PYTHON) -m pip install --user virtualenv && $(PYTHON) -m virtualenv $(VENV); }
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(VENV)/.installed-base: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
+
+$(VENV)/.installed-test: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $@ $(VENV)/.installed-base
+
+clean:
+	rm -rf $(VENV) build src/*.egg-info .pytest_cache .hypothesis

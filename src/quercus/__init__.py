@@ -1,0 +1,22 @@
+"""quercus: decision trees and tree ensembles — ID3, C4.5, CART and forests."""
+
+from . import datasets
+from .criteria import (
+    conditional_entropy,
+    entropy,
+    gain_ratio,
+    gain_table,
+    gini,
+    information_gain,
+    misclassification_error,
+    split_information,
+)
+from .data import DataError, DataWarning, Schema, Table, read_table
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "DataError", "DataWarning", "Schema", "Table", "conditional_entropy", "datasets", "entropy",
+    "gain_ratio", "gain_table", "gini", "information_gain", "misclassification_error",
+    "read_table", "split_information", "__version__",
+]

@@ -1,0 +1,127 @@
+"""Numeric values -> bins, nominal and ordinal codes pass through.
+
+The *binned matrix* has one column per feature (Fortran order) of unsigned integer codes;
+the largest value of its dtype is reserved for a missing value. A numeric feature with at
+most ``max_bins`` distinct training values gets one bin per value, so a threshold search over
+bins is an exact search; more values get quantile bins. Bin ``b`` holds the values ``x`` with
+``edges[b-1] < x <= edges[b]``, and the edges are midpoints between adjacent training values,
+so a split "bin <= b" is the real-valued test ``x <= edges[b]``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from .._config import AUTO_EXACT_MAX_ROWS, AUTO_MAX_BINS, bin_dtype, missing_code
+from ..data.schema import NUMERIC, Schema
+
+__all__ = ["BinMapper", "fit_bins", "numeric_edges", "resolve_max_bins"]
+
+
+def resolve_max_bins(max_bins, n_rows: int, n_distinct: int) -> int | None:
+    """The bin budget for one feature: ``None`` means exact (one bin per distinct value).
+
+    ``"auto"``: exact for at most 50,000 rows or at most 255 distinct values, else 255.
+    """
+    if max_bins is None:
+        return None
+    if isinstance(max_bins, str):
+        if max_bins != "auto":
+            raise ValueError(f"max_bins must be 'auto', None or an integer >= 2, got {max_bins!r}")
+        if n_rows <= AUTO_EXACT_MAX_ROWS or n_distinct <= AUTO_MAX_BINS:
+            return None
+        return AUTO_MAX_BINS
+    if isinstance(max_bins, bool) or not isinstance(max_bins, int | np.integer) or max_bins < 2:
+        raise ValueError(f"max_bins must be 'auto', None or an integer >= 2, got {max_bins!r}")
+    return None if n_distinct <= max_bins else int(max_bins)
+
+
+def numeric_edges(values: np.ndarray, max_bins="auto") -> np.ndarray:
+    """Upper bin edges (thresholds) of a numeric feature, NaNs ignored.
+
+    Exact: the midpoints between adjacent distinct values. Quantile: the midpoints at the
+    distinct values where the cumulative count crosses ``k / max_bins`` of the rows, so every
+    edge still lies between two observed values.
+    """
+    values = values[~np.isnan(values)]
+    distinct, counts = np.unique(values, return_counts=True)
+    if len(distinct) < 2:
+        return np.empty(0, dtype=np.float64)
+    budget = resolve_max_bins(max_bins, len(values), len(distinct))
+    if budget is None:
+        cut_after = np.arange(len(distinct) - 1)
+    else:
+        cumulative = np.cumsum(counts)
+        targets = len(values) * np.arange(1, budget) / budget
+        cut_after = np.unique(np.searchsorted(cumulative, targets, side="left"))
+        cut_after = cut_after[cut_after < len(distinct) - 1]
+    lo, hi = distinct[cut_after], distinct[cut_after + 1]
+    edges = lo + (hi - lo) / 2.0
+    # Midpoint of two adjacent floats can round up to the upper value; keep x <= edge exact.
+    edges = np.where(edges >= hi, lo, edges)
+    return edges.astype(np.float64)
+
+
+@dataclass
+class BinMapper:
+    """Fitted binning of every feature.
+
+    Attributes
+    ----------
+    kinds : list of str
+        Feature kinds, as in the schema.
+    edges : list of ndarray or None
+        Thresholds per numeric feature (None for nominal/ordinal).
+    n_bins : ndarray of int32, shape (n_features,)
+        Number of codes per feature, not counting the missing code.
+    dtype : numpy.dtype
+        dtype of the binned matrix; ``missing`` is its largest value.
+    """
+
+    kinds: list[str]
+    edges: list[np.ndarray | None]
+    n_bins: np.ndarray
+    dtype: np.dtype
+
+    @property
+    def missing(self) -> int:
+        return missing_code(self.dtype)
+
+    def transform(self, X: pd.DataFrame) -> np.ndarray:
+        """The binned matrix of a typed frame (see :func:`quercus.data.align_frame`)."""
+        n = len(X)
+        out = np.empty((n, len(self.kinds)), dtype=self.dtype, order="F")
+        for j, (kind, edges) in enumerate(zip(self.kinds, self.edges, strict=True)):
+            column = X.iloc[:, j]
+            if kind == NUMERIC:
+                values = column.to_numpy(dtype=np.float64)
+                codes = np.searchsorted(edges, values, side="left")
+                codes[np.isnan(values)] = self.missing
+            else:
+                codes = np.asarray(column.cat.codes, dtype=np.int64)
+                codes[codes < 0] = self.missing
+            out[:, j] = codes
+        return out
+
+    def threshold(self, feature: int, bin_code: int) -> float:
+        """The real-valued test ``x <= threshold`` equal to ``bin <= bin_code``."""
+        return float(self.edges[feature][bin_code])
+
+
+def fit_bins(X: pd.DataFrame, schema: Schema, max_bins="auto") -> BinMapper:
+    """Fit the binning of a typed frame with its schema."""
+    edges, n_bins = [], []
+    for j, feature in enumerate(schema.features):
+        if feature.kind == NUMERIC:
+            e = numeric_edges(X.iloc[:, j].to_numpy(dtype=np.float64), max_bins)
+            edges.append(e)
+            n_bins.append(len(e) + 1)
+        else:
+            edges.append(None)
+            n_bins.append(max(feature.n_categories, 1))
+    n_bins = np.asarray(n_bins, dtype=np.int32)
+    dtype = bin_dtype(int(n_bins.max()) if len(n_bins) else 1)
+    return BinMapper(list(schema.kinds), edges, n_bins, dtype)

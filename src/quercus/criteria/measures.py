@@ -1,0 +1,194 @@
+"""Information measures on labels: entropy, gain, gain ratio, Gini, misclassification error.
+
+Every function takes plain labels (lists, arrays, Series) and optional sample weights.
+Logarithms are base 2 and 0 log 0 = 0. Two-argument functions take ``(x, y)``: the attribute
+first, the class second, as in :func:`quercus.gain_table`.
+
+Missing attribute values are handled as C4.5 does: the gain is computed on the examples whose
+value is known and scaled by their share of the weight, and the split information counts the
+missing examples as one more branch. Without missing values these are the textbook formulas.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..data.errors import DataError
+from ..data.schema import _clean_object_column
+
+__all__ = [
+    "conditional_entropy", "entropy", "gain_ratio", "gini", "information_gain",
+    "misclassification_error", "split_information",
+    "entropy_of_counts", "gini_of_counts", "error_of_counts",
+]
+
+
+# ---------------------------------------------------------------------------------------------
+# On class counts (weights per class); the forms the learner's kernels mirror.
+
+
+def entropy_of_counts(counts) -> float:
+    """Entropy in bits of a class distribution given as (weighted) counts."""
+    counts = np.asarray(counts, dtype=np.float64)
+    total = counts.sum()
+    if total <= 0:
+        return 0.0
+    p = counts[counts > 0] / total
+    return float(-(p * np.log2(p)).sum())
+
+
+def gini_of_counts(counts) -> float:
+    """Gini impurity 1 - sum p^2 of a class distribution given as counts."""
+    counts = np.asarray(counts, dtype=np.float64)
+    total = counts.sum()
+    if total <= 0:
+        return 0.0
+    p = counts / total
+    return float(1.0 - (p * p).sum())
+
+
+def error_of_counts(counts) -> float:
+    """Misclassification error 1 - max p of a class distribution given as counts."""
+    counts = np.asarray(counts, dtype=np.float64)
+    total = counts.sum()
+    if total <= 0:
+        return 0.0
+    return float(1.0 - counts.max() / total)
+
+
+# ---------------------------------------------------------------------------------------------
+# Label handling
+
+
+def _weights(n: int, sample_weight) -> np.ndarray:
+    if sample_weight is None:
+        return np.ones(n, dtype=np.float64)
+    w = np.asarray(sample_weight, dtype=np.float64).reshape(-1)
+    if len(w) != n:
+        raise ValueError(f"sample_weight has {len(w)} values for {n} examples")
+    if not np.isfinite(w).all() or (w < 0).any():
+        raise ValueError("sample_weight must be finite and non-negative")
+    return w
+
+
+def _codes(values, what: str, allow_missing: bool) -> tuple[np.ndarray, int]:
+    """Integer codes of labels (-1 = missing) and the number of distinct labels."""
+    series = values if isinstance(values, pd.Series) else pd.Series(list(values) if not isinstance(
+        values, np.ndarray) else values)
+    if series.dtype == object or pd.api.types.is_string_dtype(series.dtype):
+        series = _clean_object_column(series)
+    codes, uniques = pd.factorize(series, sort=True, use_na_sentinel=True)
+    if not allow_missing and (codes < 0).any():
+        raise DataError(f"{what} has missing values at positions {np.flatnonzero(codes < 0)[:5]}")
+    return codes.astype(np.int64), len(uniques)
+
+
+def _class_counts(y, sample_weight) -> np.ndarray:
+    codes, k = _codes(y, "y", allow_missing=False)
+    return np.bincount(codes, weights=_weights(len(codes), sample_weight), minlength=k)
+
+
+def _labels_or_counts(y, sample_weight, counts: bool) -> np.ndarray:
+    if counts:
+        if sample_weight is not None:
+            raise ValueError("sample_weight cannot be combined with counts=True")
+        c = np.asarray(y, dtype=np.float64).reshape(-1)
+        if (c < 0).any() or not np.isfinite(c).all():
+            raise ValueError("counts must be finite and non-negative")
+        return c
+    return _class_counts(y, sample_weight)
+
+
+def entropy(y, sample_weight=None, *, counts: bool = False) -> float:
+    """Entropy H(Y) in bits of the labels ``y``.
+
+    With ``counts=True``, ``y`` is a list of class counts instead: ``entropy([9, 5],
+    counts=True)`` is 0.940.
+    """
+    return entropy_of_counts(_labels_or_counts(y, sample_weight, counts))
+
+
+def gini(y, sample_weight=None, *, counts: bool = False) -> float:
+    """Gini impurity 1 - sum_k p_k^2 of the labels ``y`` (or class counts, ``counts=True``)."""
+    return gini_of_counts(_labels_or_counts(y, sample_weight, counts))
+
+
+def misclassification_error(y, sample_weight=None, *, counts: bool = False) -> float:
+    """Misclassification error 1 - max_k p_k of ``y`` (or class counts, ``counts=True``)."""
+    return error_of_counts(_labels_or_counts(y, sample_weight, counts))
+
+
+# ---------------------------------------------------------------------------------------------
+# Attribute against class
+
+
+def branch_counts(x, y, sample_weight=None, threshold=None) -> tuple[np.ndarray, np.ndarray]:
+    """Class weights per branch of ``x``, and per class among examples with ``x`` missing.
+
+    Branches are the distinct values of ``x`` (sorted), or ``x <= threshold`` and
+    ``x > threshold`` when a threshold is given. Returns ``(table, missing)`` with ``table`` of
+    shape (n_branches, n_classes).
+    """
+    y_codes, n_classes = _codes(y, "y", allow_missing=False)
+    w = _weights(len(y_codes), sample_weight)
+    if threshold is not None:
+        xs = pd.to_numeric(pd.Series(np.asarray(x, dtype=object)), errors="coerce").to_numpy(float)
+        x_codes = np.where(np.isnan(xs), -1, (xs > threshold).astype(np.int64))
+        n_values = 2
+    else:
+        x_codes, n_values = _codes(x, "x", allow_missing=True)
+    if len(x_codes) != len(y_codes):
+        raise ValueError(f"x has {len(x_codes)} values but y has {len(y_codes)}")
+    known = x_codes >= 0
+    table = np.zeros((n_values, n_classes), dtype=np.float64)
+    np.add.at(table, (x_codes[known], y_codes[known]), w[known])
+    missing = np.bincount(y_codes[~known], weights=w[~known], minlength=n_classes)
+    return table, missing
+
+
+def gain_of_table(table: np.ndarray, missing: np.ndarray, impurity=entropy_of_counts) -> float:
+    """Impurity decrease of a split given its class-weight table, C4.5-scaled for missing."""
+    known = table.sum()
+    total = known + missing.sum()
+    if known <= 0:
+        return 0.0
+    before = impurity(table.sum(axis=0))
+    after = sum(row.sum() / known * impurity(row) for row in table if row.sum() > 0)
+    return float(known / total * (before - after))
+
+
+def split_info_of_table(table: np.ndarray, missing: np.ndarray) -> float:
+    """Entropy of the branch weights; the missing examples count as one more branch."""
+    return entropy_of_counts(np.append(table.sum(axis=1), missing.sum()))
+
+
+def conditional_entropy(x, y, sample_weight=None, threshold=None) -> float:
+    """H(Y | X): the entropy of ``y`` left once ``x`` is known (over examples with ``x`` known)."""
+    table, _ = branch_counts(x, y, sample_weight, threshold)
+    known = table.sum()
+    if known <= 0:
+        return 0.0
+    return float(sum(row.sum() / known * entropy_of_counts(row) for row in table))
+
+
+def information_gain(x, y, sample_weight=None, threshold=None) -> float:
+    """Information gain H(Y) - H(Y | X) of splitting ``y`` by the values of ``x``.
+
+    Give ``threshold`` to score the binary test ``x <= threshold`` on a numeric ``x``.
+    """
+    return gain_of_table(*branch_counts(x, y, sample_weight, threshold))
+
+
+def split_information(x, sample_weight=None, threshold=None) -> float:
+    """Split information (intrinsic value) of ``x``: the entropy of its branch sizes."""
+    n = len(x)
+    table, missing = branch_counts(x, np.zeros(n, dtype=np.int64), sample_weight, threshold)
+    return split_info_of_table(table, missing)
+
+
+def gain_ratio(x, y, sample_weight=None, threshold=None) -> float:
+    """Gain ratio: information gain divided by split information (0 when that is 0)."""
+    table, missing = branch_counts(x, y, sample_weight, threshold)
+    info = split_info_of_table(table, missing)
+    return 0.0 if info <= 0 else gain_of_table(table, missing) / info

@@ -1,0 +1,321 @@
+"""Reading tables: CSV, ARFF, Parquet files, pandas DataFrames and NumPy arrays.
+
+Parsers: pandas for CSV and Parquet (Parquet through pyarrow, an optional extra), and
+``liac-arff`` for ARFF (Weka's format), the parser OpenML relies on: it keeps nominal
+declarations in their declared order and handles quoting, ``%`` comments, ``?``, string
+attributes and the sparse layout.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .._config import MISSING_STRINGS
+from .errors import DataError, DataWarning
+from .schema import NOMINAL, NUMERIC, Schema, check_column_names, type_frame
+
+
+@dataclass
+class Table:
+    """A typed table: features ``X``, target ``y`` (or ``None``) and their :class:`Schema`.
+
+    ``X`` holds numeric columns as float64 (NaN = missing) and nominal/ordinal columns as
+    pandas Categoricals with their categories in order; estimators take it as it is.
+    Unpacks as ``X, y = read_table(...)``.
+    """
+
+    X: pd.DataFrame
+    y: pd.Series | None
+    schema: Schema
+    source: str = "<data>"
+
+    def __iter__(self) -> Iterator:
+        yield self.X
+        yield self.y
+
+    def __len__(self) -> int:
+        return len(self.X)
+
+
+_FORMATS = {
+    ".csv": "csv", ".txt": "csv", ".tsv": "tsv", ".arff": "arff",
+    ".parquet": "parquet", ".pq": "parquet",
+}
+_COMPRESSIONS = (".gz", ".bz2", ".xz", ".zip", ".zst")
+
+
+def detect_format(path: str | os.PathLike) -> str:
+    """The format of a file from its name (compression suffixes are looked through)."""
+    name = Path(path).name.lower()
+    for comp in _COMPRESSIONS:
+        if name.endswith(comp):
+            name = name[: -len(comp)]
+    fmt = _FORMATS.get(Path(name).suffix)
+    if fmt is None:
+        raise DataError(
+            f"{path}: unknown file type {Path(name).suffix or '(none)'!r}; "
+            "give format='csv', 'tsv', 'arff' or 'parquet'",
+            source=str(path),
+        )
+    return fmt
+
+
+def read_table(
+    source,
+    target: str | int | bool | None = None,
+    nominal: Iterable | None = None,
+    ordinal: Mapping | None = None,
+    *,
+    format: str | None = None,
+    columns: list[str] | None = None,
+    sep: str | None = None,
+) -> Table:
+    """Read a table and infer its schema.
+
+    Parameters
+    ----------
+    source : path, pandas.DataFrame or numpy.ndarray
+        A CSV/TSV (optionally compressed), ARFF or Parquet file, or data in memory.
+    target : str, int, bool or None, default None
+        The target column, by name or position. ``None`` takes the last column (the
+        convention of Weka and of the data sets shipped with quercus); ``False`` reads a
+        table without a target (data to predict).
+    nominal : iterable of str or int, optional
+        Columns to treat as nominal whatever they look like (for example numeric codes).
+    ordinal : mapping of column -> list of levels, optional
+        Ordinal columns with their levels from lowest to highest.
+    format : {'csv', 'tsv', 'arff', 'parquet'}, optional
+        File format; by default taken from the file name.
+    columns : list of str, optional
+        Column names for a NumPy array (default ``x0, x1, ...``).
+    sep : str, optional
+        Field separator for text files (default ``,``; tab for ``.tsv``).
+
+    Returns
+    -------
+    Table
+        ``X`` (typed DataFrame), ``y`` (Series or None) and ``schema``.
+
+    Notes
+    -----
+    Missing values are NaN, None, an empty cell or ``?``. Rows whose target is missing are
+    dropped with a warning that says how many. A column that mixes numbers and words is read
+    as nominal (with a warning); infinite values, duplicate column names, a missing target
+    column and an empty table are errors that name the column or file at fault.
+    """
+    frame, name, declared = _load(source, format=format, columns=columns, sep=sep, nominal=nominal)
+    if frame.shape[1] == 0:
+        raise DataError(f"{name}: no columns", source=name)
+    if len(frame) == 0:
+        raise DataError(f"{name}: no rows (the table has a header but no data)", source=name)
+    names = check_column_names(frame.columns)
+    frame.columns = names
+    target_name = _resolve_target(target, names, name)
+
+    if ordinal:
+        ordinal = {(names[k] if isinstance(k, int) else str(k)): v for k, v in ordinal.items()}
+    nominal = [names[k] if isinstance(k, int) else str(k) for k in (nominal or ())]
+    nominal += [c for c in declared if c not in nominal and c not in (ordinal or {})]
+
+    y = None
+    if target_name is not None:
+        frame, y = _split_target(frame, target_name, name)
+    X, features = type_frame(
+        frame.drop(columns=[target_name]) if target_name else frame,
+        nominal=[c for c in nominal if c != target_name],
+        ordinal={k: v for k, v in (ordinal or {}).items() if k != target_name},
+    )
+    target_kind = classes = None
+    if y is not None:
+        y, target_kind, classes = _type_target(
+            y, target_name, force_nominal=target_name in nominal, levels=(ordinal or {}).get(target_name)
+        )
+    schema = Schema(tuple(features), target_name, target_kind, classes)
+    return Table(X, y, schema, source=name)
+
+
+# ---------------------------------------------------------------------------------------------
+# Loading raw frames
+
+
+def _load(source, *, format, columns, sep, nominal):
+    """A raw DataFrame, a display name, and the columns the source declares nominal."""
+    if isinstance(source, pd.DataFrame):
+        return source.copy(), "<DataFrame>", []
+    if isinstance(source, np.ndarray):
+        return _from_array(source, columns), "<array>", []
+    if not isinstance(source, str | os.PathLike):
+        raise DataError(
+            f"cannot read a table from {type(source).__name__}: give a file path, "
+            "a pandas DataFrame or a NumPy array"
+        )
+    path = str(source)
+    if not os.path.exists(path):
+        raise DataError(f"{path}: no such file", source=path)
+    if os.path.isdir(path):
+        raise DataError(f"{path}: is a directory, not a data file", source=path)
+    if not os.access(path, os.R_OK):
+        raise DataError(f"{path}: permission denied", source=path)
+    fmt = format or detect_format(path)
+    try:
+        if fmt in ("csv", "tsv"):
+            return _read_csv(path, sep or ("\t" if fmt == "tsv" else ","), nominal), path, []
+        if fmt == "arff":
+            frame, declared = _read_arff(path)
+            return frame, path, declared
+        if fmt == "parquet":
+            return _read_parquet(path), path, []
+    except UnicodeDecodeError as exc:
+        raise DataError(
+            f"{path}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at position {exc.start}); "
+            "save the file as UTF-8",
+            source=path,
+        ) from None
+    except (OSError, EOFError) as exc:
+        raise DataError(f"{path}: cannot be read ({exc})", source=path) from None
+    raise DataError(f"unknown format {fmt!r}; use 'csv', 'tsv', 'arff' or 'parquet'", source=path)
+
+
+def _from_array(array: np.ndarray, columns) -> pd.DataFrame:
+    if array.ndim == 1:
+        array = array.reshape(-1, 1)
+    if array.ndim != 2:
+        raise DataError(f"a table must be 2-dimensional, got an array of shape {array.shape}")
+    if columns is None:
+        columns = [f"x{i}" for i in range(array.shape[1])]
+    elif len(columns) != array.shape[1]:
+        raise DataError(f"{len(columns)} column names given for {array.shape[1]} columns")
+    return pd.DataFrame(array, columns=list(columns))
+
+
+def _read_csv(path: str, sep: str, nominal) -> pd.DataFrame:
+    try:
+        header = pd.read_csv(path, sep=sep, header=None, nrows=1, dtype=str, keep_default_na=False)
+    except pd.errors.EmptyDataError:
+        raise DataError(f"{path}: the file is empty", source=path) from None
+    except pd.errors.ParserError as exc:
+        raise DataError(f"{path}: not a valid CSV file ({exc})", source=path) from None
+    names = check_column_names(header.iloc[0].tolist())
+    # Columns forced nominal are read as text, so that codes like '01' keep their spelling.
+    as_text = {}
+    for key in nominal or ():
+        col = names[key] if isinstance(key, int) and -len(names) <= key < len(names) else str(key)
+        if col in names:
+            as_text[col] = str
+    try:
+        return pd.read_csv(
+            path, sep=sep, dtype=as_text, keep_default_na=False, na_values=list(MISSING_STRINGS),
+            skipinitialspace=True,
+        )
+    except pd.errors.ParserError as exc:
+        raise DataError(f"{path}: not a valid CSV file ({exc})", source=path) from None
+
+
+def _read_arff(path: str) -> tuple[pd.DataFrame, list[str]]:
+    import arff  # liac-arff
+
+    with open(path, encoding="utf-8") as fh:
+        try:
+            parsed = arff.load(fh, encode_nominal=False, return_type=arff.DENSE)
+        except arff.ArffException as exc:
+            raise DataError(f"{path}: not a valid ARFF file ({exc})", source=path) from None
+    columns, declared = {}, []
+    attributes = parsed["attributes"]
+    check_column_names([a[0] for a in attributes])
+    data = parsed["data"]
+    for j, (name, kind) in enumerate(attributes):
+        values = [row[j] for row in data]
+        if isinstance(kind, list | tuple):  # nominal: {a, b, c} in declared order
+            columns[name] = pd.Categorical(values, categories=list(kind))
+            declared.append(name)
+        elif str(kind).upper() in ("NUMERIC", "REAL", "INTEGER"):
+            columns[name] = pd.array(
+                [np.nan if v is None else v for v in values], dtype=np.float64
+            )
+        elif str(kind).upper() == "STRING":
+            columns[name] = pd.Series(values, dtype=object)
+        else:
+            raise DataError(
+                f"{path}: attribute {name!r} has type {kind}, which quercus does not read "
+                "(use NUMERIC, a nominal {...} list or STRING)",
+                column=name, source=path,
+            )
+    return pd.DataFrame(columns), declared
+
+
+def _read_parquet(path: str) -> pd.DataFrame:
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError:
+        raise DataError(
+            f"{path}: reading Parquet needs pyarrow: pip install 'quercus[parquet]'", source=path
+        ) from None
+    try:
+        return pd.read_parquet(path)
+    except Exception as exc:  # pyarrow raises several types for a damaged file
+        raise DataError(f"{path}: not a valid Parquet file ({exc})", source=path) from None
+
+
+# ---------------------------------------------------------------------------------------------
+# Target
+
+
+def _resolve_target(target, names: list[str], source: str) -> str | None:
+    if target is False:
+        return None
+    if target is None or target is True:
+        return names[-1]
+    if isinstance(target, int):
+        if not -len(names) <= target < len(names):
+            raise DataError(f"{source}: target index {target} is out of range ({len(names)} columns)")
+        return names[target]
+    if str(target) not in names:
+        raise DataError(
+            f"{source}: target column {str(target)!r} not found; columns are {names}",
+            column=str(target), source=source,
+        )
+    return str(target)
+
+
+def _split_target(frame: pd.DataFrame, target: str, source: str):
+    y = frame[target]
+    missing = y.isna()
+    if y.dtype == object or pd.api.types.is_string_dtype(y.dtype):
+        missing |= y.astype(object).map(lambda v: isinstance(v, str) and v.strip() in MISSING_STRINGS)
+    missing = missing.to_numpy(dtype=bool)
+    if missing.all():
+        raise DataError(
+            f"{source}: target column {target!r} is entirely missing", column=target, source=source
+        )
+    if missing.any():
+        warnings.warn(
+            f"{source}: dropped {int(missing.sum())} of {len(frame)} rows whose target "
+            f"{target!r} is missing",
+            DataWarning,
+            stacklevel=3,
+        )
+        frame = frame.loc[~missing].reset_index(drop=True)
+    return frame, frame[target]
+
+
+def _type_target(y: pd.Series, name: str, *, force_nominal: bool, levels):
+    typed, feature_list = type_frame(
+        y.to_frame(name), nominal=[name] if force_nominal else None,
+        ordinal={name: levels} if levels is not None else None,
+    )
+    feature = feature_list[0]
+    column = typed[name]
+    if feature.kind == NUMERIC:
+        return column.rename(name), NUMERIC, None
+    # Class labels keep the declared order; labels declared but never seen are dropped.
+    seen = set(column.dropna().unique())
+    classes = tuple(c for c in feature.categories if c in seen)
+    column = column.cat.set_categories(list(classes))
+    return column.rename(name), NOMINAL, classes

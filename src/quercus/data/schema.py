@@ -1,0 +1,284 @@
+"""Schema inference: which columns are numeric, nominal or ordinal, and their categories.
+
+A *typed frame* is the shape every later stage reads: numeric columns as float64 with NaN for
+missing, nominal columns as unordered pandas ``Categorical`` and ordinal columns as ordered
+``Categorical`` (categories in their declared order, missing as NaN).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import warnings
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from .._config import MISSING_STRINGS
+from .errors import DataError, DataWarning
+
+NUMERIC, NOMINAL, ORDINAL = "numeric", "nominal", "ordinal"
+
+
+@dataclass(frozen=True)
+class Feature:
+    """One column of the schema: its name, kind and (for nominal/ordinal) categories in order."""
+
+    name: str
+    kind: str
+    categories: tuple | None = None
+
+    @property
+    def n_categories(self) -> int:
+        return 0 if self.categories is None else len(self.categories)
+
+
+@dataclass(frozen=True)
+class Schema:
+    """Feature names and kinds, the categories of each nominal/ordinal feature, and the target.
+
+    ``classes`` holds the class labels in order for a nominal target (declared order where the
+    data declares one, sorted otherwise); it is ``None`` for a numeric target or no target.
+    """
+
+    features: tuple[Feature, ...]
+    target: str | None = None
+    target_kind: str | None = None
+    classes: tuple | None = None
+
+    @property
+    def names(self) -> list[str]:
+        return [f.name for f in self.features]
+
+    @property
+    def kinds(self) -> list[str]:
+        return [f.kind for f in self.features]
+
+    def __getitem__(self, name: str) -> Feature:
+        for feature in self.features:
+            if feature.name == name:
+                return feature
+        raise KeyError(name)
+
+
+# ---------------------------------------------------------------------------------------------
+# Columns
+
+
+def check_column_names(names: Sequence) -> list[str]:
+    """Column names as strings; duplicates are an error that names them."""
+    names = [str(n) for n in names]
+    seen, dups = set(), []
+    for n in names:
+        if n in seen and n not in dups:
+            dups.append(n)
+        seen.add(n)
+    if dups:
+        raise DataError(
+            "duplicate column names: " + ", ".join(repr(d) for d in dups)
+            + " (every column needs its own name)",
+            column=dups[0],
+        )
+    return names
+
+
+def _is_missing_scalar(v) -> bool:
+    if v is None or v is pd.NA or v is pd.NaT:
+        return True
+    if isinstance(v, float) and math.isnan(v):
+        return True
+    return isinstance(v, str) and v.strip() in MISSING_STRINGS
+
+
+def _as_number(v):
+    """``v`` as a float when it is a number or a string that reads as one, else ``None``."""
+    if isinstance(v, bool | np.bool_):
+        return None
+    if isinstance(v, numbers.Real):
+        return float(v)
+    if isinstance(v, str):
+        try:
+            return float(v)
+        except ValueError:
+            return None
+    return None
+
+
+def _category_sort_key(v):
+    # Numbers before strings, each in natural order: a stable order for mixed categories.
+    return (0, v, "") if isinstance(v, numbers.Real) and not isinstance(v, bool) else (1, 0, str(v))
+
+
+def _sorted_categories(values: Iterable) -> list:
+    return sorted(set(values), key=_category_sort_key)
+
+
+def _nominal(name: str, values: pd.Series, categories=None, ordered=False) -> pd.Categorical:
+    """``values`` as a Categorical over ``categories`` (inferred and sorted when None)."""
+    present = values[~values.isna()]
+    if categories is None:
+        categories = _sorted_categories(present.tolist())
+    categories = list(categories)
+    if len(set(categories)) != len(categories):
+        raise DataError(f"column {name!r}: categories are not unique: {categories}", column=name)
+    cat = pd.Categorical(values, categories=categories, ordered=ordered)
+    unknown = present[~present.isin(categories)] if len(present) else present
+    if len(unknown):
+        raise DataError(
+            f"column {name!r}: value {unknown.iloc[0]!r} is not one of its declared "
+            f"{'levels' if ordered else 'categories'} {categories}",
+            column=name,
+        )
+    return cat
+
+
+def _clean_object_column(values: pd.Series) -> pd.Series:
+    """Object/string column with every missing marker ('' , '?', None, NaN) made NaN."""
+    values = values.astype(object)
+    mask = values.map(_is_missing_scalar).astype(bool)
+    if mask.any():
+        values = values.where(~mask, np.nan)
+    return values
+
+
+def type_column(
+    name: str, values: pd.Series, *, force_nominal: bool = False, levels: Sequence | None = None
+) -> tuple[pd.Series | pd.Categorical, Feature]:
+    """Infer the kind of one column and return it typed, with its :class:`Feature`.
+
+    Numbers are numeric; strings, booleans and unordered categoricals are nominal; ordered
+    categoricals, or a column given ``levels``, are ordinal. ``force_nominal`` makes any column
+    nominal. A column that mixes numbers and words becomes nominal, with a warning.
+    """
+    dtype = values.dtype
+    if levels is not None:
+        if isinstance(dtype, pd.CategoricalDtype):
+            values = values.astype(object)
+        cat = _nominal(name, _clean_object_column(values), list(levels), ordered=True)
+        return cat, Feature(name, ORDINAL, tuple(cat.categories))
+
+    if pd.api.types.is_datetime64_any_dtype(dtype) or pd.api.types.is_timedelta64_dtype(dtype):
+        raise DataError(
+            f"column {name!r} holds dates or times: convert it to numbers or categories first",
+            column=name,
+        )
+
+    if isinstance(dtype, pd.CategoricalDtype):
+        categories = list(dtype.categories)
+        if dtype.ordered and not force_nominal:
+            cat = pd.Categorical(values, categories=categories, ordered=True)
+            return cat, Feature(name, ORDINAL, tuple(categories))
+        cat = pd.Categorical(values, categories=categories, ordered=False)
+        return cat, Feature(name, NOMINAL, tuple(categories))
+
+    if pd.api.types.is_bool_dtype(dtype):
+        cat = _nominal(name, values.astype(object), _sorted_categories(values.dropna().tolist()))
+        return cat, Feature(name, NOMINAL, tuple(cat.categories))
+
+    if pd.api.types.is_numeric_dtype(dtype) and not force_nominal:
+        numeric = values.astype(np.float64)
+        _check_finite(name, numeric)
+        _warn_if_all_missing(name, numeric)
+        return numeric, Feature(name, NUMERIC)
+
+    # Object, string or forced-nominal column.
+    cleaned = _clean_object_column(values)
+    present = cleaned.dropna()
+    if force_nominal:
+        cat = _nominal(name, cleaned)
+        _warn_if_all_missing(name, cleaned)
+        return cat, Feature(name, NOMINAL, tuple(cat.categories))
+    if present.empty:
+        _warn_if_all_missing(name, cleaned)
+        return cleaned.astype(np.float64), Feature(name, NUMERIC)
+    if present.map(lambda v: isinstance(v, bool | np.bool_)).all():
+        cat = _nominal(name, cleaned.map(lambda v: v if pd.isna(v) else bool(v)))
+        return cat, Feature(name, NOMINAL, tuple(cat.categories))
+    is_real = present.map(lambda v: isinstance(v, numbers.Real) and not isinstance(v, bool))
+    if is_real.all():
+        numeric = cleaned.astype(np.float64)
+        _check_finite(name, numeric)
+        return numeric, Feature(name, NUMERIC)
+    as_number = present.map(_as_number)
+    numberlike = as_number.notna()
+    if numberlike.any() and not numberlike.all():
+        word = present[~numberlike].iloc[0]
+        number = present[numberlike].iloc[0]
+        warnings.warn(
+            f"column {name!r} mixes numbers and words (e.g. {number!r} and {word!r}); "
+            "it is treated as nominal",
+            DataWarning,
+            stacklevel=3,
+        )
+        cleaned = cleaned.map(lambda v: v if pd.isna(v) else str(v))
+    cat = _nominal(name, cleaned)
+    return cat, Feature(name, NOMINAL, tuple(cat.categories))
+
+
+def _check_finite(name: str, numeric: pd.Series) -> None:
+    arr = numeric.to_numpy()
+    bad = np.isinf(arr)
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        raise DataError(
+            f"column {name!r} has an infinite value ({arr[row]}) in row {row}: "
+            "replace it with a finite number or leave the cell empty (missing)",
+            column=name,
+        )
+
+
+def _warn_if_all_missing(name: str, values: pd.Series) -> None:
+    if len(values) and values.isna().all():
+        warnings.warn(
+            f"column {name!r} is entirely missing; no split can use it",
+            DataWarning,
+            stacklevel=4,
+        )
+
+
+# ---------------------------------------------------------------------------------------------
+# Frames
+
+
+def _normalise_selection(
+    names: list[str], nominal: Iterable | None, ordinal: Mapping | None
+) -> tuple[set[str], dict[str, list]]:
+    """Column selections by name or position, checked against ``names``."""
+
+    def resolve(key, what):
+        if isinstance(key, numbers.Integral) and not isinstance(key, bool) and str(key) not in names:
+            if not -len(names) <= key < len(names):
+                raise DataError(f"{what} column index {key} is out of range ({len(names)} columns)")
+            return names[key]
+        key = str(key)
+        if key not in names:
+            raise DataError(f"{what} column {key!r} not found; columns are {names}", column=key)
+        return key
+
+    if isinstance(nominal, str):
+        nominal = [nominal]
+    forced = {resolve(k, "nominal") for k in (nominal or ())}
+    levels = {resolve(k, "ordinal"): list(v) for k, v in (ordinal or {}).items()}
+    both = forced & set(levels)
+    if both:
+        raise DataError(f"column {sorted(both)[0]!r} is given as both nominal and ordinal")
+    return forced, levels
+
+
+def type_frame(
+    frame: pd.DataFrame, nominal: Iterable | None = None, ordinal: Mapping | None = None
+) -> tuple[pd.DataFrame, list[Feature]]:
+    """Type every column of ``frame`` (see :func:`type_column`); names become strings."""
+    names = check_column_names(frame.columns)
+    forced, levels = _normalise_selection(names, nominal, ordinal)
+    columns, features = {}, []
+    for name, (_, values) in zip(names, frame.items(), strict=True):
+        typed, feature = type_column(
+            name, values, force_nominal=name in forced, levels=levels.get(name)
+        )
+        columns[name] = typed
+        features.append(feature)
+    typed_frame = pd.DataFrame(columns, index=frame.index)
+    return typed_frame, features
