@@ -16,7 +16,19 @@ from .data import DataError, DataWarning, Schema, Table, read_table
 __version__ = "0.1.0"
 
 __all__ = [
-    "DataError", "DataWarning", "Schema", "Table", "conditional_entropy", "datasets", "entropy",
-    "gain_ratio", "gain_table", "gini", "information_gain", "misclassification_error",
-    "read_table", "split_information", "__version__",
+    "DataError",
+    "DataWarning",
+    "Schema",
+    "Table",
+    "conditional_entropy",
+    "datasets",
+    "entropy",
+    "gain_ratio",
+    "gain_table",
+    "gini",
+    "information_gain",
+    "misclassification_error",
+    "read_table",
+    "split_information",
+    "__version__",
 ]

@@ -18,9 +18,16 @@ from ..data.errors import DataError
 from ..data.schema import _clean_object_column
 
 __all__ = [
-    "conditional_entropy", "entropy", "gain_ratio", "gini", "information_gain",
-    "misclassification_error", "split_information",
-    "entropy_of_counts", "gini_of_counts", "error_of_counts",
+    "conditional_entropy",
+    "entropy",
+    "gain_ratio",
+    "gini",
+    "information_gain",
+    "misclassification_error",
+    "split_information",
+    "entropy_of_counts",
+    "gini_of_counts",
+    "error_of_counts",
 ]
 
 
@@ -74,8 +81,11 @@ def _weights(n: int, sample_weight) -> np.ndarray:
 
 def _codes(values, what: str, allow_missing: bool) -> tuple[np.ndarray, int]:
     """Integer codes of labels (-1 = missing) and the number of distinct labels."""
-    series = values if isinstance(values, pd.Series) else pd.Series(list(values) if not isinstance(
-        values, np.ndarray) else values)
+    series = (
+        values
+        if isinstance(values, pd.Series)
+        else pd.Series(list(values) if not isinstance(values, np.ndarray) else values)
+    )
     if series.dtype == object or pd.api.types.is_string_dtype(series.dtype):
         series = _clean_object_column(series)
     codes, uniques = pd.factorize(series, sort=True, use_na_sentinel=True)

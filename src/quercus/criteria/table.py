@@ -89,7 +89,9 @@ def gain_table(
     frame = as_frame(X)
     if isinstance(y, str):
         if y not in frame.columns:
-            raise DataError(f"class column {y!r} not found; columns are {list(frame.columns)}", column=y)
+            raise DataError(
+                f"class column {y!r} not found; columns are {list(frame.columns)}", column=y
+            )
         frame, y = frame.drop(columns=[y]), frame[y]
     if y is None:
         raise ValueError("gain_table needs the class labels y (or the name of the class column)")
@@ -108,7 +110,8 @@ def gain_table(
             n_branches = feature.n_categories
         else:
             values = (
-                column.to_numpy(dtype=np.float64) if feature.kind == NUMERIC
+                column.to_numpy(dtype=np.float64)
+                if feature.kind == NUMERIC
                 else np.where(column.cat.codes < 0, np.nan, column.cat.codes).astype(np.float64)
             )
             cut, distinct = best_threshold(values, y_codes, w, n_classes)
@@ -125,14 +128,16 @@ def gain_table(
         missing = np.bincount(y_codes[~known], weights=w[~known], minlength=n_classes)
         gain = gain_of_table(table, missing, entropy_of_counts)
         info = split_info_of_table(table, missing)
-        rows.append({
-            "attribute": feature.name,
-            "kind": feature.kind,
-            "information_gain": gain,
-            "split_information": info,
-            "gain_ratio": gain / info if info > 0 else 0.0,
-            "gini_decrease": gain_of_table(table, missing, gini_of_counts),
-            "threshold": threshold,
-        })
+        rows.append(
+            {
+                "attribute": feature.name,
+                "kind": feature.kind,
+                "information_gain": gain,
+                "split_information": info,
+                "gain_ratio": gain / info if info > 0 else 0.0,
+                "gini_decrease": gain_of_table(table, missing, gini_of_counts),
+                "threshold": threshold,
+            }
+        )
     result = pd.DataFrame(rows).set_index("attribute")
     return result.sort_values(sort_by, ascending=False, kind="stable")

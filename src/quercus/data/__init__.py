@@ -6,7 +6,20 @@ from .read import Table, detect_format, read_table
 from .schema import NOMINAL, NUMERIC, ORDINAL, Feature, Schema, type_column, type_frame
 
 __all__ = [
-    "NOMINAL", "NUMERIC", "ORDINAL", "DataError", "DataWarning", "Feature", "Schema", "Table",
-    "align_frame", "as_frame", "detect_format", "encode_classes", "infer_schema", "read_table",
-    "type_column", "type_frame",
+    "NOMINAL",
+    "NUMERIC",
+    "ORDINAL",
+    "DataError",
+    "DataWarning",
+    "Feature",
+    "Schema",
+    "Table",
+    "align_frame",
+    "as_frame",
+    "detect_format",
+    "encode_classes",
+    "infer_schema",
+    "read_table",
+    "type_column",
+    "type_frame",
 ]

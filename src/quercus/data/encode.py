@@ -14,7 +14,7 @@ import pandas as pd
 
 from .errors import DataError
 from .read import read_table
-from .schema import NUMERIC, Feature, Schema, _clean_object_column, _as_number, _check_finite
+from .schema import NUMERIC, Feature, Schema, _as_number, _check_finite, _clean_object_column
 
 logger = logging.getLogger(__name__)
 
@@ -100,7 +100,8 @@ def align_frame(X, schema: Schema) -> pd.DataFrame:
         if unseen:
             logger.info(
                 "column %r: %d value(s) of categories not seen in training treated as missing",
-                feature.name, unseen,
+                feature.name,
+                unseen,
             )
     return pd.DataFrame(columns, index=frame.index)
 

@@ -45,8 +45,12 @@ class Table:
 
 
 _FORMATS = {
-    ".csv": "csv", ".txt": "csv", ".tsv": "tsv", ".arff": "arff",
-    ".parquet": "parquet", ".pq": "parquet",
+    ".csv": "csv",
+    ".txt": "csv",
+    ".tsv": "tsv",
+    ".arff": "arff",
+    ".parquet": "parquet",
+    ".pq": "parquet",
 }
 _COMPRESSIONS = (".gz", ".bz2", ".xz", ".zip", ".zst")
 
@@ -135,7 +139,10 @@ def read_table(
     target_kind = classes = None
     if y is not None:
         y, target_kind, classes = _type_target(
-            y, target_name, force_nominal=target_name in nominal, levels=(ordinal or {}).get(target_name)
+            y,
+            target_name,
+            force_nominal=target_name in nominal,
+            levels=(ordinal or {}).get(target_name),
         )
     schema = Schema(tuple(features), target_name, target_kind, classes)
     return Table(X, y, schema, source=name)
@@ -211,7 +218,11 @@ def _read_csv(path: str, sep: str, nominal) -> pd.DataFrame:
             as_text[col] = str
     try:
         return pd.read_csv(
-            path, sep=sep, dtype=as_text, keep_default_na=False, na_values=list(MISSING_STRINGS),
+            path,
+            sep=sep,
+            dtype=as_text,
+            keep_default_na=False,
+            na_values=list(MISSING_STRINGS),
             skipinitialspace=True,
         )
     except pd.errors.ParserError as exc:
@@ -236,16 +247,15 @@ def _read_arff(path: str) -> tuple[pd.DataFrame, list[str]]:
             columns[name] = pd.Categorical(values, categories=list(kind))
             declared.append(name)
         elif str(kind).upper() in ("NUMERIC", "REAL", "INTEGER"):
-            columns[name] = pd.array(
-                [np.nan if v is None else v for v in values], dtype=np.float64
-            )
+            columns[name] = pd.array([np.nan if v is None else v for v in values], dtype=np.float64)
         elif str(kind).upper() == "STRING":
             columns[name] = pd.Series(values, dtype=object)
         else:
             raise DataError(
                 f"{path}: attribute {name!r} has type {kind}, which quercus does not read "
                 "(use NUMERIC, a nominal {...} list or STRING)",
-                column=name, source=path,
+                column=name,
+                source=path,
             )
     return pd.DataFrame(columns), declared
 
@@ -274,12 +284,15 @@ def _resolve_target(target, names: list[str], source: str) -> str | None:
         return names[-1]
     if isinstance(target, int):
         if not -len(names) <= target < len(names):
-            raise DataError(f"{source}: target index {target} is out of range ({len(names)} columns)")
+            raise DataError(
+                f"{source}: target index {target} is out of range ({len(names)} columns)"
+            )
         return names[target]
     if str(target) not in names:
         raise DataError(
             f"{source}: target column {str(target)!r} not found; columns are {names}",
-            column=str(target), source=source,
+            column=str(target),
+            source=source,
         )
     return str(target)
 
@@ -288,7 +301,9 @@ def _split_target(frame: pd.DataFrame, target: str, source: str):
     y = frame[target]
     missing = y.isna()
     if y.dtype == object or pd.api.types.is_string_dtype(y.dtype):
-        missing |= y.astype(object).map(lambda v: isinstance(v, str) and v.strip() in MISSING_STRINGS)
+        missing |= y.astype(object).map(
+            lambda v: isinstance(v, str) and v.strip() in MISSING_STRINGS
+        )
     missing = missing.to_numpy(dtype=bool)
     if missing.all():
         raise DataError(
@@ -307,7 +322,8 @@ def _split_target(frame: pd.DataFrame, target: str, source: str):
 
 def _type_target(y: pd.Series, name: str, *, force_nominal: bool, levels):
     typed, feature_list = type_frame(
-        y.to_frame(name), nominal=[name] if force_nominal else None,
+        y.to_frame(name),
+        nominal=[name] if force_nominal else None,
         ordinal={name: levels} if levels is not None else None,
     )
     feature = feature_list[0]

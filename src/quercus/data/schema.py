@@ -77,7 +77,8 @@ def check_column_names(names: Sequence) -> list[str]:
         seen.add(n)
     if dups:
         raise DataError(
-            "duplicate column names: " + ", ".join(repr(d) for d in dups)
+            "duplicate column names: "
+            + ", ".join(repr(d) for d in dups)
             + " (every column needs its own name)",
             column=dups[0],
         )
@@ -248,7 +249,11 @@ def _normalise_selection(
     """Column selections by name or position, checked against ``names``."""
 
     def resolve(key, what):
-        if isinstance(key, numbers.Integral) and not isinstance(key, bool) and str(key) not in names:
+        if (
+            isinstance(key, numbers.Integral)
+            and not isinstance(key, bool)
+            and str(key) not in names
+        ):
             if not -len(names) <= key < len(names):
                 raise DataError(f"{what} column index {key} is out of range ({len(names)} columns)")
             return names[key]
