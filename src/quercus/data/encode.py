@@ -14,7 +14,15 @@ import pandas as pd
 
 from .errors import DataError
 from .read import read_table
-from .schema import NUMERIC, Feature, Schema, _as_number, _check_finite, _clean_object_column
+from .schema import (
+    NUMERIC,
+    ORDINAL,
+    Feature,
+    Schema,
+    _as_number,
+    _check_finite,
+    _clean_object_column,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -70,8 +78,11 @@ def align_column(feature: Feature, values: pd.Series) -> tuple[pd.Series | pd.Ca
     cleaned = _clean_object_column(values)
     if all(isinstance(c, str) for c in categories):
         cleaned = cleaned.map(lambda v: v if pd.isna(v) else str(v))
-    cat = pd.Categorical(cleaned, categories=categories, ordered=feature.kind == "ordinal")
-    unseen = int((cleaned.notna().to_numpy() & (cat.codes < 0)).sum())
+    seen = cleaned.isin(categories)
+    unseen = int((cleaned.notna() & ~seen).sum())
+    cat = pd.Categorical(
+        cleaned.where(seen), categories=categories, ordered=feature.kind == ORDINAL
+    )
     return cat, unseen
 
 

@@ -239,7 +239,6 @@ def _read_arff(path: str) -> tuple[pd.DataFrame, list[str]]:
             raise DataError(f"{path}: not a valid ARFF file ({exc})", source=path) from None
     columns, declared = {}, []
     attributes = parsed["attributes"]
-    check_column_names([a[0] for a in attributes])
     data = parsed["data"]
     for j, (name, kind) in enumerate(attributes):
         values = [row[j] for row in data]

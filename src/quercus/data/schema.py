@@ -124,15 +124,14 @@ def _nominal(name: str, values: pd.Series, categories=None, ordered=False) -> pd
     categories = list(categories)
     if len(set(categories)) != len(categories):
         raise DataError(f"column {name!r}: categories are not unique: {categories}", column=name)
-    cat = pd.Categorical(values, categories=categories, ordered=ordered)
-    unknown = present[~present.isin(categories)] if len(present) else present
+    unknown = present[~present.isin(categories)]
     if len(unknown):
         raise DataError(
             f"column {name!r}: value {unknown.iloc[0]!r} is not one of its declared "
             f"{'levels' if ordered else 'categories'} {categories}",
             column=name,
         )
-    return cat
+    return pd.Categorical(values, categories=categories, ordered=ordered)
 
 
 def _clean_object_column(values: pd.Series) -> pd.Series:
