@@ -12,10 +12,20 @@ from .criteria import (
     split_information,
 )
 from .data import DataError, DataWarning, Schema, Table, read_table
+from .estimators import (
+    C45Classifier,
+    CARTClassifier,
+    CARTRegressor,
+    DecisionTreeClassifier,
+    DecisionTreeRegressor,
+    ID3Classifier,
+)
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "C45Classifier", "CARTClassifier", "CARTRegressor", "DecisionTreeClassifier",
+    "DecisionTreeRegressor", "ID3Classifier",
     "DataError",
     "DataWarning",
     "Schema",

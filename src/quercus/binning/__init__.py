@@ -18,7 +18,7 @@ import pandas as pd
 from .._config import AUTO_EXACT_MAX_ROWS, AUTO_MAX_BINS, bin_dtype, missing_code
 from ..data.schema import NUMERIC, Schema
 
-__all__ = ["BinMapper", "fit_bins", "numeric_edges", "resolve_max_bins"]
+__all__ = ["BinMapper", "bin_ranges", "fit_bins", "numeric_edges", "resolve_max_bins"]
 
 
 def resolve_max_bins(max_bins, n_rows: int, n_distinct: int) -> int | None:
@@ -65,6 +65,20 @@ def numeric_edges(values: np.ndarray, max_bins="auto") -> np.ndarray:
     return edges.astype(np.float64)
 
 
+def bin_ranges(values: np.ndarray, edges: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Smallest and largest training value in each bin (NaN for an empty bin)."""
+    distinct = np.unique(values[~np.isnan(values)])
+    codes = np.searchsorted(edges, distinct, side="left")
+    lo = np.full(len(edges) + 1, np.nan)
+    hi = np.full(len(edges) + 1, np.nan)
+    # codes are sorted: each bin's run starts at its minimum and ends at its maximum.
+    bins, first = np.unique(codes, return_index=True)
+    last = np.append(first[1:], len(codes)) - 1
+    lo[bins] = distinct[first]
+    hi[bins] = distinct[last]
+    return lo, hi
+
+
 @dataclass
 class BinMapper:
     """Fitted binning of every feature.
@@ -75,6 +89,9 @@ class BinMapper:
         Feature kinds, as in the schema.
     edges : list of ndarray or None
         Thresholds per numeric feature (None for nominal/ordinal).
+    lo, hi : list of ndarray or None
+        Smallest and largest training value in each bin of a numeric feature: a split
+        between two non-empty bins puts its real threshold halfway between them.
     n_bins : ndarray of int32, shape (n_features,)
         Number of codes per feature, not counting the missing code.
     dtype : numpy.dtype
@@ -83,6 +100,8 @@ class BinMapper:
 
     kinds: list[str]
     edges: list[np.ndarray | None]
+    lo: list[np.ndarray | None]
+    hi: list[np.ndarray | None]
     n_bins: np.ndarray
     dtype: np.dtype
 
@@ -113,15 +132,21 @@ class BinMapper:
 
 def fit_bins(X: pd.DataFrame, schema: Schema, max_bins="auto") -> BinMapper:
     """Fit the binning of a typed frame with its schema."""
-    edges, n_bins = [], []
+    edges, lo, hi, n_bins = [], [], [], []
     for j, feature in enumerate(schema.features):
         if feature.kind == NUMERIC:
-            e = numeric_edges(X.iloc[:, j].to_numpy(dtype=np.float64), max_bins)
+            values = X.iloc[:, j].to_numpy(dtype=np.float64)
+            e = numeric_edges(values, max_bins)
+            low, high = bin_ranges(values, e)
             edges.append(e)
+            lo.append(low)
+            hi.append(high)
             n_bins.append(len(e) + 1)
         else:
             edges.append(None)
+            lo.append(None)
+            hi.append(None)
             n_bins.append(max(feature.n_categories, 1))
     n_bins = np.asarray(n_bins, dtype=np.int32)
     dtype = bin_dtype(int(n_bins.max()) if len(n_bins) else 1)
-    return BinMapper(list(schema.kinds), edges, n_bins, dtype)
+    return BinMapper(list(schema.kinds), edges, lo, hi, n_bins, dtype)

@@ -1,0 +1,288 @@
+"""The estimator layer: validation and encoding around the tree kernels.
+
+``fit`` is a sequence of small named steps: validate the parameters, type the features and
+learn the schema, bin, encode the target, grow, wrap the arrays in a :class:`~quercus.tree.
+Tree`. ID3, C4.5 and CART are presets of the same estimator (see ``estimators/trees.py``).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy.sparse import csr_matrix, issparse
+from sklearn.base import BaseEstimator
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted
+
+from .._config import (
+    CLASSIFICATION_CRITERIA,
+    CRITERIA,
+    LEAF,
+    NOMINAL,
+    NUMERIC,
+    ORDINAL,
+    REGRESSION_CRITERIA,
+)
+from ..binning import fit_bins
+from ..data.encode import align_frame, infer_schema
+from ..data.schema import NUMERIC as NUMERIC_KIND
+from ..data.schema import ORDINAL as ORDINAL_KIND
+from ..tree import Tree
+from ..tree._grow import grow_tree
+from ..tree._predict import apply_rows, path_rows
+
+_KIND_CODES = {NUMERIC_KIND: NUMERIC, "nominal": NOMINAL, ORDINAL_KIND: ORDINAL}
+
+
+@dataclass(frozen=True)
+class GrowthParams:
+    """The validated growth parameters, in the units the kernel takes (weights)."""
+
+    criterion: int
+    multiway: bool
+    max_depth: int
+    min_split: float
+    min_leaf: float
+    min_impurity_decrease: float
+    max_leaf_nodes: int
+    max_features: int
+    seed: int
+
+
+def _check_int(name, value, low, allow_none=False):
+    if value is None and allow_none:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
+        raise ValueError(f"{name} must be an integer >= {low}{' or None' if allow_none else ''}, "
+                         f"got {value!r}")
+    return int(value)
+
+
+def _size_param(name, value, total_weight, low_int):
+    """``min_samples_*``: an integer weight, or a fraction of the total weight."""
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        if value < low_int:
+            raise ValueError(f"{name} must be an integer >= {low_int} or a float in (0, 1], "
+                             f"got {value!r}")
+        return float(value)
+    if isinstance(value, numbers.Real) and 0.0 < value <= 1.0:
+        return math.ceil(value * total_weight)
+    raise ValueError(f"{name} must be an integer >= {low_int} or a float in (0, 1], got {value!r}")
+
+
+def _max_features(value, n_features):
+    if value is None:
+        return n_features
+    if value == "sqrt":
+        return max(1, int(math.sqrt(n_features)))
+    if value == "log2":
+        return max(1, int(math.log2(n_features)))
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        if not 1 <= value <= n_features:
+            raise ValueError(f"max_features must be in [1, n_features={n_features}], got {value}")
+        return int(value)
+    if isinstance(value, numbers.Real) and 0.0 < value <= 1.0:
+        return max(1, int(value * n_features))
+    raise ValueError(
+        f"max_features must be None, 'sqrt', 'log2', an integer or a float in (0, 1], got {value!r}"
+    )
+
+
+class BaseDecisionTree(BaseEstimator):
+    """Shared fit/predict machinery of the tree estimators (not for direct use)."""
+
+    _regression = False
+
+    # -- input ----------------------------------------------------------------------------
+
+    def _validate_X(self, X, reset: bool) -> pd.DataFrame:
+        """``X`` as a typed DataFrame; learns the schema when ``reset``."""
+        if issparse(X):
+            raise TypeError(
+                f"{type(self).__name__} does not take sparse input: pass a dense array or a "
+                "DataFrame"
+            )
+        if isinstance(X, pd.DataFrame):
+            names = [str(c) for c in X.columns]
+            if reset:
+                self.n_features_in_ = X.shape[1]
+                if all(isinstance(c, str) for c in X.columns):
+                    self.feature_names_in_ = np.asarray(names, dtype=object)
+                elif hasattr(self, "feature_names_in_"):
+                    del self.feature_names_in_
+            frame = X
+        else:
+            array = X if isinstance(X, np.ndarray) else np.asarray(X, dtype=object)
+            if array.dtype == object:
+                try:  # lists of numbers should be numbers, not objects
+                    array = np.asarray(X, dtype=np.float64)
+                except (TypeError, ValueError):
+                    pass
+            if np.iscomplexobj(array):
+                raise ValueError("Complex data not supported")
+            if array.ndim != 2:
+                raise ValueError(
+                    f"Expected 2D array, got {'scalar' if array.ndim == 0 else f'{array.ndim}D'} "
+                    "array instead: reshape your data with array.reshape(-1, 1) for a single "
+                    "feature or array.reshape(1, -1) for a single sample."
+                )
+            if array.shape[1] == 0:
+                raise ValueError(
+                    f"0 feature(s) (shape={array.shape}) while a minimum of 1 is required."
+                )
+            if array.shape[0] == 0:
+                raise ValueError(
+                    f"0 sample(s) (shape={array.shape}) while a minimum of 1 is required."
+                )
+            if reset:
+                self.n_features_in_ = array.shape[1]
+                if hasattr(self, "feature_names_in_"):
+                    del self.feature_names_in_
+            elif array.shape[1] != self.n_features_in_:
+                raise ValueError(
+                    f"X has {array.shape[1]} features, but {type(self).__name__} is expecting "
+                    f"{self.n_features_in_} features as input."
+                )
+            names = self.schema_.names if not reset else [f"x{i}" for i in range(array.shape[1])]
+            frame = pd.DataFrame(array, columns=names)
+        if reset:
+            typed, self.schema_ = infer_schema(
+                frame, nominal=self.nominal_features, ordinal=self.ordinal_features
+            )
+            return typed
+        return align_frame(frame, self.schema_)
+
+    def _predict_matrix(self, X) -> np.ndarray:
+        """Features as float64 for the routing kernel: numbers, or category codes (NaN =
+        missing, including categories unseen in training)."""
+        check_is_fitted(self, "tree_")
+        typed = self._validate_X(X, reset=False)
+        out = np.empty((len(typed), len(self.schema_.features)), dtype=np.float64)
+        for j, feature in enumerate(self.schema_.features):
+            column = typed.iloc[:, j]
+            if feature.kind == NUMERIC_KIND:
+                out[:, j] = column.to_numpy(dtype=np.float64)
+            else:
+                codes = np.asarray(column.cat.codes, dtype=np.float64)
+                codes[codes < 0] = np.nan
+                out[:, j] = codes
+        return out
+
+    def _check_sample_weight(self, sample_weight, n):
+        if sample_weight is None:
+            return np.ones(n, dtype=np.float64)
+        w = np.asarray(sample_weight, dtype=np.float64)
+        if w.ndim == 0:
+            return np.full(n, float(w))
+        if w.ndim != 1 or len(w) != n:
+            raise ValueError(f"sample_weight.shape == {w.shape}, expected ({n},)!")
+        if not np.isfinite(w).all():
+            raise ValueError("sample_weight must be finite")
+        if (w < 0).any():
+            raise ValueError("Negative values in data passed to sample_weight")
+        return w.copy()
+
+    def _growth_params(self, n_features: int, total_weight: float) -> GrowthParams:
+        allowed = REGRESSION_CRITERIA if self._regression else CLASSIFICATION_CRITERIA
+        if self.criterion not in allowed:
+            raise ValueError(f"criterion must be one of {allowed}, got {self.criterion!r}")
+        if self.nominal_split not in ("multiway", "binary"):
+            raise ValueError(
+                f"nominal_split must be 'multiway' or 'binary', got {self.nominal_split!r}"
+            )
+        max_depth = _check_int("max_depth", self.max_depth, 0, allow_none=True)
+        max_leaf = _check_int("max_leaf_nodes", self.max_leaf_nodes, 2, allow_none=True)
+        if not isinstance(self.min_impurity_decrease, numbers.Real) or self.min_impurity_decrease < 0:
+            raise ValueError(
+                f"min_impurity_decrease must be a number >= 0, got {self.min_impurity_decrease!r}"
+            )
+        seed = int(check_random_state(self.random_state).randint(1, 2**31 - 1))
+        return GrowthParams(
+            criterion=CRITERIA[self.criterion],
+            multiway=self.nominal_split == "multiway",
+            max_depth=-1 if max_depth is None else max_depth,
+            min_split=_size_param("min_samples_split", self.min_samples_split, total_weight, 2),
+            min_leaf=_size_param("min_samples_leaf", self.min_samples_leaf, total_weight, 1),
+            min_impurity_decrease=float(self.min_impurity_decrease),
+            max_leaf_nodes=-1 if max_leaf is None else max_leaf,
+            max_features=_max_features(self.max_features, n_features),
+            seed=seed * 2654435761 % 2**63 + 1,
+        )
+
+    # -- growing --------------------------------------------------------------------------
+
+    def _grow(self, typed: pd.DataFrame, y_class, y_value, w, n_stats: int):
+        """Bin ``typed``, grow the tree on the rows of positive weight, store ``tree_``."""
+        keep = w > 0
+        if not keep.any():
+            raise ValueError("sample_weight is zero for every sample: nothing to learn from")
+        if not keep.all():  # a zero weight is the same as an absent row
+            typed, y_class, y_value, w = typed[keep], y_class[keep], y_value[keep], w[keep]
+        params = self._growth_params(typed.shape[1], float(w.sum()))
+        mapper = fit_bins(typed, self.schema_, self.max_bins)
+        binned = np.ascontiguousarray(mapper.transform(typed))
+        p = len(mapper.kinds)
+        width = int(mapper.n_bins.max()) if p else 1
+        bin_lo = np.full((p, width), np.nan)
+        bin_hi = np.full((p, width), np.nan)
+        for f in range(p):
+            if mapper.lo[f] is not None:
+                bin_lo[f, : len(mapper.lo[f])] = mapper.lo[f]
+                bin_hi[f, : len(mapper.hi[f])] = mapper.hi[f]
+        kinds = np.asarray([_KIND_CODES[k] for k in mapper.kinds], dtype=np.int8)
+        grown = grow_tree(
+            binned, np.ascontiguousarray(y_class, dtype=np.int32),
+            np.ascontiguousarray(y_value, dtype=np.float64), np.ascontiguousarray(w),
+            kinds, mapper.n_bins, mapper.missing, bin_lo, bin_hi,
+            params.multiway, params.criterion, self._regression, n_stats,
+            params.max_depth, params.min_split, params.min_leaf, params.min_impurity_decrease,
+            params.max_leaf_nodes, params.max_features, params.seed,
+        )
+        self.tree_ = Tree.from_grown(grown, regression=self._regression)
+        self.max_features_ = params.max_features
+        return self
+
+    # -- routing --------------------------------------------------------------------------
+
+    def _tree_args(self):
+        t = self.tree_
+        return (t.kind, t.feature, t.threshold, t.child_start, t.missing_child, t.cat_start,
+                t.children, t.cat_table)
+
+    def apply(self, X) -> np.ndarray:
+        """Index of the leaf that each sample ends in."""
+        return apply_rows(self._predict_matrix(X), *self._tree_args())
+
+    def decision_path(self, X):
+        """Sparse indicator matrix (n_samples, n_nodes): nonzero where a sample passes a node."""
+        matrix = self._predict_matrix(X)
+        indptr, indices = path_rows(matrix, *self._tree_args(), self.tree_.max_depth + 1)
+        data = np.ones(len(indices), dtype=np.int64)
+        return csr_matrix((data, indices, indptr), shape=(len(matrix), self.tree_.node_count))
+
+    def get_depth(self) -> int:
+        """Depth of the tree (the root alone has depth 0)."""
+        check_is_fitted(self, "tree_")
+        return self.tree_.max_depth
+
+    def get_n_leaves(self) -> int:
+        """Number of leaves."""
+        check_is_fitted(self, "tree_")
+        return self.tree_.n_leaves
+
+    @property
+    def feature_importances_(self) -> np.ndarray:
+        """Impurity-based importance of each feature (total weighted impurity decrease of its
+        splits), normalised to sum to 1."""
+        check_is_fitted(self, "tree_")
+        return self.tree_.feature_importances(self.n_features_in_)
+
+    def _leaf_values(self, X) -> np.ndarray:
+        return self.tree_.leaf_values()[self.apply(X)]
+
+
+__all__ = ["BaseDecisionTree", "GrowthParams", "LEAF"]

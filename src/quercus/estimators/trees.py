@@ -1,0 +1,286 @@
+"""Decision tree estimators: the general classes and the ID3, C4.5 and CART presets."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from sklearn.base import ClassifierMixin, RegressorMixin
+from sklearn.utils.class_weight import compute_sample_weight
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, column_or_1d
+
+from .base import BaseDecisionTree
+
+_COMMON_DOC = """
+    max_depth : int or None, default None
+        Maximum depth; None grows until the other rules stop.
+    min_samples_split : int or float, default 2
+        Smallest (weighted) number of samples a node needs to be split; a float is a fraction
+        of the total weight.
+    min_samples_leaf : int or float, default {min_samples_leaf}
+        Smallest (weighted) number of samples in a child. For multiway splits, as in C4.5, at
+        least two branches must reach it (the others may be smaller or empty).
+    min_impurity_decrease : float, default 0.0
+        A split must decrease the impurity, weighted by the node's share of the samples, by at
+        least this much.
+    max_leaf_nodes : int or None, default None
+        Grow best-first, splitting the leaf of largest impurity decrease, up to this many
+        leaves.
+    max_features : int, float, 'sqrt', 'log2' or None, default None
+        Number of features drawn at random (seeded by ``random_state``) at each node.
+    max_bins : 'auto', int or None, default 'auto'
+        Numeric thresholds are searched over bins. 'auto': exact (one bin per distinct value)
+        up to 50,000 rows or for features with at most 255 distinct values, else 255 quantile
+        bins; None: always exact; an integer: at most that many bins.
+    nominal_features : list of str or int, optional
+        Columns to treat as nominal (for example numeric codes). String, boolean and
+        categorical columns of a DataFrame are nominal without being listed.
+    ordinal_features : dict of column -> list of levels, optional
+        Ordinal columns, split by thresholds along the given level order. Ordered pandas
+        categoricals are ordinal without being listed.
+    random_state : int, RandomState or None
+        Seed for ``max_features``.
+"""
+
+
+def _doc(cls_doc: str, min_samples_leaf) -> str:
+    return cls_doc + _COMMON_DOC.format(min_samples_leaf=min_samples_leaf)
+
+
+class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
+    _regression = False
+
+    def __init__(
+        self,
+        *,
+        criterion="gini",
+        nominal_split="binary",
+        max_depth=None,
+        min_samples_split=2,
+        min_samples_leaf=1,
+        min_impurity_decrease=0.0,
+        max_leaf_nodes=None,
+        max_features=None,
+        max_bins="auto",
+        class_weight=None,
+        nominal_features=None,
+        ordinal_features=None,
+        random_state=None,
+    ):
+        self.criterion = criterion
+        self.nominal_split = nominal_split
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_impurity_decrease = min_impurity_decrease
+        self.max_leaf_nodes = max_leaf_nodes
+        self.max_features = max_features
+        self.max_bins = max_bins
+        self.class_weight = class_weight
+        self.nominal_features = nominal_features
+        self.ordinal_features = ordinal_features
+        self.random_state = random_state
+
+    def fit(self, X, y, sample_weight=None):
+        """Grow the tree on features ``X`` (DataFrame or array) and class labels ``y``."""
+        typed = self._validate_X(X, reset=True)
+        y = _as_1d(y, len(typed))
+        check_classification_targets(y)
+        self.classes_, y_class = np.unique(y, return_inverse=True)
+        self.n_classes_ = len(self.classes_)
+        w = self._check_sample_weight(sample_weight, len(y_class))
+        if self.class_weight is not None:
+            w = w * compute_sample_weight(self.class_weight, y)
+        y_value = np.zeros(len(y_class))
+        return self._grow(typed, y_class.astype(np.int32), y_value, w, self.n_classes_)
+
+    def predict_proba(self, X) -> np.ndarray:
+        """Class probabilities: the training class distribution of each sample's leaf."""
+        check_is_fitted(self, "tree_")
+        return self._leaf_values(X)
+
+    def predict_log_proba(self, X) -> np.ndarray:
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))
+
+    def predict(self, X) -> np.ndarray:
+        """Most probable class of each sample (the first class on ties)."""
+        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        tags.input_tags.categorical = True
+        tags.input_tags.string = True
+        return tags
+
+
+class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
+    _regression = True
+
+    def __init__(
+        self,
+        *,
+        criterion="squared_error",
+        nominal_split="binary",
+        max_depth=None,
+        min_samples_split=2,
+        min_samples_leaf=1,
+        min_impurity_decrease=0.0,
+        max_leaf_nodes=None,
+        max_features=None,
+        max_bins="auto",
+        nominal_features=None,
+        ordinal_features=None,
+        random_state=None,
+    ):
+        self.criterion = criterion
+        self.nominal_split = nominal_split
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_impurity_decrease = min_impurity_decrease
+        self.max_leaf_nodes = max_leaf_nodes
+        self.max_features = max_features
+        self.max_bins = max_bins
+        self.nominal_features = nominal_features
+        self.ordinal_features = ordinal_features
+        self.random_state = random_state
+
+    def fit(self, X, y, sample_weight=None):
+        """Grow the tree on features ``X`` and numeric targets ``y``."""
+        typed = self._validate_X(X, reset=True)
+        y = _as_1d(y, len(typed))
+        try:
+            y_value = np.asarray(y, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise ValueError("DecisionTreeRegressor needs numeric targets y") from None
+        if not np.isfinite(y_value).all():
+            raise ValueError("Input y contains NaN or infinity.")
+        if self.criterion == "absolute_error":
+            raise NotImplementedError(
+                "criterion='absolute_error' (median leaves) is not available yet"
+            )
+        w = self._check_sample_weight(sample_weight, len(y_value))
+        y_class = np.zeros(len(y_value), dtype=np.int32)
+        return self._grow(typed, y_class, y_value, w, 3)
+
+    def predict(self, X) -> np.ndarray:
+        """Mean training target of each sample's leaf."""
+        check_is_fitted(self, "tree_")
+        return self._leaf_values(X)[:, 0]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        tags.input_tags.categorical = True
+        tags.input_tags.string = True
+        return tags
+
+
+def _as_1d(y, n):
+    if isinstance(y, pd.DataFrame) and y.shape[1] == 1:
+        y = y.iloc[:, 0]
+    y = column_or_1d(np.asarray(y) if not isinstance(y, pd.Series) else y.to_numpy(), warn=True)
+    if len(y) != n:
+        raise ValueError(f"X has {n} samples but y has {len(y)}")
+    if y.dtype == object and pd.isna(y).any():
+        raise ValueError("Input y contains NaN (missing labels): drop those rows first")
+    return y
+
+
+class ID3Classifier(DecisionTreeClassifier):
+    def __init__(self, *, criterion="entropy", nominal_split="multiway", max_depth=None,
+                 min_samples_split=2, min_samples_leaf=1, min_impurity_decrease=0.0,
+                 max_leaf_nodes=None, max_features=None, max_bins="auto", class_weight=None,
+                 nominal_features=None, ordinal_features=None, random_state=None):
+        super().__init__(
+            criterion=criterion, nominal_split=nominal_split, max_depth=max_depth,
+            min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
+            min_impurity_decrease=min_impurity_decrease, max_leaf_nodes=max_leaf_nodes,
+            max_features=max_features, max_bins=max_bins, class_weight=class_weight,
+            nominal_features=nominal_features, ordinal_features=ordinal_features,
+            random_state=random_state,
+        )
+
+
+class C45Classifier(DecisionTreeClassifier):
+    def __init__(self, *, criterion="gain_ratio", nominal_split="multiway", max_depth=None,
+                 min_samples_split=2, min_samples_leaf=2, min_impurity_decrease=0.0,
+                 max_leaf_nodes=None, max_features=None, max_bins="auto", class_weight=None,
+                 nominal_features=None, ordinal_features=None, random_state=None):
+        super().__init__(
+            criterion=criterion, nominal_split=nominal_split, max_depth=max_depth,
+            min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
+            min_impurity_decrease=min_impurity_decrease, max_leaf_nodes=max_leaf_nodes,
+            max_features=max_features, max_bins=max_bins, class_weight=class_weight,
+            nominal_features=nominal_features, ordinal_features=ordinal_features,
+            random_state=random_state,
+        )
+
+
+class CARTClassifier(DecisionTreeClassifier):
+    def __init__(self, *, criterion="gini", nominal_split="binary", max_depth=None,
+                 min_samples_split=2, min_samples_leaf=1, min_impurity_decrease=0.0,
+                 max_leaf_nodes=None, max_features=None, max_bins="auto", class_weight=None,
+                 nominal_features=None, ordinal_features=None, random_state=None):
+        super().__init__(
+            criterion=criterion, nominal_split=nominal_split, max_depth=max_depth,
+            min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
+            min_impurity_decrease=min_impurity_decrease, max_leaf_nodes=max_leaf_nodes,
+            max_features=max_features, max_bins=max_bins, class_weight=class_weight,
+            nominal_features=nominal_features, ordinal_features=ordinal_features,
+            random_state=random_state,
+        )
+
+
+class CARTRegressor(DecisionTreeRegressor):
+    def __init__(self, *, criterion="squared_error", nominal_split="binary", max_depth=None,
+                 min_samples_split=2, min_samples_leaf=1, min_impurity_decrease=0.0,
+                 max_leaf_nodes=None, max_features=None, max_bins="auto",
+                 nominal_features=None, ordinal_features=None, random_state=None):
+        super().__init__(
+            criterion=criterion, nominal_split=nominal_split, max_depth=max_depth,
+            min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
+            min_impurity_decrease=min_impurity_decrease, max_leaf_nodes=max_leaf_nodes,
+            max_features=max_features, max_bins=max_bins, nominal_features=nominal_features,
+            ordinal_features=ordinal_features, random_state=random_state,
+        )
+
+
+_PARAMS = """
+    Parameters
+    ----------
+    criterion : {criteria}, default {criterion!r}
+        Impurity measure of a split.{criterion_note}
+    nominal_split : {{'multiway', 'binary'}}, default {nominal_split!r}
+        'multiway': one branch per category (ID3, C4.5); 'binary': the best two-way partition
+        of the categories (CART; exact for two classes and for regression, ordered by the
+        share of the node's majority class for more classes)."""
+
+_CLS = "{'gini', 'entropy', 'gain_ratio', 'misclassification'}"
+_GAIN_RATIO_NOTE = (
+    " 'gain_ratio' follows C4.5: only attributes with at least the\n        average gain"
+    " compete on gain ratio; a numeric cut is chosen by gain."
+)
+for _cls, _summary, _crit, _split, _msl in [
+    (DecisionTreeClassifier, "A decision tree classifier (CART defaults: Gini, binary splits).",
+     "gini", "binary", 1),
+    (DecisionTreeRegressor, "A regression tree (squared error, mean leaves).",
+     "squared_error", "binary", 1),
+    (ID3Classifier, "ID3: information gain, one branch per category, no pruning.",
+     "entropy", "multiway", 1),
+    (C45Classifier, "C4.5: gain ratio, one branch per category, at least two samples in two "
+     "branches.", "gain_ratio", "multiway", 2),
+    (CARTClassifier, "CART classification tree: Gini, binary splits.", "gini", "binary", 1),
+    (CARTRegressor, "CART regression tree: squared error, binary splits.",
+     "squared_error", "binary", 1),
+]:
+    _criteria = "{'squared_error'}" if _cls._regression else _CLS
+    _cls.__doc__ = _doc(
+        _summary + "\n" + _PARAMS.format(
+            criteria=_criteria, criterion=_crit, nominal_split=_split,
+            criterion_note="" if _cls._regression else _GAIN_RATIO_NOTE,
+        ),
+        _msl,
+    )

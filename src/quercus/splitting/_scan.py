@@ -1,0 +1,191 @@
+"""Numba kernels: impurity of a node's statistics and the best split from per-bin statistics.
+
+Statistics ("stats") of a set of rows are one row of floats: for classification the weight
+of each class, for regression ``[weight, weighted sum of y, weighted sum of y^2]``. A feature's
+statistics at a node are the stats of each non-empty bin (``present`` codes in increasing
+order), plus the stats of the rows whose value is missing.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .._config import (
+    ENTROPY,
+    GAIN_EPS,
+    GAIN_RATIO,
+    GINI,
+    MISCLASSIFICATION,
+    njit,
+)
+
+
+@njit
+def stats_weight(stats, regression):
+    """Total weight of one stats row."""
+    if regression:
+        return stats[0]
+    total = 0.0
+    for k in range(stats.shape[0]):
+        total += stats[k]
+    return total
+
+
+@njit
+def impurity(stats, criterion, regression):
+    """Impurity of one stats row (entropy in bits, Gini, error rate or variance)."""
+    if regression:
+        w = stats[0]
+        if w <= 0.0:
+            return 0.0
+        mean = stats[1] / w
+        var = stats[2] / w - mean * mean
+        return var if var > 0.0 else 0.0
+    total = 0.0
+    for k in range(stats.shape[0]):
+        total += stats[k]
+    if total <= 0.0:
+        return 0.0
+    if criterion == GINI:
+        s = 0.0
+        for k in range(stats.shape[0]):
+            p = stats[k] / total
+            s += p * p
+        return 1.0 - s
+    if criterion == ENTROPY or criterion == GAIN_RATIO:
+        h = 0.0
+        for k in range(stats.shape[0]):
+            if stats[k] > 0.0:
+                p = stats[k] / total
+                h -= p * math.log2(p)
+        return h
+    if criterion == MISCLASSIFICATION:
+        best = 0.0
+        for k in range(stats.shape[0]):
+            if stats[k] > best:
+                best = stats[k]
+        return 1.0 - best / total
+    return 0.0
+
+
+@njit
+def _xlog2x(v):
+    return v * math.log2(v) if v > 0.0 else 0.0
+
+
+@njit
+def scan_threshold(present, stats, n_present, missing, criterion, regression, min_leaf):
+    """Best binary cut "code <= present[i]" over ordered bins.
+
+    Returns ``(gain, i, split_info)``: the gain (impurity decrease over the known rows,
+    scaled by their share of the weight, as C4.5 does), the index of the last bin on the left
+    (-1 when no cut is admissible) and the split information of the cut (missing rows count as
+    a third branch). Both sides need weight >= ``min_leaf``. Ties keep the lowest cut.
+    """
+    n_stats = stats.shape[1]
+    total = np.zeros(n_stats)
+    for i in range(n_present):
+        for k in range(n_stats):
+            total[k] += stats[i, k]
+    w_known = stats_weight(total, regression)
+    w_missing = stats_weight(missing, regression)
+    if n_present < 2 or w_known <= 0.0:
+        return -1.0, -1, 0.0
+    parent = impurity(total, criterion, regression)
+    left = np.zeros(n_stats)
+    right = np.empty(n_stats)
+    best_gain = -1.0
+    best_i = -1
+    best_wl = 0.0
+    for i in range(n_present - 1):
+        for k in range(n_stats):
+            left[k] += stats[i, k]
+        wl = stats_weight(left, regression)
+        wr = w_known - wl
+        if wl < min_leaf or wr < min_leaf or wl <= 0.0 or wr <= 0.0:
+            continue
+        for k in range(n_stats):
+            right[k] = total[k] - left[k]
+        after = (wl * impurity(left, criterion, regression)
+                 + wr * impurity(right, criterion, regression)) / w_known
+        gain = parent - after
+        if gain > best_gain + GAIN_EPS:
+            best_gain = gain
+            best_i = i
+            best_wl = wl
+    if best_i < 0:
+        return -1.0, -1, 0.0
+    w_all = w_known + w_missing
+    best_gain *= w_known / w_all
+    wr = w_known - best_wl
+    split_info = math.log2(w_all) - (_xlog2x(best_wl) + _xlog2x(wr) + _xlog2x(w_missing)) / w_all
+    return best_gain, best_i, split_info
+
+
+@njit
+def scan_multiway(present, stats, n_present, missing, criterion, regression, min_leaf):
+    """Gain of the multiway split with one branch per category.
+
+    Admissible (as in C4.5) when at least two branches hold weight >= ``min_leaf``.
+    Returns ``(gain, ok, split_info)`` with ``ok`` = 1 when admissible, else -1.
+    """
+    n_stats = stats.shape[1]
+    total = np.zeros(n_stats)
+    for i in range(n_present):
+        for k in range(n_stats):
+            total[k] += stats[i, k]
+    w_known = stats_weight(total, regression)
+    w_missing = stats_weight(missing, regression)
+    if n_present < 2 or w_known <= 0.0:
+        return -1.0, -1, 0.0
+    big_enough = 0
+    after = 0.0
+    info = 0.0
+    for i in range(n_present):
+        wi = stats_weight(stats[i], regression)
+        if wi >= min_leaf and wi > 0.0:
+            big_enough += 1
+        after += wi * impurity(stats[i], criterion, regression)
+        info += _xlog2x(wi)
+    if big_enough < 2:
+        return -1.0, -1, 0.0
+    w_all = w_known + w_missing
+    gain = (impurity(total, criterion, regression) - after / w_known) * w_known / w_all
+    split_info = math.log2(w_all) - (info + _xlog2x(w_missing)) / w_all
+    return gain, 1, split_info
+
+
+@njit
+def order_categories(present, stats, n_present, regression, key_class):
+    """Order of the present categories for a binary subset split: by the share of class
+    ``key_class`` (classification) or by the mean target (regression); ties by code."""
+    keys = np.empty(n_present)
+    for i in range(n_present):
+        w = stats_weight(stats[i], regression)
+        if regression:
+            keys[i] = stats[i, 1] / w if w > 0 else 0.0
+        else:
+            keys[i] = stats[i, key_class] / w if w > 0 else 0.0
+    return np.argsort(keys, kind="mergesort")
+
+
+@njit
+def scan_subset(present, stats, n_present, missing, criterion, regression, min_leaf, key_class):
+    """Best two-way partition of the categories (CART).
+
+    The categories are put in order (:func:`order_categories`) and every prefix is tried as
+    the left set: exact for two classes and for regression (Breiman et al. 1984), a heuristic
+    for more classes (order by the share of the node's majority class ``key_class``).
+    Returns ``(gain, i, split_info, order)``: the first ``i + 1`` categories of ``order`` go
+    left.
+    """
+    order = order_categories(present, stats, n_present, regression, key_class)
+    sorted_stats = np.empty((n_present, stats.shape[1]))
+    for i in range(n_present):
+        sorted_stats[i] = stats[order[i]]
+    gain, i, info = scan_threshold(
+        present, sorted_stats, n_present, missing, criterion, regression, min_leaf
+    )
+    return gain, i, info, order

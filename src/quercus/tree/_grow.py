@@ -1,0 +1,389 @@
+"""Numba kernel: grow one tree over a binned matrix.
+
+The whole growth loop is compiled, because a deep tree has hundreds of thousands of nodes
+and a Python step per node would cost more than the split search itself. Nodes are numbered
+in the order they are created: depth-first growth creates them in preorder (first child
+first, as scikit-learn numbers its trees); best-first growth (``max_leaf_nodes``) creates
+both children when it splits a node.
+
+Node fields live in two arrays, ``inodes`` (integers) and ``fnodes`` (floats), indexed by the
+``I_*`` and ``F_*`` constants below; ``values`` holds each node's statistics (class weights,
+or weight, weighted sum and weighted sum of squares of the target). ``children`` lists child
+node ids (a node's children are ``children[I_CHILD_START : I_CHILD_START + I_N_CHILDREN]``)
+and ``cat_table`` maps a category code to a child index for nominal splits.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._config import (
+    GAIN_RATIO,
+    LEAF,
+    MULTIWAY_SPLIT,
+    NOMINAL,
+    NUMERIC,
+    NUMERIC_SPLIT,
+    SUBSET_SPLIT,
+    njit,
+)
+from ..splitting._scan import impurity, scan_multiway, scan_subset, scan_threshold, stats_weight
+from ..splitting._stats import add_row_stats, feature_stats
+
+(I_KIND, I_FEATURE, I_CHILD_START, I_N_CHILDREN, I_MISSING_CHILD, I_CAT_START, I_DEPTH,
+ I_N_SAMPLES, I_BIN_CUT, I_START, I_END, I_PENDING) = range(12)
+N_INT_FIELDS = 12
+F_THRESHOLD, F_IMPURITY, F_WEIGHT, F_IMPROVEMENT = range(4)
+N_FLOAT_FIELDS = 4
+
+LEAF_EPSILON = np.finfo(np.float64).eps * 10  # as scikit-learn: below it, a node is pure
+C45_EPSILON = 1e-3  # C4.5's tolerance on the average-gain filter and the split information
+
+
+@njit
+def _grow_rows(a, need):
+    if need <= a.shape[0]:
+        return a
+    b = np.empty((max(need, 2 * a.shape[0]), a.shape[1]), dtype=a.dtype)
+    b[: a.shape[0]] = a
+    return b
+
+
+@njit
+def _grow_flat(a, need):
+    if need <= a.shape[0]:
+        return a
+    b = np.empty(max(need, 2 * a.shape[0]), dtype=a.dtype)
+    b[: a.shape[0]] = a
+    return b
+
+
+@njit
+def _next_random(state):
+    """xorshift64*: the tree's own seeded generator (no hidden global state)."""
+    x = state[0]
+    x ^= x >> np.uint64(12)
+    x ^= x << np.uint64(25)
+    x ^= x >> np.uint64(27)
+    state[0] = x
+    return x * np.uint64(2685821657736338717)
+
+
+@njit
+def _candidate_features(n_features, max_features, rng_state, out):
+    """The features to search at a node: all, or ``max_features`` drawn without replacement,
+    returned in increasing order so that ties still go to the lowest index."""
+    for j in range(n_features):
+        out[j] = j
+    if max_features >= n_features:
+        return n_features
+    for j in range(max_features):
+        pick = j + np.int64(_next_random(rng_state) % np.uint64(n_features - j))
+        out[j], out[pick] = out[pick], out[j]
+    out[:max_features].sort()
+    return max_features
+
+
+@njit
+def grow_tree(
+    data, y_class, y_value, w, kinds, n_bins, missing_code, bin_lo, bin_hi,
+    multiway, criterion, regression, n_stats,
+    max_depth, min_split, min_leaf, min_impurity_decrease, max_leaf_nodes, max_features, seed,
+):
+    """Grow a tree; ``data``, ``y_class``, ``y_value`` and ``w`` are reordered in place.
+
+    ``kinds[f]`` is NUMERIC, NOMINAL or ORDINAL; ``bin_lo``/``bin_hi`` give the smallest and
+    largest training value of each numeric bin (for real-valued thresholds). ``max_depth`` and
+    ``max_leaf_nodes`` are -1 for no limit. Returns the node arrays trimmed to size:
+    ``(inodes, fnodes, values, children, cat_table)``.
+    """
+    n, p = data.shape
+    cap = 64
+    inodes = np.zeros((cap, N_INT_FIELDS), dtype=np.int32)
+    fnodes = np.zeros((cap, N_FLOAT_FIELDS), dtype=np.float64)
+    values = np.zeros((cap, n_stats), dtype=np.float64)
+    children = np.zeros(cap, dtype=np.int32)
+    cat_table = np.zeros(cap, dtype=np.int32)
+    n_nodes = 0
+    n_child_slots = 0
+    n_cat = 0
+
+    max_b = 1
+    for f in range(p):
+        if n_bins[f] > max_b:
+            max_b = n_bins[f]
+    dense = np.zeros((max_b, n_stats))
+    present = np.zeros(max_b, dtype=np.int64)
+    stats = np.zeros((max_b, n_stats))
+    missing = np.zeros(n_stats)
+    order_buf = np.zeros(n, dtype=np.int64)
+    code_buf = np.zeros(n, dtype=data.dtype)
+    features = np.zeros(p, dtype=np.int64)
+    feat_gain = np.zeros(p)
+    feat_info = np.zeros(p)
+    feat_ok = np.zeros(p, dtype=np.bool_)
+    child_of = np.zeros(n, dtype=np.int32)
+    buf_data = np.empty_like(data)
+    buf_yc = np.empty_like(y_class)
+    buf_yv = np.empty_like(y_value)
+    buf_w = np.empty_like(w)
+    rng_state = np.zeros(1, dtype=np.uint64)
+    rng_state[0] = np.uint64(seed)
+
+    w_root = 0.0
+    for r in range(n):
+        w_root += w[r]
+
+    # Work list: rows (start, end), depth, parent child-slot, parent node (for empty nodes).
+    stack = np.zeros((64, 5), dtype=np.int64)
+    n_stack = 1
+    stack[0, 0] = 0
+    stack[0, 1] = n
+    stack[0, 2] = 0
+    stack[0, 3] = -1
+    stack[0, 4] = -1
+    best_first = max_leaf_nodes > 0
+    n_leaves = 0
+
+    while True:
+        if best_first and n_stack == 0:
+            # Expand the leaf whose pending split improves the most (lowest id on ties).
+            if n_leaves >= max_leaf_nodes:
+                break
+            best = -1
+            for node in range(n_nodes):
+                if inodes[node, I_KIND] == LEAF and inodes[node, I_PENDING] != LEAF:
+                    n_new = 2
+                    if inodes[node, I_PENDING] == MULTIWAY_SPLIT:
+                        n_new = n_bins[inodes[node, I_FEATURE]]
+                    if n_leaves - 1 + n_new > max_leaf_nodes:
+                        continue  # a multiway split that would overshoot the leaf budget
+                    if best < 0 or fnodes[node, F_IMPROVEMENT] > fnodes[best, F_IMPROVEMENT]:
+                        best = node
+            if best < 0:
+                break
+            node = best
+        elif n_stack > 0:
+            # Create the node on top of the work list.
+            n_stack -= 1
+            start = stack[n_stack, 0]
+            end = stack[n_stack, 1]
+            depth = stack[n_stack, 2]
+            slot = stack[n_stack, 3]
+            parent = stack[n_stack, 4]
+            inodes = _grow_rows(inodes, n_nodes + 1)
+            fnodes = _grow_rows(fnodes, n_nodes + 1)
+            values = _grow_rows(values, n_nodes + 1)
+            node = n_nodes
+            n_nodes += 1
+            n_leaves += 1
+            if slot >= 0:
+                children[slot] = node
+            inodes[node, I_KIND] = LEAF
+            inodes[node, I_PENDING] = LEAF
+            inodes[node, I_FEATURE] = -1
+            inodes[node, I_CAT_START] = -1
+            inodes[node, I_MISSING_CHILD] = -1
+            inodes[node, I_DEPTH] = depth
+            inodes[node, I_START] = start
+            inodes[node, I_END] = end
+            inodes[node, I_N_SAMPLES] = end - start
+            fnodes[node, F_THRESHOLD] = np.nan
+            fnodes[node, F_IMPROVEMENT] = -1.0
+            values[node, :] = 0.0
+            if end == start:
+                # An empty branch of a multiway split: a leaf with its parent's distribution.
+                values[node, :] = values[parent, :]
+                fnodes[node, F_WEIGHT] = 0.0
+                fnodes[node, F_IMPURITY] = 0.0
+                continue
+            for r in range(start, end):
+                add_row_stats(values[node], y_class, y_value, w, r, regression)
+            w_node = stats_weight(values[node], regression)
+            node_impurity = impurity(values[node], criterion, regression)
+            fnodes[node, F_WEIGHT] = w_node
+            fnodes[node, F_IMPURITY] = node_impurity
+            if (
+                (max_depth >= 0 and depth >= max_depth)
+                or w_node < min_split
+                or w_node < 2.0 * min_leaf
+                or end - start < 2
+                or node_impurity <= LEAF_EPSILON
+            ):
+                continue
+            # ---- Find the best split of this node.
+            n_cand = _candidate_features(p, max_features, rng_state, features)
+            for j in range(n_cand):
+                f = features[j]
+                n_present = feature_stats(
+                    data, y_class, y_value, w, start, end, f, n_bins[f], missing_code,
+                    regression, dense, present, stats, missing, order_buf, code_buf,
+                )
+                if kinds[f] == NOMINAL and multiway:
+                    gain, ok, info = scan_multiway(
+                        present, stats, n_present, missing, criterion, regression, min_leaf
+                    )
+                elif kinds[f] == NOMINAL:
+                    key = 0
+                    if not regression:
+                        key = np.argmax(values[node])
+                    gain, ok, info, _ = scan_subset(
+                        present, stats, n_present, missing, criterion, regression, min_leaf, key
+                    )
+                else:
+                    gain, ok, info = scan_threshold(
+                        present, stats, n_present, missing, criterion, regression, min_leaf
+                    )
+                feat_ok[j] = ok >= 0
+                feat_gain[j] = gain
+                feat_info[j] = info
+            chosen = -1
+            if criterion == GAIN_RATIO:
+                # C4.5: among the attributes with at least the average gain, the best ratio.
+                total_gain = 0.0
+                n_ok = 0
+                for j in range(n_cand):
+                    if feat_ok[j]:
+                        total_gain += feat_gain[j]
+                        n_ok += 1
+                if n_ok > 0:
+                    avg = total_gain / n_ok
+                    best_ratio = -1.0
+                    for j in range(n_cand):
+                        if feat_ok[j] and feat_gain[j] >= avg - C45_EPSILON:
+                            if feat_info[j] > C45_EPSILON:
+                                ratio = feat_gain[j] / feat_info[j]
+                                if ratio > best_ratio + 1e-12:
+                                    best_ratio = ratio
+                                    chosen = j
+            else:
+                best_gain = -1.0
+                for j in range(n_cand):
+                    if feat_ok[j] and feat_gain[j] > best_gain + 1e-12:
+                        best_gain = feat_gain[j]
+                        chosen = j
+            if chosen < 0:
+                continue
+            improvement = w_node / w_root * feat_gain[chosen]
+            if improvement + LEAF_EPSILON < min_impurity_decrease:
+                continue
+            # ---- Record the pending split (search the chosen feature again for its details).
+            f = features[chosen]
+            n_present = feature_stats(
+                data, y_class, y_value, w, start, end, f, n_bins[f], missing_code,
+                regression, dense, present, stats, missing, order_buf, code_buf,
+            )
+            inodes[node, I_FEATURE] = f
+            fnodes[node, F_IMPROVEMENT] = improvement
+            if kinds[f] == NOMINAL and multiway:
+                inodes[node, I_PENDING] = MULTIWAY_SPLIT
+                cat_table = _grow_flat(cat_table, n_cat + n_bins[f])
+                inodes[node, I_CAT_START] = n_cat
+                for c in range(n_bins[f]):
+                    cat_table[n_cat + c] = c
+                n_cat += n_bins[f]
+            elif kinds[f] == NOMINAL:
+                key = 0
+                if not regression:
+                    key = np.argmax(values[node])
+                _, cut, _, order = scan_subset(
+                    present, stats, n_present, missing, criterion, regression, min_leaf, key
+                )
+                inodes[node, I_PENDING] = SUBSET_SPLIT
+                cat_table = _grow_flat(cat_table, n_cat + n_bins[f])
+                inodes[node, I_CAT_START] = n_cat
+                for c in range(n_bins[f]):
+                    cat_table[n_cat + c] = -1  # absent at this node: set when applied
+                for t in range(n_present):
+                    cat_table[n_cat + present[order[t]]] = 0 if t <= cut else 1
+                n_cat += n_bins[f]
+            else:
+                _, cut, _ = scan_threshold(
+                    present, stats, n_present, missing, criterion, regression, min_leaf
+                )
+                inodes[node, I_PENDING] = NUMERIC_SPLIT
+                lo_code = present[cut]
+                hi_code = present[cut + 1]
+                inodes[node, I_BIN_CUT] = lo_code
+                if kinds[f] == NUMERIC:
+                    a = bin_hi[f, lo_code]
+                    b = bin_lo[f, hi_code]
+                    t = a + (b - a) / 2.0
+                    if t >= b:  # adjacent floats: keep "x <= t" true for a and false for b
+                        t = a
+                    fnodes[node, F_THRESHOLD] = t
+                else:  # ordinal: thresholds live in level-code space
+                    fnodes[node, F_THRESHOLD] = lo_code + 0.5
+            if best_first:
+                continue
+        else:
+            break
+
+        # ---- Apply the pending split of `node`: partition its rows among its children.
+        kind = inodes[node, I_PENDING]
+        f = inodes[node, I_FEATURE]
+        start = inodes[node, I_START]
+        end = inodes[node, I_END]
+        cat_start = inodes[node, I_CAT_START]
+        n_ch = n_bins[f] if kind == MULTIWAY_SPLIT else 2
+        child_w = np.zeros(n_ch)
+        for r in range(start, end):
+            c = data[r, f]
+            if c == missing_code:
+                child_of[r - start] = -1
+                continue
+            if kind == NUMERIC_SPLIT:
+                ch = 0 if c <= inodes[node, I_BIN_CUT] else 1
+            else:
+                ch = cat_table[cat_start + c]
+            child_of[r - start] = ch
+            child_w[ch] += w[r]
+        heaviest = 0
+        for ch in range(n_ch):
+            if child_w[ch] > child_w[heaviest]:
+                heaviest = ch
+        counts = np.zeros(n_ch + 1, dtype=np.int64)
+        for r in range(start, end):
+            if child_of[r - start] < 0:
+                child_of[r - start] = heaviest
+            counts[child_of[r - start] + 1] += 1
+        if kind == SUBSET_SPLIT:
+            for c in range(n_bins[f]):
+                if cat_table[cat_start + c] < 0:
+                    cat_table[cat_start + c] = heaviest
+        for ch in range(n_ch):
+            counts[ch + 1] += counts[ch]
+        fill = counts.copy()
+        for r in range(start, end):
+            dest = start + fill[child_of[r - start]]
+            fill[child_of[r - start]] += 1
+            buf_data[dest] = data[r]
+            buf_yc[dest] = y_class[r]
+            buf_yv[dest] = y_value[r]
+            buf_w[dest] = w[r]
+        data[start:end] = buf_data[start:end]
+        y_class[start:end] = buf_yc[start:end]
+        y_value[start:end] = buf_yv[start:end]
+        w[start:end] = buf_w[start:end]
+
+        inodes[node, I_KIND] = kind
+        inodes[node, I_MISSING_CHILD] = heaviest
+        children = _grow_flat(children, n_child_slots + n_ch)
+        inodes[node, I_CHILD_START] = n_child_slots
+        inodes[node, I_N_CHILDREN] = n_ch
+        n_leaves -= 1
+        stack = _grow_rows(stack, n_stack + n_ch)
+        for t in range(n_ch):
+            ch = n_ch - 1 - t  # pushed last to first, so the first child is created first
+            stack[n_stack, 0] = start + counts[ch]
+            stack[n_stack, 1] = start + counts[ch + 1]
+            stack[n_stack, 2] = inodes[node, I_DEPTH] + 1
+            stack[n_stack, 3] = n_child_slots + ch
+            stack[n_stack, 4] = node
+            n_stack += 1
+        n_child_slots += n_ch
+
+    return (
+        inodes[:n_nodes].copy(), fnodes[:n_nodes].copy(), values[:n_nodes].copy(),
+        children[:n_child_slots].copy(), cat_table[:n_cat].copy(),
+    )

@@ -1,0 +1,139 @@
+"""The flat tree: one structure of parallel arrays for every algorithm.
+
+Node 0 is the root. A node's children are ``children[child_start[i] : child_start[i] +
+n_children[i]]``; binary nodes (numeric or ordinal thresholds, nominal subsets) have two
+children, the first one taking ``x <= threshold`` (or the categories mapped to 0), multiway
+nominal nodes have one child per category. For a nominal node, ``cat_table[cat_start[i] +
+code]`` is the child index of category ``code``. A missing value goes to child
+``missing_child[i]``. ``value[i]`` holds the node's training statistics: class weights for
+classification, ``[weight, sum w*y, sum w*y^2]`` for regression.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._config import LEAF, MULTIWAY_SPLIT, NODE_KIND_NAMES
+
+
+@dataclass
+class Tree:
+    """Parallel arrays describing a fitted tree (see the module docstring)."""
+
+    kind: np.ndarray  # int8: LEAF, NUMERIC_SPLIT, MULTIWAY_SPLIT, SUBSET_SPLIT
+    feature: np.ndarray  # int32, -1 for leaves
+    threshold: np.ndarray  # float64, NaN unless a threshold split
+    child_start: np.ndarray  # int32
+    n_children: np.ndarray  # int32
+    children: np.ndarray  # int32 child node ids
+    cat_start: np.ndarray  # int32, -1 unless a nominal split
+    cat_table: np.ndarray  # int32 child index per category
+    missing_child: np.ndarray  # int32 child index, -1 for leaves
+    value: np.ndarray  # float64 (n_nodes, n_stats)
+    impurity: np.ndarray  # float64
+    n_node_samples: np.ndarray  # int32 training rows reaching the node
+    weighted_n_node_samples: np.ndarray  # float64
+    depth: np.ndarray  # int32
+    regression: bool = False
+
+    @classmethod
+    def from_grown(cls, grown, regression: bool) -> Tree:
+        from . import _grow as g
+
+        inodes, fnodes, values, children, cat_table = grown
+        is_leaf = inodes[:, g.I_KIND] == LEAF
+        return cls(
+            kind=inodes[:, g.I_KIND].astype(np.int8),
+            feature=np.where(is_leaf, -1, inodes[:, g.I_FEATURE]).astype(np.int32),
+            threshold=np.where(is_leaf, np.nan, fnodes[:, g.F_THRESHOLD]),
+            child_start=np.where(is_leaf, 0, inodes[:, g.I_CHILD_START]).astype(np.int32),
+            n_children=np.where(is_leaf, 0, inodes[:, g.I_N_CHILDREN]).astype(np.int32),
+            children=children.astype(np.int32),
+            cat_start=np.where(is_leaf, -1, inodes[:, g.I_CAT_START]).astype(np.int32),
+            cat_table=cat_table.astype(np.int32),
+            missing_child=np.where(is_leaf, -1, inodes[:, g.I_MISSING_CHILD]).astype(np.int32),
+            value=values,
+            impurity=fnodes[:, g.F_IMPURITY].copy(),
+            n_node_samples=inodes[:, g.I_N_SAMPLES].astype(np.int32),
+            weighted_n_node_samples=fnodes[:, g.F_WEIGHT].copy(),
+            depth=inodes[:, g.I_DEPTH].astype(np.int32),
+            regression=regression,
+        )
+
+    # -- sizes ---------------------------------------------------------------------------
+
+    @property
+    def node_count(self) -> int:
+        return len(self.kind)
+
+    @property
+    def n_leaves(self) -> int:
+        return int((self.kind == LEAF).sum())
+
+    @property
+    def max_depth(self) -> int:
+        return int(self.depth.max()) if self.node_count else 0
+
+    def child(self, node: int, index: int) -> int:
+        """Node id of child ``index`` of ``node``."""
+        return int(self.children[self.child_start[node] + index])
+
+    # -- binary view, as scikit-learn's tree_ ---------------------------------------------
+
+    @property
+    def children_left(self) -> np.ndarray:
+        """First child of each node (-1 for leaves)."""
+        out = np.full(self.node_count, -1, dtype=np.int64)
+        inner = self.kind != LEAF
+        out[inner] = self.children[self.child_start[inner]]
+        return out
+
+    @property
+    def children_right(self) -> np.ndarray:
+        """Second child of each binary node (-1 for leaves; for a multiway node, its second
+        child)."""
+        out = np.full(self.node_count, -1, dtype=np.int64)
+        inner = self.kind != LEAF
+        out[inner] = self.children[self.child_start[inner] + 1]
+        return out
+
+    # -- derived quantities ---------------------------------------------------------------
+
+    def leaf_values(self) -> np.ndarray:
+        """Prediction of each node: class probabilities, or the mean target."""
+        if self.regression:
+            w = self.value[:, 0]
+            return np.where(w > 0, self.value[:, 1] / np.where(w > 0, w, 1.0), 0.0)[:, None]
+        totals = self.value.sum(axis=1, keepdims=True)
+        return self.value / np.where(totals > 0, totals, 1.0)
+
+    def impurity_decrease(self) -> np.ndarray:
+        """Weighted impurity decrease of each node's split (0 for leaves)."""
+        out = np.zeros(self.node_count)
+        for node in np.flatnonzero(self.kind != LEAF):
+            kids = self.children[self.child_start[node] : self.child_start[node] + self.n_children[node]]
+            out[node] = self.weighted_n_node_samples[node] * self.impurity[node] - np.sum(
+                self.weighted_n_node_samples[kids] * self.impurity[kids]
+            )
+        return out
+
+    def feature_importances(self, n_features: int) -> np.ndarray:
+        """Impurity-based importances, normalised to sum to 1 (all zero for a stump)."""
+        decrease = self.impurity_decrease()
+        inner = self.kind != LEAF
+        importances = np.bincount(
+            self.feature[inner], weights=np.maximum(decrease[inner], 0.0), minlength=n_features
+        )
+        total = importances.sum()
+        return importances / total if total > 0 else importances
+
+    def describe(self, node: int) -> str:
+        """One-line description of a node, for debugging."""
+        return (
+            f"node {node}: {NODE_KIND_NAMES[self.kind[node]]}, feature {self.feature[node]}, "
+            f"threshold {self.threshold[node]}, children {self.n_children[node]}, "
+            f"samples {self.n_node_samples[node]}"
+            + (" (multiway)" if self.kind[node] == MULTIWAY_SPLIT else "")
+        )
