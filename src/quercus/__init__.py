@@ -24,8 +24,12 @@ from .estimators import (
 __version__ = "0.1.0"
 
 __all__ = [
-    "C45Classifier", "CARTClassifier", "CARTRegressor", "DecisionTreeClassifier",
-    "DecisionTreeRegressor", "ID3Classifier",
+    "C45Classifier",
+    "CARTClassifier",
+    "CARTRegressor",
+    "DecisionTreeClassifier",
+    "DecisionTreeRegressor",
+    "ID3Classifier",
     "DataError",
     "DataWarning",
     "Schema",

@@ -10,6 +10,10 @@ from .trees import (
 )
 
 __all__ = [
-    "C45Classifier", "CARTClassifier", "CARTRegressor", "DecisionTreeClassifier",
-    "DecisionTreeRegressor", "ID3Classifier",
+    "C45Classifier",
+    "CARTClassifier",
+    "CARTRegressor",
+    "DecisionTreeClassifier",
+    "DecisionTreeRegressor",
+    "ID3Classifier",
 ]

@@ -57,8 +57,9 @@ def _check_int(name, value, low, allow_none=False):
     if value is None and allow_none:
         return None
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
-        raise ValueError(f"{name} must be an integer >= {low}{' or None' if allow_none else ''}, "
-                         f"got {value!r}")
+        raise ValueError(
+            f"{name} must be an integer >= {low}{' or None' if allow_none else ''}, got {value!r}"
+        )
     return int(value)
 
 
@@ -66,8 +67,9 @@ def _size_param(name, value, total_weight, low_int):
     """``min_samples_*``: an integer weight, or a fraction of the total weight."""
     if isinstance(value, numbers.Integral) and not isinstance(value, bool):
         if value < low_int:
-            raise ValueError(f"{name} must be an integer >= {low_int} or a float in (0, 1], "
-                             f"got {value!r}")
+            raise ValueError(
+                f"{name} must be an integer >= {low_int} or a float in (0, 1], got {value!r}"
+            )
         return float(value)
     if isinstance(value, numbers.Real) and 0.0 < value <= 1.0:
         return math.ceil(value * total_weight)
@@ -196,7 +198,10 @@ class BaseDecisionTree(BaseEstimator):
             )
         max_depth = _check_int("max_depth", self.max_depth, 0, allow_none=True)
         max_leaf = _check_int("max_leaf_nodes", self.max_leaf_nodes, 2, allow_none=True)
-        if not isinstance(self.min_impurity_decrease, numbers.Real) or self.min_impurity_decrease < 0:
+        if (
+            not isinstance(self.min_impurity_decrease, numbers.Real)
+            or self.min_impurity_decrease < 0
+        ):
             raise ValueError(
                 f"min_impurity_decrease must be a number >= 0, got {self.min_impurity_decrease!r}"
             )
@@ -235,12 +240,26 @@ class BaseDecisionTree(BaseEstimator):
                 bin_hi[f, : len(mapper.hi[f])] = mapper.hi[f]
         kinds = np.asarray([_KIND_CODES[k] for k in mapper.kinds], dtype=np.int8)
         grown = grow_tree(
-            binned, np.ascontiguousarray(y_class, dtype=np.int32),
-            np.ascontiguousarray(y_value, dtype=np.float64), np.ascontiguousarray(w),
-            kinds, mapper.n_bins, mapper.missing, bin_lo, bin_hi,
-            params.multiway, params.criterion, self._regression, n_stats,
-            params.max_depth, params.min_split, params.min_leaf, params.min_impurity_decrease,
-            params.max_leaf_nodes, params.max_features, params.seed,
+            binned,
+            np.ascontiguousarray(y_class, dtype=np.int32),
+            np.ascontiguousarray(y_value, dtype=np.float64),
+            np.ascontiguousarray(w),
+            kinds,
+            mapper.n_bins,
+            mapper.missing,
+            bin_lo,
+            bin_hi,
+            params.multiway,
+            params.criterion,
+            self._regression,
+            n_stats,
+            params.max_depth,
+            params.min_split,
+            params.min_leaf,
+            params.min_impurity_decrease,
+            params.max_leaf_nodes,
+            params.max_features,
+            params.seed,
         )
         self.tree_ = Tree.from_grown(grown, regression=self._regression)
         self.max_features_ = params.max_features
@@ -250,8 +269,16 @@ class BaseDecisionTree(BaseEstimator):
 
     def _tree_args(self):
         t = self.tree_
-        return (t.kind, t.feature, t.threshold, t.child_start, t.missing_child, t.cat_start,
-                t.children, t.cat_table)
+        return (
+            t.kind,
+            t.feature,
+            t.threshold,
+            t.child_start,
+            t.missing_child,
+            t.cat_start,
+            t.children,
+            t.cat_table,
+        )
 
     def apply(self, X) -> np.ndarray:
         """Index of the leaf that each sample ends in."""

@@ -190,61 +190,140 @@ def _as_1d(y, n):
 
 
 class ID3Classifier(DecisionTreeClassifier):
-    def __init__(self, *, criterion="entropy", nominal_split="multiway", max_depth=None,
-                 min_samples_split=2, min_samples_leaf=1, min_impurity_decrease=0.0,
-                 max_leaf_nodes=None, max_features=None, max_bins="auto", class_weight=None,
-                 nominal_features=None, ordinal_features=None, random_state=None):
+    def __init__(
+        self,
+        *,
+        criterion="entropy",
+        nominal_split="multiway",
+        max_depth=None,
+        min_samples_split=2,
+        min_samples_leaf=1,
+        min_impurity_decrease=0.0,
+        max_leaf_nodes=None,
+        max_features=None,
+        max_bins="auto",
+        class_weight=None,
+        nominal_features=None,
+        ordinal_features=None,
+        random_state=None,
+    ):
         super().__init__(
-            criterion=criterion, nominal_split=nominal_split, max_depth=max_depth,
-            min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
-            min_impurity_decrease=min_impurity_decrease, max_leaf_nodes=max_leaf_nodes,
-            max_features=max_features, max_bins=max_bins, class_weight=class_weight,
-            nominal_features=nominal_features, ordinal_features=ordinal_features,
+            criterion=criterion,
+            nominal_split=nominal_split,
+            max_depth=max_depth,
+            min_samples_split=min_samples_split,
+            min_samples_leaf=min_samples_leaf,
+            min_impurity_decrease=min_impurity_decrease,
+            max_leaf_nodes=max_leaf_nodes,
+            max_features=max_features,
+            max_bins=max_bins,
+            class_weight=class_weight,
+            nominal_features=nominal_features,
+            ordinal_features=ordinal_features,
             random_state=random_state,
         )
 
 
 class C45Classifier(DecisionTreeClassifier):
-    def __init__(self, *, criterion="gain_ratio", nominal_split="multiway", max_depth=None,
-                 min_samples_split=2, min_samples_leaf=2, min_impurity_decrease=0.0,
-                 max_leaf_nodes=None, max_features=None, max_bins="auto", class_weight=None,
-                 nominal_features=None, ordinal_features=None, random_state=None):
+    def __init__(
+        self,
+        *,
+        criterion="gain_ratio",
+        nominal_split="multiway",
+        max_depth=None,
+        min_samples_split=2,
+        min_samples_leaf=2,
+        min_impurity_decrease=0.0,
+        max_leaf_nodes=None,
+        max_features=None,
+        max_bins="auto",
+        class_weight=None,
+        nominal_features=None,
+        ordinal_features=None,
+        random_state=None,
+    ):
         super().__init__(
-            criterion=criterion, nominal_split=nominal_split, max_depth=max_depth,
-            min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
-            min_impurity_decrease=min_impurity_decrease, max_leaf_nodes=max_leaf_nodes,
-            max_features=max_features, max_bins=max_bins, class_weight=class_weight,
-            nominal_features=nominal_features, ordinal_features=ordinal_features,
+            criterion=criterion,
+            nominal_split=nominal_split,
+            max_depth=max_depth,
+            min_samples_split=min_samples_split,
+            min_samples_leaf=min_samples_leaf,
+            min_impurity_decrease=min_impurity_decrease,
+            max_leaf_nodes=max_leaf_nodes,
+            max_features=max_features,
+            max_bins=max_bins,
+            class_weight=class_weight,
+            nominal_features=nominal_features,
+            ordinal_features=ordinal_features,
             random_state=random_state,
         )
 
 
 class CARTClassifier(DecisionTreeClassifier):
-    def __init__(self, *, criterion="gini", nominal_split="binary", max_depth=None,
-                 min_samples_split=2, min_samples_leaf=1, min_impurity_decrease=0.0,
-                 max_leaf_nodes=None, max_features=None, max_bins="auto", class_weight=None,
-                 nominal_features=None, ordinal_features=None, random_state=None):
+    def __init__(
+        self,
+        *,
+        criterion="gini",
+        nominal_split="binary",
+        max_depth=None,
+        min_samples_split=2,
+        min_samples_leaf=1,
+        min_impurity_decrease=0.0,
+        max_leaf_nodes=None,
+        max_features=None,
+        max_bins="auto",
+        class_weight=None,
+        nominal_features=None,
+        ordinal_features=None,
+        random_state=None,
+    ):
         super().__init__(
-            criterion=criterion, nominal_split=nominal_split, max_depth=max_depth,
-            min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
-            min_impurity_decrease=min_impurity_decrease, max_leaf_nodes=max_leaf_nodes,
-            max_features=max_features, max_bins=max_bins, class_weight=class_weight,
-            nominal_features=nominal_features, ordinal_features=ordinal_features,
+            criterion=criterion,
+            nominal_split=nominal_split,
+            max_depth=max_depth,
+            min_samples_split=min_samples_split,
+            min_samples_leaf=min_samples_leaf,
+            min_impurity_decrease=min_impurity_decrease,
+            max_leaf_nodes=max_leaf_nodes,
+            max_features=max_features,
+            max_bins=max_bins,
+            class_weight=class_weight,
+            nominal_features=nominal_features,
+            ordinal_features=ordinal_features,
             random_state=random_state,
         )
 
 
 class CARTRegressor(DecisionTreeRegressor):
-    def __init__(self, *, criterion="squared_error", nominal_split="binary", max_depth=None,
-                 min_samples_split=2, min_samples_leaf=1, min_impurity_decrease=0.0,
-                 max_leaf_nodes=None, max_features=None, max_bins="auto",
-                 nominal_features=None, ordinal_features=None, random_state=None):
+    def __init__(
+        self,
+        *,
+        criterion="squared_error",
+        nominal_split="binary",
+        max_depth=None,
+        min_samples_split=2,
+        min_samples_leaf=1,
+        min_impurity_decrease=0.0,
+        max_leaf_nodes=None,
+        max_features=None,
+        max_bins="auto",
+        nominal_features=None,
+        ordinal_features=None,
+        random_state=None,
+    ):
         super().__init__(
-            criterion=criterion, nominal_split=nominal_split, max_depth=max_depth,
-            min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
-            min_impurity_decrease=min_impurity_decrease, max_leaf_nodes=max_leaf_nodes,
-            max_features=max_features, max_bins=max_bins, nominal_features=nominal_features,
-            ordinal_features=ordinal_features, random_state=random_state,
+            criterion=criterion,
+            nominal_split=nominal_split,
+            max_depth=max_depth,
+            min_samples_split=min_samples_split,
+            min_samples_leaf=min_samples_leaf,
+            min_impurity_decrease=min_impurity_decrease,
+            max_leaf_nodes=max_leaf_nodes,
+            max_features=max_features,
+            max_bins=max_bins,
+            nominal_features=nominal_features,
+            ordinal_features=ordinal_features,
+            random_state=random_state,
         )
 
 
@@ -264,22 +343,51 @@ _GAIN_RATIO_NOTE = (
     " compete on gain ratio; a numeric cut is chosen by gain."
 )
 for _cls, _summary, _crit, _split, _msl in [
-    (DecisionTreeClassifier, "A decision tree classifier (CART defaults: Gini, binary splits).",
-     "gini", "binary", 1),
-    (DecisionTreeRegressor, "A regression tree (squared error, mean leaves).",
-     "squared_error", "binary", 1),
-    (ID3Classifier, "ID3: information gain, one branch per category, no pruning.",
-     "entropy", "multiway", 1),
-    (C45Classifier, "C4.5: gain ratio, one branch per category, at least two samples in two "
-     "branches.", "gain_ratio", "multiway", 2),
+    (
+        DecisionTreeClassifier,
+        "A decision tree classifier (CART defaults: Gini, binary splits).",
+        "gini",
+        "binary",
+        1,
+    ),
+    (
+        DecisionTreeRegressor,
+        "A regression tree (squared error, mean leaves).",
+        "squared_error",
+        "binary",
+        1,
+    ),
+    (
+        ID3Classifier,
+        "ID3: information gain, one branch per category, no pruning.",
+        "entropy",
+        "multiway",
+        1,
+    ),
+    (
+        C45Classifier,
+        "C4.5: gain ratio, one branch per category, at least two samples in two branches.",
+        "gain_ratio",
+        "multiway",
+        2,
+    ),
     (CARTClassifier, "CART classification tree: Gini, binary splits.", "gini", "binary", 1),
-    (CARTRegressor, "CART regression tree: squared error, binary splits.",
-     "squared_error", "binary", 1),
+    (
+        CARTRegressor,
+        "CART regression tree: squared error, binary splits.",
+        "squared_error",
+        "binary",
+        1,
+    ),
 ]:
     _criteria = "{'squared_error'}" if _cls._regression else _CLS
     _cls.__doc__ = _doc(
-        _summary + "\n" + _PARAMS.format(
-            criteria=_criteria, criterion=_crit, nominal_split=_split,
+        _summary
+        + "\n"
+        + _PARAMS.format(
+            criteria=_criteria,
+            criterion=_crit,
+            nominal_split=_split,
             criterion_note="" if _cls._regression else _GAIN_RATIO_NOTE,
         ),
         _msl,

@@ -4,6 +4,10 @@ Statistics ("stats") of a set of rows are one row of floats: for classification 
 of each class, for regression ``[weight, weighted sum of y, weighted sum of y^2]``. A feature's
 statistics at a node are the stats of each non-empty bin (``present`` codes in increasing
 order), plus the stats of the rows whose value is missing.
+
+Helpers take a 2-D stats array and a row index rather than a row view: a view passed to a
+function that is not inlined costs a reference-count update per call, which in a per-row loop
+is slower than the work itself.
 """
 
 from __future__ import annotations
@@ -23,49 +27,50 @@ from .._config import (
 
 
 @njit
-def stats_weight(stats, regression):
-    """Total weight of one stats row."""
+def stats_weight(stats, i, regression):
+    """Total weight of stats row ``i``."""
     if regression:
-        return stats[0]
+        return stats[i, 0]
     total = 0.0
-    for k in range(stats.shape[0]):
-        total += stats[k]
+    for k in range(stats.shape[1]):
+        total += stats[i, k]
     return total
 
 
 @njit
-def impurity(stats, criterion, regression):
-    """Impurity of one stats row (entropy in bits, Gini, error rate or variance)."""
+def impurity(stats, i, criterion, regression):
+    """Impurity of stats row ``i`` (entropy in bits, Gini, error rate or variance)."""
     if regression:
-        w = stats[0]
+        w = stats[i, 0]
         if w <= 0.0:
             return 0.0
-        mean = stats[1] / w
-        var = stats[2] / w - mean * mean
+        mean = stats[i, 1] / w
+        var = stats[i, 2] / w - mean * mean
         return var if var > 0.0 else 0.0
+    n_stats = stats.shape[1]
     total = 0.0
-    for k in range(stats.shape[0]):
-        total += stats[k]
+    for k in range(n_stats):
+        total += stats[i, k]
     if total <= 0.0:
         return 0.0
     if criterion == GINI:
         s = 0.0
-        for k in range(stats.shape[0]):
-            p = stats[k] / total
+        for k in range(n_stats):
+            p = stats[i, k] / total
             s += p * p
         return 1.0 - s
     if criterion == ENTROPY or criterion == GAIN_RATIO:
         h = 0.0
-        for k in range(stats.shape[0]):
-            if stats[k] > 0.0:
-                p = stats[k] / total
+        for k in range(n_stats):
+            if stats[i, k] > 0.0:
+                p = stats[i, k] / total
                 h -= p * math.log2(p)
         return h
     if criterion == MISCLASSIFICATION:
         best = 0.0
-        for k in range(stats.shape[0]):
-            if stats[k] > best:
-                best = stats[k]
+        for k in range(n_stats):
+            if stats[i, k] > best:
+                best = stats[i, k]
         return 1.0 - best / total
     return 0.0
 
@@ -79,37 +84,37 @@ def _xlog2x(v):
 def scan_threshold(present, stats, n_present, missing, criterion, regression, min_leaf):
     """Best binary cut "code <= present[i]" over ordered bins.
 
-    Returns ``(gain, i, split_info)``: the gain (impurity decrease over the known rows,
-    scaled by their share of the weight, as C4.5 does), the index of the last bin on the left
-    (-1 when no cut is admissible) and the split information of the cut (missing rows count as
-    a third branch). Both sides need weight >= ``min_leaf``. Ties keep the lowest cut.
+    ``missing`` is a stats array whose row 0 holds the rows with a missing value. Returns
+    ``(gain, i, split_info)``: the gain (impurity decrease over the known rows, scaled by
+    their share of the weight, as C4.5 does), the index of the last bin on the left (-1 when
+    no cut is admissible) and the split information of the cut (missing rows count as a third
+    branch). Both sides need weight >= ``min_leaf``. Ties keep the lowest cut.
     """
     n_stats = stats.shape[1]
-    total = np.zeros(n_stats)
+    acc = np.zeros((3, n_stats))  # rows: all known, left, right
     for i in range(n_present):
         for k in range(n_stats):
-            total[k] += stats[i, k]
-    w_known = stats_weight(total, regression)
-    w_missing = stats_weight(missing, regression)
+            acc[0, k] += stats[i, k]
+    w_known = stats_weight(acc, 0, regression)
+    w_missing = stats_weight(missing, 0, regression)
     if n_present < 2 or w_known <= 0.0:
         return -1.0, -1, 0.0
-    parent = impurity(total, criterion, regression)
-    left = np.zeros(n_stats)
-    right = np.empty(n_stats)
+    parent = impurity(acc, 0, criterion, regression)
     best_gain = -1.0
     best_i = -1
     best_wl = 0.0
     for i in range(n_present - 1):
         for k in range(n_stats):
-            left[k] += stats[i, k]
-        wl = stats_weight(left, regression)
+            acc[1, k] += stats[i, k]
+            acc[2, k] = acc[0, k] - acc[1, k]
+        wl = stats_weight(acc, 1, regression)
         wr = w_known - wl
         if wl < min_leaf or wr < min_leaf or wl <= 0.0 or wr <= 0.0:
             continue
-        for k in range(n_stats):
-            right[k] = total[k] - left[k]
-        after = (wl * impurity(left, criterion, regression)
-                 + wr * impurity(right, criterion, regression)) / w_known
+        after = (
+            wl * impurity(acc, 1, criterion, regression)
+            + wr * impurity(acc, 2, criterion, regression)
+        ) / w_known
         gain = parent - after
         if gain > best_gain + GAIN_EPS:
             best_gain = gain
@@ -132,27 +137,27 @@ def scan_multiway(present, stats, n_present, missing, criterion, regression, min
     Returns ``(gain, ok, split_info)`` with ``ok`` = 1 when admissible, else -1.
     """
     n_stats = stats.shape[1]
-    total = np.zeros(n_stats)
+    total = np.zeros((1, n_stats))
     for i in range(n_present):
         for k in range(n_stats):
-            total[k] += stats[i, k]
-    w_known = stats_weight(total, regression)
-    w_missing = stats_weight(missing, regression)
+            total[0, k] += stats[i, k]
+    w_known = stats_weight(total, 0, regression)
+    w_missing = stats_weight(missing, 0, regression)
     if n_present < 2 or w_known <= 0.0:
         return -1.0, -1, 0.0
     big_enough = 0
     after = 0.0
     info = 0.0
     for i in range(n_present):
-        wi = stats_weight(stats[i], regression)
+        wi = stats_weight(stats, i, regression)
         if wi >= min_leaf and wi > 0.0:
             big_enough += 1
-        after += wi * impurity(stats[i], criterion, regression)
+        after += wi * impurity(stats, i, criterion, regression)
         info += _xlog2x(wi)
     if big_enough < 2:
         return -1.0, -1, 0.0
     w_all = w_known + w_missing
-    gain = (impurity(total, criterion, regression) - after / w_known) * w_known / w_all
+    gain = (impurity(total, 0, criterion, regression) - after / w_known) * w_known / w_all
     split_info = math.log2(w_all) - (info + _xlog2x(w_missing)) / w_all
     return gain, 1, split_info
 
@@ -163,7 +168,7 @@ def order_categories(present, stats, n_present, regression, key_class):
     ``key_class`` (classification) or by the mean target (regression); ties by code."""
     keys = np.empty(n_present)
     for i in range(n_present):
-        w = stats_weight(stats[i], regression)
+        w = stats_weight(stats, i, regression)
         if regression:
             keys[i] = stats[i, 1] / w if w > 0 else 0.0
         else:
@@ -184,7 +189,8 @@ def scan_subset(present, stats, n_present, missing, criterion, regression, min_l
     order = order_categories(present, stats, n_present, regression, key_class)
     sorted_stats = np.empty((n_present, stats.shape[1]))
     for i in range(n_present):
-        sorted_stats[i] = stats[order[i]]
+        for k in range(stats.shape[1]):
+            sorted_stats[i, k] = stats[order[i], k]
     gain, i, info = scan_threshold(
         present, sorted_stats, n_present, missing, criterion, regression, min_leaf
     )

@@ -28,10 +28,22 @@ from .._config import (
     njit,
 )
 from ..splitting._scan import impurity, scan_multiway, scan_subset, scan_threshold, stats_weight
-from ..splitting._stats import add_row_stats, feature_stats
+from ..splitting._stats import feature_stats, node_stats
 
-(I_KIND, I_FEATURE, I_CHILD_START, I_N_CHILDREN, I_MISSING_CHILD, I_CAT_START, I_DEPTH,
- I_N_SAMPLES, I_BIN_CUT, I_START, I_END, I_PENDING) = range(12)
+(
+    I_KIND,
+    I_FEATURE,
+    I_CHILD_START,
+    I_N_CHILDREN,
+    I_MISSING_CHILD,
+    I_CAT_START,
+    I_DEPTH,
+    I_N_SAMPLES,
+    I_BIN_CUT,
+    I_START,
+    I_END,
+    I_PENDING,
+) = range(12)
 N_INT_FIELDS = 12
 F_THRESHOLD, F_IMPURITY, F_WEIGHT, F_IMPROVEMENT = range(4)
 N_FLOAT_FIELDS = 4
@@ -86,9 +98,26 @@ def _candidate_features(n_features, max_features, rng_state, out):
 
 @njit
 def grow_tree(
-    data, y_class, y_value, w, kinds, n_bins, missing_code, bin_lo, bin_hi,
-    multiway, criterion, regression, n_stats,
-    max_depth, min_split, min_leaf, min_impurity_decrease, max_leaf_nodes, max_features, seed,
+    data,
+    y_class,
+    y_value,
+    w,
+    kinds,
+    n_bins,
+    missing_code,
+    bin_lo,
+    bin_hi,
+    multiway,
+    criterion,
+    regression,
+    n_stats,
+    max_depth,
+    min_split,
+    min_leaf,
+    min_impurity_decrease,
+    max_leaf_nodes,
+    max_features,
+    seed,
 ):
     """Grow a tree; ``data``, ``y_class``, ``y_value`` and ``w`` are reordered in place.
 
@@ -115,7 +144,7 @@ def grow_tree(
     dense = np.zeros((max_b, n_stats))
     present = np.zeros(max_b, dtype=np.int64)
     stats = np.zeros((max_b, n_stats))
-    missing = np.zeros(n_stats)
+    missing = np.zeros((1, n_stats))
     order_buf = np.zeros(n, dtype=np.int64)
     code_buf = np.zeros(n, dtype=data.dtype)
     features = np.zeros(p, dtype=np.int64)
@@ -197,10 +226,9 @@ def grow_tree(
                 fnodes[node, F_WEIGHT] = 0.0
                 fnodes[node, F_IMPURITY] = 0.0
                 continue
-            for r in range(start, end):
-                add_row_stats(values[node], y_class, y_value, w, r, regression)
-            w_node = stats_weight(values[node], regression)
-            node_impurity = impurity(values[node], criterion, regression)
+            node_stats(y_class, y_value, w, start, end, regression, values, node)
+            w_node = stats_weight(values, node, regression)
+            node_impurity = impurity(values, node, criterion, regression)
             fnodes[node, F_WEIGHT] = w_node
             fnodes[node, F_IMPURITY] = node_impurity
             if (
@@ -216,8 +244,22 @@ def grow_tree(
             for j in range(n_cand):
                 f = features[j]
                 n_present = feature_stats(
-                    data, y_class, y_value, w, start, end, f, n_bins[f], missing_code,
-                    regression, dense, present, stats, missing, order_buf, code_buf,
+                    data,
+                    y_class,
+                    y_value,
+                    w,
+                    start,
+                    end,
+                    f,
+                    n_bins[f],
+                    missing_code,
+                    regression,
+                    dense,
+                    present,
+                    stats,
+                    missing,
+                    order_buf,
+                    code_buf,
                 )
                 if kinds[f] == NOMINAL and multiway:
                     gain, ok, info = scan_multiway(
@@ -270,8 +312,22 @@ def grow_tree(
             # ---- Record the pending split (search the chosen feature again for its details).
             f = features[chosen]
             n_present = feature_stats(
-                data, y_class, y_value, w, start, end, f, n_bins[f], missing_code,
-                regression, dense, present, stats, missing, order_buf, code_buf,
+                data,
+                y_class,
+                y_value,
+                w,
+                start,
+                end,
+                f,
+                n_bins[f],
+                missing_code,
+                regression,
+                dense,
+                present,
+                stats,
+                missing,
+                order_buf,
+                code_buf,
             )
             inodes[node, I_FEATURE] = f
             fnodes[node, F_IMPROVEMENT] = improvement
@@ -357,7 +413,8 @@ def grow_tree(
         for r in range(start, end):
             dest = start + fill[child_of[r - start]]
             fill[child_of[r - start]] += 1
-            buf_data[dest] = data[r]
+            for j in range(p):  # element-wise: a row view per row would cost a refcount
+                buf_data[dest, j] = data[r, j]
             buf_yc[dest] = y_class[r]
             buf_yv[dest] = y_value[r]
             buf_w[dest] = w[r]
@@ -384,6 +441,9 @@ def grow_tree(
         n_child_slots += n_ch
 
     return (
-        inodes[:n_nodes].copy(), fnodes[:n_nodes].copy(), values[:n_nodes].copy(),
-        children[:n_child_slots].copy(), cat_table[:n_cat].copy(),
+        inodes[:n_nodes].copy(),
+        fnodes[:n_nodes].copy(),
+        values[:n_nodes].copy(),
+        children[:n_child_slots].copy(),
+        cat_table[:n_cat].copy(),
     )

@@ -11,8 +11,18 @@ from .._config import LEAF, NUMERIC_SPLIT, njit
 
 
 @njit
-def _next_node(x_row, node, kind, feature, threshold, child_start, missing_child, cat_start,
-               children, cat_table):
+def _next_node(
+    x_row,
+    node,
+    kind,
+    feature,
+    threshold,
+    child_start,
+    missing_child,
+    cat_start,
+    children,
+    cat_table,
+):
     v = x_row[feature[node]]
     if math.isnan(v):
         ch = missing_child[node]
@@ -24,8 +34,9 @@ def _next_node(x_row, node, kind, feature, threshold, child_start, missing_child
 
 
 @njit(parallel=True)
-def apply_rows(X, kind, feature, threshold, child_start, missing_child, cat_start, children,
-               cat_table):
+def apply_rows(
+    X, kind, feature, threshold, child_start, missing_child, cat_start, children, cat_table
+):
     """Leaf id of every row of ``X`` (float64; nominal columns hold category codes, NaN for
     missing)."""
     n = X.shape[0]
@@ -33,15 +44,26 @@ def apply_rows(X, kind, feature, threshold, child_start, missing_child, cat_star
     for i in numba.prange(n):
         node = 0
         while kind[node] != LEAF:
-            node = _next_node(X[i], node, kind, feature, threshold, child_start, missing_child,
-                              cat_start, children, cat_table)
+            node = _next_node(
+                X[i],
+                node,
+                kind,
+                feature,
+                threshold,
+                child_start,
+                missing_child,
+                cat_start,
+                children,
+                cat_table,
+            )
         out[i] = node
     return out
 
 
 @njit
-def path_rows(X, kind, feature, threshold, child_start, missing_child, cat_start, children,
-              cat_table, max_len):
+def path_rows(
+    X, kind, feature, threshold, child_start, missing_child, cat_start, children, cat_table, max_len
+):
     """Node ids on the path of every row: ``(indptr, indices)`` of a CSR indicator matrix."""
     n = X.shape[0]
     indptr = np.zeros(n + 1, dtype=np.int64)
@@ -52,8 +74,18 @@ def path_rows(X, kind, feature, threshold, child_start, missing_child, cat_start
         indices[k] = 0
         k += 1
         while kind[node] != LEAF:
-            node = _next_node(X[i], node, kind, feature, threshold, child_start, missing_child,
-                              cat_start, children, cat_table)
+            node = _next_node(
+                X[i],
+                node,
+                kind,
+                feature,
+                threshold,
+                child_start,
+                missing_child,
+                cat_start,
+                children,
+                cat_table,
+            )
             indices[k] = node
             k += 1
         indptr[i + 1] = k

@@ -113,7 +113,9 @@ class Tree:
         """Weighted impurity decrease of each node's split (0 for leaves)."""
         out = np.zeros(self.node_count)
         for node in np.flatnonzero(self.kind != LEAF):
-            kids = self.children[self.child_start[node] : self.child_start[node] + self.n_children[node]]
+            kids = self.children[
+                self.child_start[node] : self.child_start[node] + self.n_children[node]
+            ]
             out[node] = self.weighted_n_node_samples[node] * self.impurity[node] - np.sum(
                 self.weighted_n_node_samples[kids] * self.impurity[kids]
             )

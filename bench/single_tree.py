@@ -1,0 +1,578 @@
+"""Single decision trees: quercus beside scikit-learn, HistGradientBoosting and LightGBM.
+
+Run from the repository root:
+
+    .venv/bin/python bench/single_tree.py [--sizes small|all] [--only quercus,sklearn,hgb,lightgbm]
+                                          [--repeat R] [--quick] [--no-warmup] [--mem-limit GIB]
+
+    .venv/bin/python bench/single_tree.py --quick        # 20k rows per data set: a smoke test
+    .venv/bin/python bench/single_tree.py --sizes small  # the 100k data set only
+    .venv/bin/python bench/single_tree.py                # everything: the 1M sets take 30+ minutes
+
+LightGBM is optional (`.venv/bin/pip install lightgbm`); without it its rows say n/a. So do the
+quercus rows while `quercus.DecisionTreeClassifier` / `DecisionTreeRegressor` do not exist.
+
+The tables go to stdout as markdown (paste them into bench/README.md); progress goes to stderr.
+
+What is measured. Every (data set, model) cell runs in a fresh Python process (this script
+started again with `--cell`), which generates its data (`make_classification` /
+`make_regression`, random_state=0, float64 X), holds out 20% as test set (`train_test_split`,
+random_state=0) and fits the model once:
+
+- fit s, predict s: wall time (`time.perf_counter`) of one `fit` on the training set and one
+  `predict` on the test set. Fit includes each library's own binning or conversion of X.
+  quercus compiles Numba kernels on first use; by default that is done beforehand by a warm-up
+  fit on the first 500 training rows, so fit s is the fit, not the compilation
+  (`--no-warmup` includes it). Compilation and cache loading are measured in the second table.
+- accuracy / R^2: on the test set. HistGradientBoosting and LightGBM fit one boosting
+  iteration with learning_rate=1.0 (one tree, or one tree per class for more than two
+  classes): for classification that is a single Newton step on the log loss, a valid model
+  but not a fully fitted one, and its accuracy is reported as it is.
+- peak MiB: the increase of the process's resident set during fit: the peak RSS at the end of
+  fit (VmHWM in /proc/self/status) minus the RSS just before fit (VmRSS there). The peak is
+  reset just before fit (`echo 5 > /proc/self/clear_refs`), so data generation does not count;
+  where that reset is not allowed the value is the peak over the whole cell process and is
+  marked with `*`. (`getrusage().ru_maxrss` is not used: in a child started by vfork/exec it
+  starts at the parent's peak, which here is larger than many cells' own.)
+- threads: the number of threads the library is set to use (scikit-learn's tree: 1; OpenMP's
+  for HistGradientBoosting and LightGBM; Numba's for quercus), and in brackets the CPU time of
+  the process during fit divided by the fit's wall time, i.e. how many cores it kept busy.
+- leaves: leaves of the fitted tree (summed over the trees of a multiclass boosting iteration).
+
+Each cell process may use at most `--mem-limit` GiB of address space (default 16 of this
+machine's 24; 0 for no limit), so that a model that would exhaust the machine's memory fails
+alone with "out of memory" in its row instead of starting the kernel's OOM killer.
+
+The cold-start table times whole `python -c` processes that import quercus and fit
+`quercus.ID3Classifier()` on the playtennis data set, with NUMBA_CACHE_DIR set to a fresh
+empty directory and then again with the same, now filled, directory.
+
+With `--repeat R` every cell (and cold-start run) is run R times and the medians are shown.
+"""
+
+import argparse
+import gc
+import importlib.metadata
+import json
+import os
+import platform
+import re
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+MODELS = ["quercus", "sklearn", "hgb", "lightgbm"]
+MODEL_LABELS = {
+    "quercus": "quercus DecisionTree",
+    "sklearn": "scikit-learn DecisionTree",
+    "hgb": "scikit-learn HGB, 1 iteration",
+    "lightgbm": "LightGBM, 1 iteration",
+}
+
+# name: (task, rows, classes); rows is the total before the 20% test hold-out.
+DATASETS = {
+    "clf2-100k": ("classification", 100_000, 2),
+    "clf2-1m": ("classification", 1_000_000, 2),
+    "clf7-1m": ("classification", 1_000_000, 7),
+    "reg-1m": ("regression", 1_000_000, None),
+}
+SMALL_DATASETS = ["clf2-100k"]
+QUICK_ROWS = 20_000
+N_FEATURES = 20
+REGRESSION_NOISE = 10.0
+TEST_SIZE = 0.2
+WARMUP_ROWS = 500
+
+# LightGBM refuses num_leaves > 131072. A tree cannot have more leaves than training rows, so
+# min(131072, n_train) means "no limit" wherever the data allow it.
+LGBM_MAX_LEAVES = 131072
+# LightGBM allocates and touches a histogram cache for num_leaves leaves up front unless
+# histogram_pool_size (MB) caps it: uncapped, 131072 leaves take about 10 GB and ~20 s before
+# the first split, even on 20k rows. The cap only changes what is cached, not the tree.
+LGBM_HISTOGRAM_POOL_MB = 256
+
+COLD_START_CODE = (
+    "import quercus; "
+    "df = quercus.datasets.load('playtennis'); "
+    "quercus.ID3Classifier().fit(df.iloc[:, :-1], df.iloc[:, -1])"
+)
+IMPORT_ONLY_CODE = "import quercus"
+
+
+# ----------------------------------------------------------------------------------- data
+
+
+def make_data(task, n_rows, n_classes):
+    """The data set of one cell: X_train, X_test, y_train, y_test (X float64)."""
+    from sklearn.datasets import make_classification, make_regression
+    from sklearn.model_selection import train_test_split
+
+    if task == "classification":
+        X, y = make_classification(
+            n_samples=n_rows,
+            n_features=N_FEATURES,
+            n_informative=10,
+            n_classes=n_classes,
+            random_state=0,
+        )
+    else:
+        X, y = make_regression(
+            n_samples=n_rows, n_features=N_FEATURES, noise=REGRESSION_NOISE, random_state=0
+        )
+        y = y.astype(np.float64)
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    return train_test_split(X, y, test_size=TEST_SIZE, random_state=0)
+
+
+def dataset_label(task, n_rows, n_classes):
+    rows = f"{n_rows // 1000:,}k" if n_rows < 1_000_000 else f"{n_rows // 1_000_000}M"
+    if task == "classification":
+        return f"{rows} x {N_FEATURES}, {n_classes} classes"
+    return f"{rows} x {N_FEATURES}, regression"
+
+
+# --------------------------------------------------------------------------------- models
+
+
+def quercus_status(task):
+    """None if quercus has the estimator for this task, else why its row is n/a."""
+    name = "DecisionTreeClassifier" if task == "classification" else "DecisionTreeRegressor"
+    try:
+        import quercus
+    except ImportError:
+        return "n/a (not installed)"
+    return None if hasattr(quercus, name) else "n/a (not built)"
+
+
+def lightgbm_status():
+    try:
+        import lightgbm  # noqa: F401
+    except ImportError:
+        return "n/a (not installed)"
+    return None
+
+
+def model_status(model, task):
+    if model == "quercus":
+        return quercus_status(task)
+    if model == "lightgbm":
+        return lightgbm_status()
+    return None
+
+
+def make_model(model, task, n_train):
+    classify = task == "classification"
+    if model == "quercus":
+        import quercus
+
+        if classify:
+            return quercus.DecisionTreeClassifier(
+                criterion="gini", nominal_split="binary", max_bins="auto", random_state=0
+            )
+        return quercus.DecisionTreeRegressor(
+            criterion="squared_error", max_bins="auto", random_state=0
+        )
+    if model == "sklearn":
+        from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
+
+        return (DecisionTreeClassifier if classify else DecisionTreeRegressor)(random_state=0)
+    if model == "hgb":
+        from sklearn.ensemble import HistGradientBoostingClassifier, HistGradientBoostingRegressor
+
+        cls = HistGradientBoostingClassifier if classify else HistGradientBoostingRegressor
+        return cls(
+            max_iter=1,
+            max_leaf_nodes=None,
+            max_depth=None,
+            min_samples_leaf=1,
+            early_stopping=False,
+            learning_rate=1.0,
+            random_state=0,
+        )
+    if model == "lightgbm":
+        import lightgbm
+
+        cls = lightgbm.LGBMClassifier if classify else lightgbm.LGBMRegressor
+        return cls(
+            n_estimators=1,
+            num_leaves=max(2, min(LGBM_MAX_LEAVES, n_train)),
+            max_depth=-1,
+            min_child_samples=1,  # min_data_in_leaf
+            min_child_weight=0.0,  # min_sum_hessian_in_leaf
+            learning_rate=1.0,
+            histogram_pool_size=LGBM_HISTOGRAM_POOL_MB,
+            random_state=0,
+            verbose=-1,
+        )
+    raise ValueError(f"unknown model {model!r}")
+
+
+def openmp_threads():
+    from threadpoolctl import threadpool_info
+
+    counts = [i["num_threads"] for i in threadpool_info() if i["user_api"] == "openmp"]
+    return max(counts) if counts else None
+
+
+def threads_configured(model):
+    if model == "sklearn":
+        return 1
+    if model == "quercus":
+        import numba
+
+        return numba.get_num_threads()
+    return openmp_threads()
+
+
+def count_leaves(model, est):
+    try:
+        if model in ("sklearn", "quercus"):
+            return int(est.get_n_leaves())
+        if model == "hgb":
+            return sum(p.get_n_leaf_nodes() for it in est._predictors for p in it)
+        if model == "lightgbm":
+            text = est.booster_.model_to_string()
+            return sum(int(n) for n in re.findall(r"^num_leaves=(\d+)$", text, re.MULTILINE))
+    except Exception:  # a count is a nicety; never let it fail a cell
+        return None
+    return None
+
+
+# ---------------------------------------------------------------------- one cell (child)
+
+
+def proc_status_kb(field):
+    with open("/proc/self/status") as f:
+        match = re.search(rf"^{field}:\s+(\d+) kB", f.read(), re.MULTILINE)
+    return int(match.group(1))
+
+
+def reset_peak_rss():
+    """Reset the kernel's peak-RSS mark (Linux >= 4.0); False where that is not allowed."""
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+        return True
+    except OSError:
+        return False
+
+
+def run_cell(spec):
+    """Fit and time one model on one data set; print the result as one JSON line."""
+    from sklearn.metrics import accuracy_score, r2_score
+
+    if spec["mem_limit_gib"] > 0:
+        limit = int(spec["mem_limit_gib"] * 2**30)
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+    task, n_rows, n_classes = spec["task"], spec["rows"], spec["classes"]
+    model = spec["model"]
+    X_train, X_test, y_train, y_test = make_data(task, n_rows, n_classes)
+
+    if spec["warmup"] and model == "quercus":  # compile the Numba kernels before timing
+        make_model(model, task, WARMUP_ROWS).fit(X_train[:WARMUP_ROWS], y_train[:WARMUP_ROWS])
+
+    est = make_model(model, task, len(y_train))
+    gc.collect()
+    peak_reset = reset_peak_rss()
+    rss_before_kb = proc_status_kb("VmRSS")
+    cpu_start = time.process_time()
+    start = time.perf_counter()
+    est.fit(X_train, y_train)
+    fit_s = time.perf_counter() - start
+    cpu_s = time.process_time() - cpu_start
+    peak_kb = proc_status_kb("VmHWM")
+
+    start = time.perf_counter()
+    y_pred = est.predict(X_test)
+    predict_s = time.perf_counter() - start
+    if task == "classification":
+        score = accuracy_score(y_test, y_pred)
+    else:
+        score = r2_score(y_test, y_pred)
+
+    result = {
+        "fit_s": fit_s,
+        "predict_s": predict_s,
+        "score": float(score),
+        "peak_mib": (peak_kb - rss_before_kb) / 1024,
+        "peak_reset": peak_reset,
+        "threads": threads_configured(model),
+        "cpu_per_wall": cpu_s / fit_s if fit_s > 0 else None,
+        "leaves": count_leaves(model, est),
+        "n_train": len(y_train),
+    }
+    print(json.dumps(result), flush=True)
+
+
+# ------------------------------------------------------------------------- parent driver
+
+
+def run_cell_in_subprocess(spec):
+    """Run one cell in a fresh interpreter; its result dict, or {"error": message}."""
+    cmd = [sys.executable, os.path.abspath(__file__), "--cell", json.dumps(spec)]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
+    if proc.returncode == 0 and lines:
+        return json.loads(lines[-1])
+    sys.stderr.write(proc.stderr)
+    out_of_memory = ("MemoryError", "bad_alloc", "Cannot allocate memory")
+    if proc.returncode == -9 or any(s in proc.stderr for s in out_of_memory):
+        return {"error": f"out of memory (limit {spec['mem_limit_gib']:g} GiB)"}
+    last = (proc.stderr.strip().splitlines() or [f"exit code {proc.returncode}"])[-1]
+    return {"error": last[:80]}
+
+
+def median_result(results):
+    """Median of each number over repeats (first run's score, leaves and flags)."""
+    merged = dict(results[0])
+    for key in ("fit_s", "predict_s", "peak_mib", "cpu_per_wall"):
+        values = [r[key] for r in results if r.get(key) is not None]
+        merged[key] = statistics.median(values) if values else None
+    merged["peak_reset"] = all(r["peak_reset"] for r in results)
+    return merged
+
+
+def format_row(label, model, result):
+    name = MODEL_LABELS[model]
+    if isinstance(result, str):  # n/a
+        return [label, name, result, "", "", "", "", ""]
+    if "error" in result:
+        return [label, name, "error: " + result["error"], "", "", "", "", ""]
+    mem = f"{result['peak_mib']:.0f}" + ("" if result["peak_reset"] else "*")
+    threads = "?" if result["threads"] is None else str(result["threads"])
+    if result["cpu_per_wall"] is not None:
+        threads += f" ({result['cpu_per_wall']:.2f})"
+    leaves = "?" if result["leaves"] is None else f"{result['leaves']:,}"
+    return [
+        label,
+        name,
+        f"{result['fit_s']:.2f}",
+        f"{result['predict_s']:.3f}",
+        f"{result['score']:.4f}",
+        mem,
+        threads,
+        leaves,
+    ]
+
+
+def markdown_table(header, rows):
+    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
+
+    def line(cells):
+        return "| " + " | ".join(str(c).ljust(w) for c, w in zip(cells, widths, strict=True)) + " |"
+
+    return "\n".join([line(header), line(["-" * w for w in widths]), *map(line, rows)])
+
+
+def cold_start(repeat):
+    """Wall times of fresh processes: import only, ID3 fit cold cache, ID3 fit warm cache."""
+
+    def wall(code, cache_dir):
+        env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir)
+        start = time.perf_counter()
+        proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True)
+        elapsed = time.perf_counter() - start
+        if proc.returncode != 0:
+            sys.stderr.write(proc.stderr.decode(errors="replace"))
+            return None
+        return elapsed
+
+    import_only, cold, warm = [], [], []
+    for _ in range(repeat):
+        with tempfile.TemporaryDirectory(prefix="quercus-numba-") as cache_dir:
+            import_only.append(wall(IMPORT_ONLY_CODE, cache_dir))
+            cold.append(wall(COLD_START_CODE, cache_dir))
+            warm.append(wall(COLD_START_CODE, cache_dir))
+
+    def fmt(times):
+        if any(t is None for t in times):
+            return "error (see stderr)"
+        return f"{statistics.median(times):.2f}"
+
+    return [
+        ["import quercus only", fmt(import_only)],
+        ["import + ID3Classifier fit, empty Numba cache", fmt(cold)],
+        ["import + ID3Classifier fit, warm Numba cache", fmt(warm)],
+    ]
+
+
+def version(dist):
+    try:
+        return importlib.metadata.version(dist)
+    except importlib.metadata.PackageNotFoundError:
+        return "not installed"
+
+
+def cpu_model():
+    try:
+        with open("/proc/cpuinfo") as f:
+            match = re.search(r"^model name\s*:\s*(.+)$", f.read(), re.MULTILINE)
+        return match.group(1).strip() if match else platform.processor()
+    except OSError:
+        return platform.processor()
+
+
+def print_header(args):
+    cores = os.cpu_count()
+    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else cores
+    print("# Single decision tree benchmark\n")
+    print(f"- machine: {cores} cores ({usable} usable by this process), {cpu_model()}")
+    print(f"- Python {platform.python_version()}, {platform.system()} {platform.release()}")
+    libs = ["quercus", "scikit-learn", "lightgbm", "numpy", "numba"]
+    print("- versions: " + ", ".join(f"{lib} {version(lib)}" for lib in libs))
+    warm = "off" if args.no_warmup else f"on ({WARMUP_ROWS} rows, quercus only)"
+    limit = f"{args.mem_limit:g} GiB" if args.mem_limit > 0 else "none"
+    print(f"- repeats per cell: {args.repeat} (median shown); JIT warm-up before fit: {warm}")
+    print(f"- memory limit per cell process: {limit}")
+    print()
+
+
+def selected_datasets(args):
+    names = SMALL_DATASETS if args.sizes == "small" else list(DATASETS)
+    chosen, seen = [], set()
+    for name in names:
+        task, rows, classes = DATASETS[name]
+        if args.quick:
+            rows = QUICK_ROWS
+        if (task, rows, classes) not in seen:  # --quick folds the two binary sets into one
+            seen.add((task, rows, classes))
+            chosen.append((task, rows, classes))
+    return chosen
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--sizes",
+        choices=["small", "all"],
+        default="all",
+        help="small: only the 100k-row set; all (default): also the 1M sets",
+    )
+    parser.add_argument(
+        "--only",
+        default=",".join(MODELS),
+        help=f"comma-separated models to run, from: {','.join(MODELS)}",
+    )
+    parser.add_argument(
+        "--repeat", type=int, default=1, help="runs of each cell (fresh process each), median shown"
+    )
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help=f"{QUICK_ROWS:,} rows per data set: a smoke test in seconds",
+    )
+    parser.add_argument(
+        "--no-warmup",
+        action="store_true",
+        help="do not compile quercus's kernels before the timed fit",
+    )
+    parser.add_argument(
+        "--mem-limit",
+        type=float,
+        default=16.0,
+        metavar="GIB",
+        help="address-space limit of each cell process in GiB (default 16; 0: none)",
+    )
+    parser.add_argument("--cell", help=argparse.SUPPRESS)  # internal: run one cell
+    args = parser.parse_args(argv)
+    args.models = [m.strip() for m in args.only.split(",") if m.strip()]
+    unknown = sorted(set(args.models) - set(MODELS))
+    if unknown:
+        parser.error(f"unknown model(s) in --only: {', '.join(unknown)}; choose from {MODELS}")
+    if args.repeat < 1:
+        parser.error("--repeat must be at least 1")
+    return args
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    if args.cell:
+        run_cell(json.loads(args.cell))
+        return
+
+    print_header(args)
+    datasets = selected_datasets(args)
+    cells = [(d, m) for d in datasets for m in MODELS if m in args.models]
+    rows = []
+    for i, ((task, n_rows, n_classes), model) in enumerate(cells, 1):
+        label = dataset_label(task, n_rows, n_classes)
+        progress = f"[{i}/{len(cells)}] {label} / {MODEL_LABELS[model]}"
+        result = model_status(model, task)
+        if result is None:
+            spec = {
+                "task": task,
+                "rows": n_rows,
+                "classes": n_classes,
+                "model": model,
+                "warmup": not args.no_warmup,
+                "mem_limit_gib": args.mem_limit,
+            }
+            runs = []
+            for _ in range(args.repeat):
+                runs.append(run_cell_in_subprocess(spec))
+                if "error" in runs[-1]:
+                    break
+            result = runs[-1] if "error" in runs[-1] else median_result(runs)
+            done = result.get("error") or f"fit {result['fit_s']:.2f} s"
+            print(f"{progress}: {done}", file=sys.stderr, flush=True)
+        else:
+            print(f"{progress}: {result}", file=sys.stderr, flush=True)
+        rows.append(format_row(label, model, result))
+
+    print("## Fit, predict and memory\n")
+    header = [
+        "data set",
+        "model",
+        "fit s",
+        "predict s",
+        "accuracy / R^2",
+        "peak MiB",
+        "threads (cpu/wall)",
+        "leaves",
+    ]
+    print(markdown_table(header, rows))
+    print()
+    print(f"Test set: {TEST_SIZE:.0%} of the rows. accuracy for classes, R^2 for regression.")
+    print(
+        "peak MiB: peak RSS during fit (VmHWM) minus RSS just before fit (VmRSS) "
+        "(* = peak since the cell process started)."
+    )
+    print("threads: threads the library is set to use (CPU time / wall time of the fit).")
+    print(
+        "HGB and LightGBM: one boosting iteration, learning_rate=1 (one tree per class for "
+        "more than 2 classes)."
+    )
+    print(
+        f"LightGBM: num_leaves=min({LGBM_MAX_LEAVES}, training rows) (its maximum), "
+        f"histogram_pool_size={LGBM_HISTOGRAM_POOL_MB} MB."
+    )
+    print()
+
+    if "quercus" in args.models:
+        print("## Cold start (wall time of a whole `python -c` process, seconds)\n")
+        try:
+            import quercus
+
+            has_id3 = hasattr(quercus, "ID3Classifier")
+        except ImportError:
+            has_id3 = False
+        if has_id3:
+            print("cold start ...", file=sys.stderr, flush=True)
+            cold_rows = cold_start(args.repeat)
+        else:
+            cold_rows = [
+                ["import + ID3Classifier fit, empty Numba cache", "n/a (not built)"],
+                ["import + ID3Classifier fit, warm Numba cache", "n/a (not built)"],
+            ]
+        print(markdown_table(["process", "wall s"], cold_rows))
+        print()
+
+
+if __name__ == "__main__":
+    main()
