@@ -320,7 +320,7 @@ def run_cell_in_subprocess(spec):
     lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
     if proc.returncode == 0 and lines:
         return json.loads(lines[-1])
-    sys.stderr.write(proc.stderr)
+    sys.stderr.write("".join(proc.stderr.splitlines(keepends=True)[-15:]))
     out_of_memory = ("MemoryError", "bad_alloc", "Cannot allocate memory")
     if proc.returncode == -9 or any(s in proc.stderr for s in out_of_memory):
         return {"error": f"out of memory (limit {spec['mem_limit_gib']:g} GiB)"}

@@ -71,6 +71,8 @@ def bin_ranges(values: np.ndarray, edges: np.ndarray) -> tuple[np.ndarray, np.nd
     codes = np.searchsorted(edges, distinct, side="left")
     lo = np.full(len(edges) + 1, np.nan)
     hi = np.full(len(edges) + 1, np.nan)
+    if len(distinct) == 0:
+        return lo, hi
     # codes are sorted: each bin's run starts at its minimum and ends at its maximum.
     bins, first = np.unique(codes, return_index=True)
     last = np.append(first[1:], len(codes)) - 1
