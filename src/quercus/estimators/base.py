@@ -129,7 +129,7 @@ class BaseDecisionTree(BaseEstimator):
             if array.ndim != 2:
                 raise ValueError(
                     f"Expected 2D array, got {'scalar' if array.ndim == 0 else f'{array.ndim}D'} "
-                    "array instead: reshape your data with array.reshape(-1, 1) for a single "
+                    "array instead. Reshape your data with array.reshape(-1, 1) for a single "
                     "feature or array.reshape(1, -1) for a single sample."
                 )
             if array.shape[1] == 0:
@@ -239,11 +239,12 @@ class BaseDecisionTree(BaseEstimator):
                 bin_lo[f, : len(mapper.lo[f])] = mapper.lo[f]
                 bin_hi[f, : len(mapper.hi[f])] = mapper.hi[f]
         kinds = np.asarray([_KIND_CODES[k] for k in mapper.kinds], dtype=np.int8)
+        # The kernel reorders rows in place: it gets its own copies, never the caller's arrays.
         grown = grow_tree(
             binned,
-            np.ascontiguousarray(y_class, dtype=np.int32),
-            np.ascontiguousarray(y_value, dtype=np.float64),
-            np.ascontiguousarray(w),
+            np.array(y_class, dtype=np.int32),
+            np.array(y_value, dtype=np.float64),
+            np.array(w, dtype=np.float64),
             kinds,
             mapper.n_bins,
             mapper.missing,

@@ -105,6 +105,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
 
     def predict(self, X) -> np.ndarray:
         """Most probable class of each sample (the first class on ties)."""
+        check_is_fitted(self, "tree_")
         return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
 
     def __sklearn_tags__(self):

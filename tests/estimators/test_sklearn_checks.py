@@ -1,0 +1,24 @@
+"""Every estimator passes scikit-learn's estimator checks.
+
+A check that cannot apply is skipped here, by name, with the reason (none so far: the array
+API check skips itself when array-api-compat is not installed).
+"""
+
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+import quercus
+
+ESTIMATORS = [
+    quercus.DecisionTreeClassifier(random_state=0),
+    quercus.DecisionTreeRegressor(random_state=0),
+    quercus.ID3Classifier(random_state=0),
+    quercus.C45Classifier(random_state=0),
+    quercus.CARTClassifier(random_state=0),
+    quercus.CARTRegressor(random_state=0),
+]
+SKIPPED = {}  # check name -> reason
+
+
+@parametrize_with_checks(ESTIMATORS, expected_failed_checks=lambda est: SKIPPED)
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
