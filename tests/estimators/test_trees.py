@@ -1,0 +1,249 @@
+"""Tree estimators: properties that must hold, stopping rules, nominal and missing values."""
+
+import itertools
+
+import numba
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.datasets import load_breast_cancer, load_iris, make_classification
+
+import quercus
+
+
+@st.composite
+def consistent_data(draw):
+    """Random mixed data whose label is a function of the features (so it is consistent)."""
+    n = draw(st.integers(2, 60))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    num = rng.integers(0, draw(st.integers(1, 6)), n).astype(float)
+    nom = rng.choice(list("abcd"), n)
+    other = rng.normal(size=n).round(1) + 0.0  # no -0.0: it equals 0.0 but prints apart
+    frame = pd.DataFrame({"num": num, "nom": nom, "other": other})
+    key = frame.astype(str).agg("|".join, axis=1)
+    codes = pd.factorize(key)[0]
+    y = rng.integers(0, draw(st.integers(1, 3)), codes.max() + 1)[codes]
+    return frame, y
+
+
+@pytest.mark.parametrize(
+    "preset", [quercus.ID3Classifier, quercus.CARTClassifier, quercus.DecisionTreeClassifier]
+)
+@given(data=consistent_data())
+@settings(max_examples=40, deadline=None)
+def test_full_tree_fits_consistent_data(preset, data):
+    frame, y = data
+    est = preset(random_state=0).fit(frame, y)
+    assert (est.predict(frame) == y).all()
+
+
+@pytest.mark.parametrize("criterion", ["gini", "entropy", "gain_ratio", "misclassification"])
+def test_full_tree_fits_consistent_numeric_data(criterion):
+    X, y = make_classification(500, 6, random_state=1)
+    est = quercus.DecisionTreeClassifier(criterion=criterion, random_state=0).fit(X, y)
+    assert est.score(X, y) == 1.0
+
+
+def _leaf_counts(X, y, **params):
+    return [
+        quercus.DecisionTreeClassifier(min_samples_leaf=m, random_state=0, **params)
+        .fit(X, y)
+        .get_n_leaves()
+        for m in (1, 2, 3, 5, 8, 13, 21)
+    ]
+
+
+@pytest.mark.parametrize("loader", [load_iris, load_breast_cancer])
+def test_raising_min_samples_leaf_never_adds_leaves(loader):
+    X, y = loader(return_X_y=True)
+    counts = _leaf_counts(X, y)
+    assert counts == sorted(counts, reverse=True)
+
+
+def test_raising_min_samples_leaf_never_adds_leaves_noisy():
+    X, y = make_classification(2000, 10, flip_y=0.2, random_state=0)
+    counts = _leaf_counts(X, y)
+    assert counts == sorted(counts, reverse=True)
+
+
+def test_same_seed_same_tree_on_one_or_two_threads():
+    X, y = make_classification(3000, 12, random_state=0)
+    trees = []
+    for threads in (1, 2):
+        numba.set_num_threads(threads)
+        est = quercus.DecisionTreeClassifier(max_features="sqrt", random_state=7).fit(X, y)
+        trees.append((est.tree_, est.predict_proba(X)))
+    numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+    (a, pa), (b, pb) = trees
+    for field in ("feature", "threshold", "children", "value"):
+        np.testing.assert_array_equal(getattr(a, field), getattr(b, field))
+    np.testing.assert_array_equal(pa, pb)
+    other = quercus.DecisionTreeClassifier(max_features="sqrt", random_state=8).fit(X, y)
+    assert not np.array_equal(other.tree_.feature, a.feature)
+
+
+def test_stopping_rules():
+    X, y = make_classification(2000, 8, flip_y=0.1, random_state=0)
+    assert quercus.CARTClassifier(max_depth=3).fit(X, y).get_depth() == 3
+    est = quercus.CARTClassifier(max_leaf_nodes=17).fit(X, y)
+    assert est.get_n_leaves() == 17
+    est = quercus.CARTClassifier(min_samples_leaf=40).fit(X, y)
+    leaves = est.tree_.kind == 0
+    assert est.tree_.weighted_n_node_samples[leaves].min() >= 40
+    est = quercus.CARTClassifier(min_samples_split=200).fit(X, y)
+    inner = est.tree_.kind != 0
+    assert est.tree_.weighted_n_node_samples[inner].min() >= 200
+    shallow = quercus.CARTClassifier(min_impurity_decrease=0.01).fit(X, y)
+    assert shallow.get_n_leaves() < quercus.CARTClassifier().fit(X, y).get_n_leaves()
+
+
+def test_best_first_matches_sklearn_leaf_budget():
+    from sklearn.tree import DecisionTreeClassifier as SkTree
+
+    X, y = load_breast_cancer(return_X_y=True)
+    X = X.astype(np.float32).astype(np.float64)
+    for leaves in (2, 5, 10):
+        ours = quercus.CARTClassifier(max_leaf_nodes=leaves).fit(X, y)
+        theirs = SkTree(max_leaf_nodes=leaves, random_state=0).fit(X, y)
+        assert ours.get_n_leaves() == theirs.get_n_leaves() == leaves
+        assert ours.score(X, y) == pytest.approx(theirs.score(X, y))
+
+
+def _best_partition_by_brute_force(x, y, regression):
+    cats = sorted(set(x))
+    best = np.inf
+    for r in range(1, len(cats)):
+        for left in itertools.combinations(cats, r):
+            mask = np.isin(x, left)
+            parts = [y[mask], y[~mask]]
+            if regression:
+                cost = sum(((p - p.mean()) ** 2).sum() for p in parts)
+            else:
+                cost = sum(
+                    len(p) * (1 - ((np.bincount(p, minlength=2) / len(p)) ** 2).sum())
+                    for p in parts
+                )
+            best = min(best, cost)
+    return best
+
+
+@pytest.mark.parametrize("regression", [False, True])
+@given(seed=st.integers(0, 10**6), k=st.integers(2, 7))
+@settings(max_examples=40, deadline=None)
+def test_binary_subset_split_is_exhaustive_optimum(regression, seed, k):
+    rng = np.random.default_rng(seed)
+    x = rng.choice([f"c{i}" for i in range(k)], 80)
+    if regression:
+        y = rng.normal(size=80) + (np.char.count(x.astype(str), "3") * 2)
+        est = quercus.CARTRegressor(max_depth=1)
+    else:
+        y = rng.integers(0, 2, 80)
+        est = quercus.CARTClassifier(max_depth=1)
+    frame = pd.DataFrame({"x": x})
+    est.fit(frame, y)
+    tree = est.tree_
+    if tree.node_count == 1:
+        assert len(set(x)) < 2 or len(set(y)) < 2
+        return
+    leaves = est.apply(frame)
+    parts = [y[leaves == leaf] for leaf in np.unique(leaves)]
+    if regression:
+        cost = sum(((p - p.mean()) ** 2).sum() for p in parts)
+    else:
+        cost = sum(
+            len(p) * (1 - ((np.bincount(p, minlength=2) / len(p)) ** 2).sum()) for p in parts
+        )
+    assert cost == pytest.approx(_best_partition_by_brute_force(x, y, regression), abs=1e-9)
+
+
+def test_missing_values_go_to_the_heaviest_branch():
+    frame = pd.DataFrame({"x": [1.0, 2.0, 3.0, 10.0, 11.0, np.nan], "c": list("aabbb") + [None]})
+    y = np.array([0, 0, 1, 1, 1, 1])
+    est = quercus.CARTClassifier().fit(frame[["x"]], y)
+    root = est.tree_
+    assert root.feature[0] == 0 and root.threshold[0] == 2.5
+    # Known rows: 2 left, 3 right; the NaN row joins the heavier right branch.
+    right = root.children[root.child_start[0] + 1]
+    assert root.missing_child[0] == 1 and root.n_node_samples[right] == 4
+    assert est.predict(pd.DataFrame({"x": [np.nan]}))[0] == 1
+    # Nominal with missing and an unseen category at prediction time: no crash.
+    est = quercus.ID3Classifier().fit(frame[["c"]], y)
+    proba = est.predict_proba(pd.DataFrame({"c": ["zzz", None, "a"]}))
+    assert proba.shape == (3, 2) and np.allclose(proba.sum(axis=1), 1)
+
+
+def test_gain_ratio_keeps_to_above_average_gain():
+    # 'rare' isolates one example (tiny split info, high ratio, low gain); 'good' has a large
+    # gain. Plain gain ratio would pick 'rare'; C4.5's average-gain filter picks 'good'.
+    n = 40
+    good = np.array(["p"] * 20 + ["q"] * 20)
+    y = np.array([0] * 13 + [1] * 7 + [0] * 7 + [1] * 13)
+    rare = np.array(["r"] * (n - 1) + ["s"])
+    frame = pd.DataFrame({"rare": rare, "good": good})
+    g = quercus.gain_table(frame, y)
+    assert g.loc["rare", "gain_ratio"] > g.loc["good", "gain_ratio"]  # the trap is real
+    assert g.loc["rare", "information_gain"] < g["information_gain"].mean()
+    est = quercus.C45Classifier(min_samples_leaf=1).fit(frame, y)
+    assert est.schema_.names[est.tree_.feature[0]] == "good"
+
+
+def test_weights_class_weight_and_importances():
+    X, y = make_classification(300, 5, random_state=3)
+    weights = np.random.default_rng(0).integers(1, 4, len(y))
+    a = quercus.CARTClassifier().fit(X, y, sample_weight=weights)
+    b = quercus.CARTClassifier().fit(np.repeat(X, weights, axis=0), np.repeat(y, weights))
+    np.testing.assert_array_equal(a.tree_.feature, b.tree_.feature)
+    np.testing.assert_allclose(a.tree_.threshold, b.tree_.threshold)
+    from sklearn.utils.class_weight import compute_sample_weight
+
+    c = quercus.CARTClassifier(class_weight="balanced").fit(X[:250], y[:250])
+    d = quercus.CARTClassifier().fit(
+        X[:250], y[:250], sample_weight=compute_sample_weight("balanced", y[:250])
+    )
+    np.testing.assert_array_equal(c.tree_.feature, d.tree_.feature)
+    imp = a.feature_importances_
+    assert imp.shape == (5,) and imp.sum() == pytest.approx(1.0)
+    unused = set(range(5)) - set(a.tree_.feature[a.tree_.feature >= 0])
+    assert all(imp[j] == 0 for j in unused)
+
+
+def test_apply_and_decision_path_agree():
+    X, y = load_iris(return_X_y=True)
+    est = quercus.CARTClassifier().fit(X, y)
+    leaves = est.apply(X)
+    path = est.decision_path(X)
+    assert path.shape == (150, est.tree_.node_count)
+    for i in (0, 60, 149):
+        nodes = path[i].indices
+        assert nodes[0] == 0 and nodes[-1] == leaves[i]
+        assert len(nodes) == est.tree_.depth[leaves[i]] + 1
+
+
+def test_regression_tree_recovers_steps():
+    x = np.linspace(0, 10, 200)
+    y = np.where(x < 3, 1.0, np.where(x < 7, 5.0, 2.0))
+    est = quercus.CARTRegressor().fit(x[:, None], y)
+    assert est.get_n_leaves() == 3
+    assert sorted(est.tree_.threshold[est.tree_.kind != 0].round(1)) == [3.0, 7.0]
+    assert est.score(x[:, None], y) == 1.0
+
+
+def test_parameter_errors_name_the_parameter():
+    X, y = load_iris(return_X_y=True)
+    for params, name in [
+        ({"criterion": "chaos"}, "criterion"),
+        ({"nominal_split": "ternary"}, "nominal_split"),
+        ({"max_depth": -1}, "max_depth"),
+        ({"min_samples_leaf": 0}, "min_samples_leaf"),
+        ({"min_samples_split": 1}, "min_samples_split"),
+        ({"max_features": "all"}, "max_features"),
+        ({"max_bins": 1}, "max_bins"),
+        ({"max_leaf_nodes": 1}, "max_leaf_nodes"),
+        ({"min_impurity_decrease": -1}, "min_impurity_decrease"),
+    ]:
+        with pytest.raises(ValueError, match=name):
+            quercus.DecisionTreeClassifier(**params).fit(X, y)
+    with pytest.raises(ValueError, match="criterion"):
+        quercus.DecisionTreeRegressor(criterion="gini").fit(X, y)
