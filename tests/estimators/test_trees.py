@@ -247,3 +247,53 @@ def test_parameter_errors_name_the_parameter():
             quercus.DecisionTreeClassifier(**params).fit(X, y)
     with pytest.raises(ValueError, match="criterion"):
         quercus.DecisionTreeRegressor(criterion="gini").fit(X, y)
+
+
+def test_absolute_error_matches_sklearn():
+    from sklearn.datasets import load_diabetes
+    from sklearn.tree import DecisionTreeRegressor as SkTree
+
+    X, y = load_diabetes(return_X_y=True)
+    X = X.astype(np.float32).astype(np.float64)
+    for depth in (1, 2, 4):
+        ours = quercus.DecisionTreeRegressor(criterion="absolute_error", max_depth=depth)
+        theirs = SkTree(criterion="absolute_error", max_depth=depth, random_state=0)
+        ours.fit(X, y)
+        theirs.fit(X, y)
+        # Equal training error (a tie between features may pick another split of equal gain).
+        assert np.abs(ours.predict(X) - y).mean() == pytest.approx(
+            np.abs(theirs.predict(X) - y).mean(), rel=1e-12
+        )
+        assert ours.tree_.feature[0] == theirs.tree_.feature[0]
+
+
+def _mae_stump_by_brute_force(x, y, w):
+    def dev(mask):
+        ys, ws = y[mask], w[mask]
+        best = min(np.sum(ws * np.abs(ys - m)) for m in ys)  # a median is one of the values
+        return best
+
+    cuts = np.unique(x)[:-1]
+    return min(dev(x <= c) + dev(x > c) for c in cuts)
+
+
+@given(seed=st.integers(0, 10**6), n=st.integers(4, 40))
+@settings(max_examples=40, deadline=None)
+def test_absolute_error_stump_is_optimal(seed, n):
+    rng = np.random.default_rng(seed)
+    x = rng.integers(0, 6, n).astype(float)
+    y = rng.integers(0, 20, n).astype(float)
+    w = rng.integers(1, 4, n).astype(float)
+    est = quercus.DecisionTreeRegressor(criterion="absolute_error", max_depth=1)
+    est.fit(x[:, None], y, sample_weight=w)
+    if len(np.unique(x)) < 2:
+        return
+    if est.tree_.node_count == 1:  # only a pure node stays unsplit
+        assert len(np.unique(y)) == 1
+        return
+    leaves = est.apply(x[:, None])
+    cost = sum(
+        np.sum(w[leaves == leaf] * np.abs(y[leaves == leaf] - est.tree_.median[leaf]))
+        for leaf in np.unique(leaves)
+    )
+    assert cost == pytest.approx(_mae_stump_by_brute_force(x, y, w), abs=1e-9)

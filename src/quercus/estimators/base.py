@@ -262,7 +262,11 @@ class BaseDecisionTree(BaseEstimator):
             params.max_features,
             params.seed,
         )
-        self.tree_ = Tree.from_grown(grown, regression=self._regression)
+        self.tree_ = Tree.from_grown(
+            grown,
+            regression=self._regression,
+            median_leaves=params.criterion == CRITERIA["absolute_error"],
+        )
         self.max_features_ = params.max_features
         return self
 

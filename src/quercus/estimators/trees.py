@@ -158,16 +158,12 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
             raise ValueError("DecisionTreeRegressor needs numeric targets y") from None
         if not np.isfinite(y_value).all():
             raise ValueError("Input y contains NaN or infinity.")
-        if self.criterion == "absolute_error":
-            raise NotImplementedError(
-                "criterion='absolute_error' (median leaves) is not available yet"
-            )
         w = self._check_sample_weight(sample_weight, len(y_value))
         y_class = np.zeros(len(y_value), dtype=np.int32)
         return self._grow(typed, y_class, y_value, w, 3)
 
     def predict(self, X) -> np.ndarray:
-        """Mean training target of each sample's leaf."""
+        """Mean (absolute error: median) training target of each sample's leaf."""
         check_is_fitted(self, "tree_")
         return self._leaf_values(X)[:, 0]
 
@@ -381,7 +377,7 @@ for _cls, _summary, _crit, _split, _msl in [
         1,
     ),
 ]:
-    _criteria = "{'squared_error'}" if _cls._regression else _CLS
+    _criteria = "{'squared_error', 'absolute_error'}" if _cls._regression else _CLS
     _cls.__doc__ = _doc(
         _summary
         + "\n"

@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._config import (
+    ABSOLUTE_ERROR,
     GAIN_RATIO,
     LEAF,
     MULTIWAY_SPLIT,
@@ -27,6 +28,7 @@ from .._config import (
     SUBSET_SPLIT,
     njit,
 )
+from ..splitting._absolute import absolute_split, node_ranks, weighted_median
 from ..splitting._scan import impurity, scan_multiway, scan_subset, scan_threshold, stats_weight
 from ..splitting._stats import feature_stats, node_stats
 
@@ -45,8 +47,8 @@ from ..splitting._stats import feature_stats, node_stats
     I_PENDING,
 ) = range(12)
 N_INT_FIELDS = 12
-F_THRESHOLD, F_IMPURITY, F_WEIGHT, F_IMPROVEMENT = range(4)
-N_FLOAT_FIELDS = 4
+F_THRESHOLD, F_IMPURITY, F_WEIGHT, F_IMPROVEMENT, F_MEDIAN = range(5)
+N_FLOAT_FIELDS = 5
 
 LEAF_EPSILON = np.finfo(np.float64).eps * 10  # as scikit-learn: below it, a node is pure
 C45_EPSILON = 1e-3  # C4.5's tolerance on the average-gain filter and the split information
@@ -94,6 +96,96 @@ def _candidate_features(n_features, max_features, rng_state, out):
         out[j], out[pick] = out[pick], out[j]
     out[:max_features].sort()
     return max_features
+
+
+@njit
+def _evaluate_feature(
+    data,
+    y_class,
+    y_value,
+    w,
+    start,
+    end,
+    f,
+    kind,
+    n_bins,
+    missing_code,
+    multiway,
+    criterion,
+    regression,
+    min_leaf,
+    key_class,
+    dense,
+    present,
+    stats,
+    missing,
+    order_buf,
+    code_buf,
+    abs_buffers,
+):
+    """Best split of one feature at a node: ``(gain, cut, split_info, order)``.
+
+    ``present`` receives the codes of the non-empty bins or categories. ``cut`` is -1 when
+    no split is admissible; for thresholds and subsets the first ``cut + 1`` entries (in
+    ``order`` for subsets) go left; for multiway splits it is 1.
+    """
+    if criterion == ABSOLUTE_ERROR:
+        rank, sorted_y, fw_l, fs_l, fw_k, fs_k, rows, codes, group_start, medians = abs_buffers
+        mode = 0 if kind != NOMINAL else (1 if multiway else 2)
+        gain, cut, info, order, _ = absolute_split(
+            data,
+            y_value,
+            w,
+            start,
+            end,
+            f,
+            missing_code,
+            mode,
+            min_leaf,
+            rank,
+            sorted_y,
+            fw_l,
+            fs_l,
+            fw_k,
+            fs_k,
+            rows,
+            codes,
+            present,
+            group_start,
+            medians,
+        )
+        return gain, cut, info, order
+    n_present = feature_stats(
+        data,
+        y_class,
+        y_value,
+        w,
+        start,
+        end,
+        f,
+        n_bins,
+        missing_code,
+        regression,
+        dense,
+        present,
+        stats,
+        missing,
+        order_buf,
+        code_buf,
+    )
+    if kind == NOMINAL and multiway:
+        gain, cut, info = scan_multiway(
+            present, stats, n_present, missing, criterion, regression, min_leaf
+        )
+        return gain, cut, info, np.empty(0, dtype=np.int64)
+    if kind == NOMINAL:
+        return scan_subset(
+            present, stats, n_present, missing, criterion, regression, min_leaf, key_class
+        )
+    gain, cut, info = scan_threshold(
+        present, stats, n_present, missing, criterion, regression, min_leaf
+    )
+    return gain, cut, info, np.empty(0, dtype=np.int64)
 
 
 @njit
@@ -156,6 +248,20 @@ def grow_tree(
     buf_yc = np.empty_like(y_class)
     buf_yv = np.empty_like(y_value)
     buf_w = np.empty_like(w)
+    # Absolute error works on ranked rows rather than histograms (see _absolute.py).
+    n_abs = n if criterion == ABSOLUTE_ERROR else 1
+    abs_buffers = (
+        np.zeros(n_abs, dtype=np.int64),
+        np.zeros(n_abs),
+        np.zeros(n_abs + 1),
+        np.zeros(n_abs + 1),
+        np.zeros(n_abs + 1),
+        np.zeros(n_abs + 1),
+        np.zeros(n_abs, dtype=np.int64),
+        np.zeros(n_abs, dtype=data.dtype),
+        np.zeros(n_abs + 1, dtype=np.int64),
+        np.zeros(max_b),
+    )
     rng_state = np.zeros(1, dtype=np.uint64)
     rng_state[0] = np.uint64(seed)
 
@@ -223,12 +329,21 @@ def grow_tree(
             if end == start:
                 # An empty branch of a multiway split: a leaf with its parent's distribution.
                 values[node, :] = values[parent, :]
+                fnodes[node, F_MEDIAN] = fnodes[parent, F_MEDIAN]
                 fnodes[node, F_WEIGHT] = 0.0
                 fnodes[node, F_IMPURITY] = 0.0
                 continue
             node_stats(y_class, y_value, w, start, end, regression, values, node)
             w_node = stats_weight(values, node, regression)
-            node_impurity = impurity(values, node, criterion, regression)
+            if criterion == ABSOLUTE_ERROR:
+                med = weighted_median(y_value[start:end], w[start:end])
+                fnodes[node, F_MEDIAN] = med
+                node_impurity = 0.0
+                for r in range(start, end):
+                    node_impurity += w[r] * abs(y_value[r] - med)
+                node_impurity /= w_node
+            else:
+                node_impurity = impurity(values, node, criterion, regression)
             fnodes[node, F_WEIGHT] = w_node
             fnodes[node, F_IMPURITY] = node_impurity
             if (
@@ -241,9 +356,12 @@ def grow_tree(
                 continue
             # ---- Find the best split of this node.
             n_cand = _candidate_features(p, max_features, rng_state, features)
+            key = 0 if regression else np.argmax(values[node])
+            if criterion == ABSOLUTE_ERROR:
+                node_ranks(y_value, start, end, abs_buffers[0], abs_buffers[1])
             for j in range(n_cand):
                 f = features[j]
-                n_present = feature_stats(
+                gain, cut, info, _ = _evaluate_feature(
                     data,
                     y_class,
                     y_value,
@@ -251,32 +369,23 @@ def grow_tree(
                     start,
                     end,
                     f,
+                    kinds[f],
                     n_bins[f],
                     missing_code,
+                    multiway,
+                    criterion,
                     regression,
+                    min_leaf,
+                    key,
                     dense,
                     present,
                     stats,
                     missing,
                     order_buf,
                     code_buf,
+                    abs_buffers,
                 )
-                if kinds[f] == NOMINAL and multiway:
-                    gain, ok, info = scan_multiway(
-                        present, stats, n_present, missing, criterion, regression, min_leaf
-                    )
-                elif kinds[f] == NOMINAL:
-                    key = 0
-                    if not regression:
-                        key = np.argmax(values[node])
-                    gain, ok, info, _ = scan_subset(
-                        present, stats, n_present, missing, criterion, regression, min_leaf, key
-                    )
-                else:
-                    gain, ok, info = scan_threshold(
-                        present, stats, n_present, missing, criterion, regression, min_leaf
-                    )
-                feat_ok[j] = ok >= 0
+                feat_ok[j] = cut >= 0
                 feat_gain[j] = gain
                 feat_info[j] = info
             chosen = -1
@@ -311,7 +420,7 @@ def grow_tree(
                 continue
             # ---- Record the pending split (search the chosen feature again for its details).
             f = features[chosen]
-            n_present = feature_stats(
+            _, cut, _, order = _evaluate_feature(
                 data,
                 y_class,
                 y_value,
@@ -319,15 +428,21 @@ def grow_tree(
                 start,
                 end,
                 f,
+                kinds[f],
                 n_bins[f],
                 missing_code,
+                multiway,
+                criterion,
                 regression,
+                min_leaf,
+                key,
                 dense,
                 present,
                 stats,
                 missing,
                 order_buf,
                 code_buf,
+                abs_buffers,
             )
             inodes[node, I_FEATURE] = f
             fnodes[node, F_IMPROVEMENT] = improvement
@@ -339,24 +454,15 @@ def grow_tree(
                     cat_table[n_cat + c] = c
                 n_cat += n_bins[f]
             elif kinds[f] == NOMINAL:
-                key = 0
-                if not regression:
-                    key = np.argmax(values[node])
-                _, cut, _, order = scan_subset(
-                    present, stats, n_present, missing, criterion, regression, min_leaf, key
-                )
                 inodes[node, I_PENDING] = SUBSET_SPLIT
                 cat_table = _grow_flat(cat_table, n_cat + n_bins[f])
                 inodes[node, I_CAT_START] = n_cat
                 for c in range(n_bins[f]):
                     cat_table[n_cat + c] = -1  # absent at this node: set when applied
-                for t in range(n_present):
+                for t in range(len(order)):
                     cat_table[n_cat + present[order[t]]] = 0 if t <= cut else 1
                 n_cat += n_bins[f]
             else:
-                _, cut, _ = scan_threshold(
-                    present, stats, n_present, missing, criterion, regression, min_leaf
-                )
                 inodes[node, I_PENDING] = NUMERIC_SPLIT
                 lo_code = present[cut]
                 hi_code = present[cut + 1]

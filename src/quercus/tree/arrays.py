@@ -36,10 +36,11 @@ class Tree:
     n_node_samples: np.ndarray  # int32 training rows reaching the node
     weighted_n_node_samples: np.ndarray  # float64
     depth: np.ndarray  # int32
+    median: np.ndarray | None = None  # float64 per node: leaf values of absolute-error trees
     regression: bool = False
 
     @classmethod
-    def from_grown(cls, grown, regression: bool) -> Tree:
+    def from_grown(cls, grown, regression: bool, median_leaves: bool = False) -> Tree:
         from . import _grow as g
 
         inodes, fnodes, values, children, cat_table = grown
@@ -59,6 +60,7 @@ class Tree:
             n_node_samples=inodes[:, g.I_N_SAMPLES].astype(np.int32),
             weighted_n_node_samples=fnodes[:, g.F_WEIGHT].copy(),
             depth=inodes[:, g.I_DEPTH].astype(np.int32),
+            median=fnodes[:, g.F_MEDIAN].copy() if median_leaves else None,
             regression=regression,
         )
 
@@ -102,7 +104,9 @@ class Tree:
     # -- derived quantities ---------------------------------------------------------------
 
     def leaf_values(self) -> np.ndarray:
-        """Prediction of each node: class probabilities, or the mean target."""
+        """Prediction of each node: class probabilities, or the mean (median) target."""
+        if self.median is not None:
+            return self.median[:, None]
         if self.regression:
             w = self.value[:, 0]
             return np.where(w > 0, self.value[:, 1] / np.where(w > 0, w, 1.0), 0.0)[:, None]
