@@ -33,7 +33,7 @@ from ..data.schema import NUMERIC as NUMERIC_KIND
 from ..data.schema import ORDINAL as ORDINAL_KIND
 from ..tree import Tree
 from ..tree._grow import grow_tree
-from ..tree._predict import apply_rows, path_rows
+from ..tree._predict import apply_rows, pack_routes, path_rows
 
 _KIND_CODES = {NUMERIC_KIND: NUMERIC, "nominal": NOMINAL, ORDINAL_KIND: ORDINAL}
 
@@ -162,6 +162,19 @@ class BaseDecisionTree(BaseEstimator):
         """Features as float64 for the routing kernel: numbers, or category codes (NaN =
         missing, including categories unseen in training)."""
         check_is_fitted(self, "tree_")
+        if (
+            isinstance(X, np.ndarray)
+            and X.dtype.kind in "fiu"
+            and X.ndim == 2
+            and X.shape[1] == self.n_features_in_
+            and all(f.kind == NUMERIC_KIND for f in self.schema_.features)
+        ):
+            # All-numeric array: no per-column typing needed, only the finiteness check.
+            matrix = np.ascontiguousarray(X, dtype=np.float64)
+            if np.isinf(matrix).any():
+                column = int(np.flatnonzero(np.isinf(matrix).any(axis=0))[0])
+                raise ValueError(f"column {self.schema_.names[column]!r} has an infinite value")
+            return matrix
         typed = self._validate_X(X, reset=False)
         out = np.empty((len(typed), len(self.schema_.features)), dtype=np.float64)
         for j, feature in enumerate(self.schema_.features):
@@ -273,17 +286,11 @@ class BaseDecisionTree(BaseEstimator):
     # -- routing --------------------------------------------------------------------------
 
     def _tree_args(self):
-        t = self.tree_
-        return (
-            t.kind,
-            t.feature,
-            t.threshold,
-            t.child_start,
-            t.missing_child,
-            t.cat_start,
-            t.children,
-            t.cat_table,
-        )
+        # The packed routing table is derived from tree_ once and kept with it.
+        if getattr(self, "_routes_of", None) is not self.tree_:
+            self._routes = pack_routes(self.tree_)
+            self._routes_of = self.tree_
+        return self._routes, self.tree_.children, self.tree_.cat_table
 
     def apply(self, X) -> np.ndarray:
         """Index of the leaf that each sample ends in."""
