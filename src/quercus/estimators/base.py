@@ -33,7 +33,7 @@ from ..data.schema import NUMERIC as NUMERIC_KIND
 from ..data.schema import ORDINAL as ORDINAL_KIND
 from ..tree import Tree
 from ..tree._grow import grow_tree
-from ..tree._predict import apply_rows, pack_routes, path_rows
+from ..tree._predict import apply_rows, path_rows
 
 _KIND_CODES = {NUMERIC_KIND: NUMERIC, "nominal": NOMINAL, ORDINAL_KIND: ORDINAL}
 
@@ -286,11 +286,7 @@ class BaseDecisionTree(BaseEstimator):
     # -- routing --------------------------------------------------------------------------
 
     def _tree_args(self):
-        # The packed routing table is derived from tree_ once and kept with it.
-        if getattr(self, "_routes_of", None) is not self.tree_:
-            self._routes = pack_routes(self.tree_)
-            self._routes_of = self.tree_
-        return self._routes, self.tree_.children, self.tree_.cat_table
+        return self.tree_.routes, self.tree_.children, self.tree_.cat_table
 
     def apply(self, X) -> np.ndarray:
         """Index of the leaf that each sample ends in."""

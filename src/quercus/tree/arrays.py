@@ -11,7 +11,7 @@ classification, ``[weight, sum w*y, sum w*y^2]`` for regression.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -38,6 +38,13 @@ class Tree:
     depth: np.ndarray  # int32
     median: np.ndarray | None = None  # float64 per node: leaf values of absolute-error trees
     regression: bool = False
+    routes: np.ndarray = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        from ._predict import pack_routes
+
+        # The packed routing table that prediction walks, derived once from the arrays.
+        self.routes = pack_routes(self)
 
     @classmethod
     def from_grown(cls, grown, regression: bool, median_leaves: bool = False) -> Tree:
