@@ -17,6 +17,7 @@ import pandas as pd
 
 from .._config import AUTO_EXACT_MAX_ROWS, AUTO_MAX_BINS, bin_dtype, missing_code
 from ..data.schema import NUMERIC, Schema
+from ._kernels import bin_numeric
 
 __all__ = ["BinMapper", "bin_ranges", "fit_bins", "numeric_edges", "resolve_max_bins"]
 
@@ -115,16 +116,21 @@ class BinMapper:
         """The binned matrix of a typed frame (see :func:`quercus.data.align_frame`)."""
         n = len(X)
         out = np.empty((n, len(self.kinds)), dtype=self.dtype, order="F")
-        for j, (kind, edges) in enumerate(zip(self.kinds, self.edges, strict=True)):
-            column = X.iloc[:, j]
-            if kind == NUMERIC:
-                values = column.to_numpy(dtype=np.float64)
-                codes = np.searchsorted(edges, values, side="left")
-                codes[np.isnan(values)] = self.missing
-            else:
-                codes = np.asarray(column.cat.codes, dtype=np.int64)
+        numeric = [j for j, kind in enumerate(self.kinds) if kind == NUMERIC]
+        if numeric:
+            values = np.empty((n, len(numeric)), dtype=np.float64, order="F")
+            for i, j in enumerate(numeric):
+                values[:, i] = X.iloc[:, j].to_numpy(dtype=np.float64)
+            edges = [self.edges[j] for j in numeric]
+            offsets = np.concatenate([[0], np.cumsum([len(e) for e in edges])]).astype(np.int64)
+            codes = np.empty((n, len(numeric)), dtype=self.dtype, order="F")
+            bin_numeric(values, np.concatenate(edges), offsets, self.missing, codes)
+            out[:, numeric] = codes
+        for j, kind in enumerate(self.kinds):
+            if kind != NUMERIC:
+                codes = np.asarray(X.iloc[:, j].cat.codes, dtype=np.int64)
                 codes[codes < 0] = self.missing
-            out[:, j] = codes
+                out[:, j] = codes
         return out
 
     def threshold(self, feature: int, bin_code: int) -> float:

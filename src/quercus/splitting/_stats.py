@@ -2,8 +2,8 @@
 
 Rows of a node are contiguous (``start:end``) in the row-major binned matrix, because the
 builder moves rows when it partitions a node. Large nodes fill a dense histogram over all
-bins; small ones sort their own codes, which is cheaper than touching every bin when the
-feature has many bins (exact mode keeps one bin per distinct value).
+bins; small ones sort their own codes (radix sort), which is cheaper than touching every bin
+when the feature has many bins (exact mode keeps one bin per distinct value).
 
 The per-row loops are written out for classification and regression separately: a helper
 call per row measured 50x slower here than the loop body itself.
@@ -29,6 +29,45 @@ def node_stats(y_class, y_value, w, start, end, regression, out, i):
     else:
         for r in range(start, end):
             out[i, y_class[r]] += w[r]
+
+
+@njit
+def sort_codes(codes, rows, n, n_bins):
+    """Sort ``codes[:n]`` ascending, carrying ``rows[:n]`` along (stable).
+
+    Insertion sort for a few rows, else an LSD radix sort on 8-bit digits: one pass per
+    byte of the largest code, O(n) each, where a comparison sort costs O(n log n).
+    """
+    if n <= 32:
+        for i in range(1, n):
+            c = codes[i]
+            r = rows[i]
+            j = i - 1
+            while j >= 0 and codes[j] > c:
+                codes[j + 1] = codes[j]
+                rows[j + 1] = rows[j]
+                j -= 1
+            codes[j + 1] = c
+            rows[j + 1] = r
+        return
+    tmp_codes = np.empty(n, dtype=codes.dtype)
+    tmp_rows = np.empty(n, dtype=rows.dtype)
+    counts = np.empty(257, dtype=np.int64)
+    shift = 0
+    while (n_bins - 1) >> shift > 0:
+        counts[:] = 0
+        for i in range(n):
+            counts[((np.int64(codes[i]) >> shift) & 255) + 1] += 1
+        for d in range(256):
+            counts[d + 1] += counts[d]
+        for i in range(n):
+            d = (np.int64(codes[i]) >> shift) & 255
+            tmp_codes[counts[d]] = codes[i]
+            tmp_rows[counts[d]] = rows[i]
+            counts[d] += 1
+        codes[:n] = tmp_codes
+        rows[:n] = tmp_rows
+        shift += 8
 
 
 @njit
@@ -105,18 +144,18 @@ def feature_stats(
             n_known += 1
     if n_known == 0:
         return 0
-    idx = np.argsort(code_buf[:n_known], kind="mergesort")
+    sort_codes(code_buf, order_buf, n_known, n_bins)
     n_present = 0
     last = -1
     for t in range(n_known):
-        c = code_buf[idx[t]]
+        c = code_buf[t]
         if c != last:
             present[n_present] = c
             for k in range(n_stats):
                 stats[n_present, k] = 0.0
             n_present += 1
             last = c
-        r = order_buf[idx[t]]
+        r = order_buf[t]
         i = n_present - 1
         if regression:
             stats[i, 0] += w[r]
