@@ -297,3 +297,20 @@ def test_absolute_error_stump_is_optimal(seed, n):
         for leaf in np.unique(leaves)
     )
     assert cost == pytest.approx(_mae_stump_by_brute_force(x, y, w), abs=1e-9)
+
+
+def test_ordinal_feature_splits_along_its_levels():
+    levels = ["low", "mid", "high", "top"]
+    size = np.array(["low", "top", "mid", "high", "low", "top", "mid", "high"] * 5)
+    y = np.isin(size, ["high", "top"]).astype(int)  # a threshold between mid and high
+    frame = pd.DataFrame({"size": size})
+    est = quercus.CARTClassifier(ordinal_features={"size": levels}).fit(frame, y)
+    assert est.schema_["size"].kind == "ordinal"
+    assert est.get_n_leaves() == 2 and est.tree_.threshold[0] == 1.5  # codes 0,1 | 2,3
+    assert est.score(frame, y) == 1.0
+    # Alphabetical order (high < low < mid < top) could not separate them with one cut.
+    nominal = quercus.CARTClassifier(nominal_split="binary").fit(frame, y)
+    assert nominal.get_n_leaves() == 2  # a subset split can, in any order
+    ordered = pd.DataFrame({"size": pd.Categorical(size, categories=levels, ordered=True)})
+    est2 = quercus.CARTClassifier().fit(ordered, y)
+    assert est2.schema_["size"].kind == "ordinal" and est2.tree_.threshold[0] == 1.5
