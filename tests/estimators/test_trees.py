@@ -314,3 +314,15 @@ def test_ordinal_feature_splits_along_its_levels():
     ordered = pd.DataFrame({"size": pd.Categorical(size, categories=levels, ordered=True)})
     est2 = quercus.CARTClassifier().fit(ordered, y)
     assert est2.schema_["size"].kind == "ordinal" and est2.tree_.threshold[0] == 1.5
+
+
+def test_fit_leaves_the_callers_arrays_unchanged():
+    X, y = make_classification(300, 5, random_state=0)
+    w = np.random.default_rng(0).random(300)
+    yr = X[:, 0] * 3.0
+    copies = X.copy(), y.copy(), w.copy(), yr.copy()
+    quercus.CARTClassifier().fit(X, y, sample_weight=w)
+    quercus.CARTRegressor().fit(X, yr, sample_weight=w)
+    quercus.DecisionTreeRegressor(criterion="absolute_error").fit(X, yr)
+    for before, after in zip(copies, (X, y, w, yr), strict=True):
+        np.testing.assert_array_equal(before, after)

@@ -121,8 +121,7 @@ def scan_threshold(present, stats, n_present, missing, criterion, regression, mi
     w_missing = stats_weight(missing, 0, regression)
     if n_present < 2 or w_known <= 0.0:
         return -1.0, -1, 0.0
-    tolerance = GAIN_EPS * w_known
-    best_score = -np.inf
+    best_score = 0.0
     best_i = -1
     for i in range(n_present - 1):
         for k in range(n_stats):
@@ -135,7 +134,8 @@ def scan_threshold(present, stats, n_present, missing, criterion, regression, mi
         score = _side_score(acc, 1, wl, criterion, regression) + _side_score(
             acc, 2, wr, criterion, regression
         )
-        if score > best_score + tolerance:
+        # Equal within rounding (relative to the scores' size) is a tie: the lower cut stays.
+        if best_i < 0 or score > best_score + GAIN_EPS * max(abs(best_score), w_known):
             best_score = score
             best_i = i
     if best_i < 0:

@@ -12,6 +12,7 @@ classification, ``[weight, sum w*y, sum w*y^2]`` for regression.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -91,7 +92,7 @@ class Tree:
 
     # -- binary view, as scikit-learn's tree_ ---------------------------------------------
 
-    @property
+    @cached_property
     def children_left(self) -> np.ndarray:
         """First child of each node (-1 for leaves)."""
         out = np.full(self.node_count, -1, dtype=np.int64)
@@ -99,7 +100,7 @@ class Tree:
         out[inner] = self.children[self.child_start[inner]]
         return out
 
-    @property
+    @cached_property
     def children_right(self) -> np.ndarray:
         """Second child of each binary node (-1 for leaves; for a multiway node, its second
         child)."""
