@@ -19,6 +19,7 @@ import numpy as np
 
 from .._config import (
     ABSOLUTE_ERROR,
+    GAIN_EPS,
     GAIN_RATIO,
     LEAF,
     MULTIWAY_SPLIT,
@@ -293,7 +294,8 @@ def grow_tree(
                         n_new = n_bins[inodes[node, I_FEATURE]]
                     if n_leaves - 1 + n_new > max_leaf_nodes:
                         continue  # a multiway split that would overshoot the leaf budget
-                    if best < 0 or fnodes[node, F_IMPROVEMENT] > fnodes[best, F_IMPROVEMENT]:
+                    gain = fnodes[node, F_IMPROVEMENT]
+                    if best < 0 or gain > fnodes[best, F_IMPROVEMENT] + GAIN_EPS:
                         best = node
             if best < 0:
                 break
