@@ -69,7 +69,6 @@ def test_raising_min_samples_leaf_never_adds_leaves_noisy():
 
 
 def test_same_seed_same_tree_on_one_or_two_threads():
-    # 30,000 rows: the top nodes are large enough to search their features in parallel.
     X, y = make_classification(30_000, 12, random_state=0)
     trees = []
     for threads in (1, 2):
@@ -327,81 +326,3 @@ def test_fit_leaves_the_callers_arrays_unchanged():
     quercus.DecisionTreeRegressor(criterion="absolute_error").fit(X, yr)
     for before, after in zip(copies, (X, y, w, yr), strict=True):
         np.testing.assert_array_equal(before, after)
-
-
-def test_parallel_feature_search_equals_sequential():
-    from quercus.tree._grow import _evaluate_feature, _evaluate_features_parallel
-
-    rng = np.random.default_rng(0)
-    n, p = 30_000, 6
-    data = np.ascontiguousarray(rng.integers(0, 40, (n, p)).astype(np.uint8))
-    data[rng.random((n, p)) < 0.05] = 255  # missing
-    y_class = rng.integers(0, 3, n).astype(np.int32)
-    y_value = np.zeros(n)
-    w = rng.integers(1, 3, n).astype(float)
-    kinds = np.array([0, 0, 1, 1, 2, 0], dtype=np.int8)
-    n_bins = np.full(p, 40, dtype=np.int32)
-    features = np.arange(p, dtype=np.int64)
-    for multiway in (True, False):
-        gains, cuts, infos = np.zeros(p), np.zeros(p, dtype=np.int64), np.zeros(p)
-        _evaluate_features_parallel(
-            data,
-            y_class,
-            y_value,
-            w,
-            0,
-            n,
-            features,
-            p,
-            kinds,
-            n_bins,
-            255,
-            multiway,
-            0,
-            False,
-            1.0,
-            0,
-            3,
-            40,
-            gains,
-            cuts,
-            infos,
-        )
-        no_abs = (
-            np.zeros(1, dtype=np.int64),
-            np.zeros(1),
-            np.zeros(2),
-            np.zeros(2),
-            np.zeros(2),
-            np.zeros(2),
-            np.zeros(1, dtype=np.int64),
-            np.zeros(1, dtype=np.uint8),
-            np.zeros(2, dtype=np.int64),
-            np.zeros(1),
-        )
-        for f in range(p):
-            gain, cut, info, _ = _evaluate_feature(
-                data,
-                y_class,
-                y_value,
-                w,
-                0,
-                n,
-                f,
-                kinds[f],
-                40,
-                255,
-                multiway,
-                0,
-                False,
-                1.0,
-                0,
-                np.zeros((40, 3)),
-                np.zeros(40, dtype=np.int64),
-                np.zeros((40, 3)),
-                np.zeros((1, 3)),
-                np.zeros(n, dtype=np.int64),
-                np.zeros(n, dtype=np.uint8),
-                no_abs,
-            )
-            assert (gain, cut, info) == (gains[f], cuts[f], infos[f])

@@ -21,7 +21,6 @@ from sklearn.utils.validation import check_is_fitted
 from .._config import (
     CLASSIFICATION_CRITERIA,
     CRITERIA,
-    LEAF,
     NOMINAL,
     NUMERIC,
     ORDINAL,
@@ -320,4 +319,4 @@ class BaseDecisionTree(BaseEstimator):
         return self.tree_.leaf_values()[self.apply(X)]
 
 
-__all__ = ["BaseDecisionTree", "GrowthParams", "LEAF"]
+__all__ = ["BaseDecisionTree", "GrowthParams"]

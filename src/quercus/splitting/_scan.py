@@ -101,7 +101,7 @@ def _side_score(acc, i, w, criterion, regression):
     return -w * impurity(acc, i, criterion, regression)
 
 
-@njit
+@njit(inline="always")
 def scan_threshold(present, stats, n_present, missing, criterion, regression, min_leaf):
     """Best binary cut "code <= present[i]" over ordered bins.
 

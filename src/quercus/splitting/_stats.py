@@ -31,7 +31,7 @@ def node_stats(y_class, y_value, w, start, end, regression, out, i):
             out[i, y_class[r]] += w[r]
 
 
-@njit
+@njit(inline="always")
 def sort_codes(codes, rows, n, n_bins):
     """Sort ``codes[:n]`` ascending, carrying ``rows[:n]`` along (stable).
 
@@ -70,7 +70,7 @@ def sort_codes(codes, rows, n, n_bins):
         shift += 8
 
 
-@njit
+@njit(inline="always")
 def feature_stats(
     data,
     y_class,

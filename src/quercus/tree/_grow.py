@@ -15,7 +15,6 @@ and ``cat_table`` maps a category code to a child index for nominal splits.
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
 from .._config import (
@@ -52,7 +51,6 @@ N_INT_FIELDS = 12
 F_THRESHOLD, F_IMPURITY, F_WEIGHT, F_IMPROVEMENT, F_MEDIAN = range(5)
 N_FLOAT_FIELDS = 5
 
-PARALLEL_MIN_ROWS = 20_000  # nodes at least this large search their features in parallel
 LEAF_EPSILON = np.finfo(np.float64).eps * 10  # as scikit-learn: below it, a node is pure
 C45_EPSILON = 1e-3  # C4.5's tolerance on the average-gain filter and the split information
 
@@ -101,7 +99,7 @@ def _candidate_features(n_features, max_features, rng_state, out):
     return max_features
 
 
-@njit
+@njit(inline="always")
 def _evaluate_feature(
     data,
     y_class,
@@ -124,40 +122,16 @@ def _evaluate_feature(
     missing,
     order_buf,
     code_buf,
-    abs_buffers,
+    order_out,
 ):
-    """Best split of one feature at a node: ``(gain, cut, split_info, order)``.
+    """Best split of one feature at a node: ``(gain, cut, split_info, n_order)``.
 
     ``present`` receives the codes of the non-empty bins or categories. ``cut`` is -1 when
     no split is admissible; for thresholds and subsets the first ``cut + 1`` entries (in
-    ``order`` for subsets) go left; for multiway splits it is 1.
+    the order written to ``order_out[:n_order]`` for subsets) go left; for multiway splits it
+    is 1. Inlined into the node loop: a call passing this many arrays costs more than the
+    whole search of a two-row node.
     """
-    if criterion == ABSOLUTE_ERROR:
-        rank, sorted_y, fw_l, fs_l, fw_k, fs_k, rows, codes, group_start, medians = abs_buffers
-        mode = 0 if kind != NOMINAL else (1 if multiway else 2)
-        gain, cut, info, order, _ = absolute_split(
-            data,
-            y_value,
-            w,
-            start,
-            end,
-            f,
-            missing_code,
-            mode,
-            min_leaf,
-            rank,
-            sorted_y,
-            fw_l,
-            fs_l,
-            fw_k,
-            fs_k,
-            rows,
-            codes,
-            present,
-            group_start,
-            medians,
-        )
-        return gain, cut, info, order
     n_present = feature_stats(
         data,
         y_class,
@@ -180,92 +154,64 @@ def _evaluate_feature(
         gain, cut, info = scan_multiway(
             present, stats, n_present, missing, criterion, regression, min_leaf
         )
-        return gain, cut, info, np.empty(0, dtype=np.int64)
+        return gain, cut, info, 0
     if kind == NOMINAL:
-        return scan_subset(
+        gain, cut, info, order = scan_subset(
             present, stats, n_present, missing, criterion, regression, min_leaf, key_class
         )
+        order_out[:n_present] = order
+        return gain, cut, info, n_present
     gain, cut, info = scan_threshold(
         present, stats, n_present, missing, criterion, regression, min_leaf
     )
-    return gain, cut, info, np.empty(0, dtype=np.int64)
+    return gain, cut, info, 0
 
 
-@njit(parallel=True)
-def _evaluate_features_parallel(
+@njit
+def _evaluate_feature_absolute(
     data,
-    y_class,
     y_value,
     w,
     start,
     end,
-    features,
-    n_cand,
-    kinds,
-    n_bins,
+    f,
+    kind,
     missing_code,
     multiway,
-    criterion,
-    regression,
     min_leaf,
-    key_class,
-    n_stats,
-    max_b,
-    feat_gain,
-    feat_cut,
-    feat_info,
+    present,
+    abs_buffers,
+    order_out,
 ):
-    """The features of one large node searched in parallel threads, each with its own
-    scratch arrays. Only large nodes come here: a parallel region costs tens of
-    microseconds, more than the whole search of a small node."""
-    m = end - start
-    for j in numba.prange(n_cand):
-        f = features[j]
-        dense = np.empty((n_bins[f], n_stats))
-        present = np.empty(n_bins[f], dtype=np.int64)
-        stats = np.empty((n_bins[f], n_stats))
-        missing = np.zeros((1, n_stats))
-        order_buf = np.empty(m, dtype=np.int64)
-        code_buf = np.empty(m, dtype=data.dtype)
-        no_abs = (
-            np.zeros(1, dtype=np.int64),
-            np.zeros(1),
-            np.zeros(2),
-            np.zeros(2),
-            np.zeros(2),
-            np.zeros(2),
-            np.zeros(1, dtype=np.int64),
-            np.zeros(1, dtype=data.dtype),
-            np.zeros(2, dtype=np.int64),
-            np.zeros(1),
-        )
-        gain, cut, info, _ = _evaluate_feature(
-            data,
-            y_class,
-            y_value,
-            w,
-            start,
-            end,
-            f,
-            kinds[f],
-            n_bins[f],
-            missing_code,
-            multiway,
-            criterion,
-            regression,
-            min_leaf,
-            key_class,
-            dense,
-            present,
-            stats,
-            missing,
-            order_buf,
-            code_buf,
-            no_abs,
-        )
-        feat_gain[j] = gain
-        feat_cut[j] = cut
-        feat_info[j] = info
+    """As :func:`_evaluate_feature`, for the absolute-error criterion."""
+    rank, sorted_y, fw_l, fs_l, fw_k, fs_k, rows, codes, group_start, medians = abs_buffers
+    mode = 0 if kind != NOMINAL else (1 if multiway else 2)
+    gain, cut, info, order, n_groups = absolute_split(
+        data,
+        y_value,
+        w,
+        start,
+        end,
+        f,
+        missing_code,
+        mode,
+        min_leaf,
+        rank,
+        sorted_y,
+        fw_l,
+        fs_l,
+        fw_k,
+        fs_k,
+        rows,
+        codes,
+        present,
+        group_start,
+        medians,
+    )
+    if mode == 2:
+        order_out[:n_groups] = order[:n_groups]
+        return gain, cut, info, n_groups
+    return gain, cut, info, 0
 
 
 @njit
@@ -324,6 +270,10 @@ def grow_tree(
     feat_info = np.zeros(p)
     feat_ok = np.zeros(p, dtype=np.bool_)
     feat_cut = np.zeros(p, dtype=np.int64)
+    subset_order = np.zeros(max_b, dtype=np.int64)
+    feat_lo = np.zeros(p, dtype=np.int64)
+    feat_hi = np.zeros(p, dtype=np.int64)
+    feat_side = np.zeros((p if not multiway else 1, max_b), dtype=np.int8)
     child_of = np.zeros(n, dtype=np.int32)
     buf_data = np.empty_like(data)
     buf_yc = np.empty_like(y_class)
@@ -441,34 +391,26 @@ def grow_tree(
             key = 0 if regression else np.argmax(values[node])
             if criterion == ABSOLUTE_ERROR:
                 node_ranks(y_value, start, end, abs_buffers[0], abs_buffers[1])
-            if end - start >= PARALLEL_MIN_ROWS and criterion != ABSOLUTE_ERROR:
-                _evaluate_features_parallel(
-                    data,
-                    y_class,
-                    y_value,
-                    w,
-                    start,
-                    end,
-                    features,
-                    n_cand,
-                    kinds,
-                    n_bins,
-                    missing_code,
-                    multiway,
-                    criterion,
-                    regression,
-                    min_leaf,
-                    key,
-                    n_stats,
-                    max_b,
-                    feat_gain,
-                    feat_cut,
-                    feat_info,
-                )
-            else:
-                for j in range(n_cand):
-                    f = features[j]
-                    gain, cut, info, _ = _evaluate_feature(
+            for j in range(n_cand):
+                f = features[j]
+                if criterion == ABSOLUTE_ERROR:
+                    gain, cut, info, n_order = _evaluate_feature_absolute(
+                        data,
+                        y_value,
+                        w,
+                        start,
+                        end,
+                        f,
+                        kinds[f],
+                        missing_code,
+                        multiway,
+                        min_leaf,
+                        present,
+                        abs_buffers,
+                        subset_order,
+                    )
+                else:
+                    gain, cut, info, n_order = _evaluate_feature(
                         data,
                         y_class,
                         y_value,
@@ -490,11 +432,20 @@ def grow_tree(
                         missing,
                         order_buf,
                         code_buf,
-                        abs_buffers,
+                        subset_order,
                     )
-                    feat_gain[j] = gain
-                    feat_cut[j] = cut
-                    feat_info[j] = info
+                feat_gain[j] = gain
+                feat_cut[j] = cut
+                feat_info[j] = info
+                # Keep what recording the split needs, so the winner is not searched again.
+                if cut >= 0 and kinds[f] != NOMINAL:
+                    feat_lo[j] = present[cut]
+                    feat_hi[j] = present[cut + 1]
+                elif cut >= 0 and not multiway:
+                    for c in range(n_bins[f]):
+                        feat_side[j, c] = -1
+                    for t in range(n_order):
+                        feat_side[j, present[subset_order[t]]] = 0 if t <= cut else 1
             for j in range(n_cand):
                 feat_ok[j] = feat_cut[j] >= 0
             chosen = -1
@@ -527,32 +478,8 @@ def grow_tree(
             improvement = w_node / w_root * feat_gain[chosen]
             if improvement + LEAF_EPSILON < min_impurity_decrease:
                 continue
-            # ---- Record the pending split (search the chosen feature again for its details).
+            # ---- Record the pending split.
             f = features[chosen]
-            _, cut, _, order = _evaluate_feature(
-                data,
-                y_class,
-                y_value,
-                w,
-                start,
-                end,
-                f,
-                kinds[f],
-                n_bins[f],
-                missing_code,
-                multiway,
-                criterion,
-                regression,
-                min_leaf,
-                key,
-                dense,
-                present,
-                stats,
-                missing,
-                order_buf,
-                code_buf,
-                abs_buffers,
-            )
             inodes[node, I_FEATURE] = f
             fnodes[node, F_IMPROVEMENT] = improvement
             if kinds[f] == NOMINAL and multiway:
@@ -567,14 +494,12 @@ def grow_tree(
                 cat_table = _grow_flat(cat_table, n_cat + n_bins[f])
                 inodes[node, I_CAT_START] = n_cat
                 for c in range(n_bins[f]):
-                    cat_table[n_cat + c] = -1  # absent at this node: set when applied
-                for t in range(len(order)):
-                    cat_table[n_cat + present[order[t]]] = 0 if t <= cut else 1
+                    cat_table[n_cat + c] = feat_side[chosen, c]  # -1: absent, set when applied
                 n_cat += n_bins[f]
             else:
                 inodes[node, I_PENDING] = NUMERIC_SPLIT
-                lo_code = present[cut]
-                hi_code = present[cut + 1]
+                lo_code = feat_lo[chosen]
+                hi_code = feat_hi[chosen]
                 inodes[node, I_BIN_CUT] = lo_code
                 if kinds[f] == NUMERIC:
                     a = bin_hi[f, lo_code]

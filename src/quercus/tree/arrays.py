@@ -16,7 +16,7 @@ from functools import cached_property
 
 import numpy as np
 
-from .._config import LEAF, MULTIWAY_SPLIT, NODE_KIND_NAMES
+from .._config import LEAF, NODE_KIND_NAMES
 
 
 @dataclass
@@ -124,13 +124,16 @@ class Tree:
     def impurity_decrease(self) -> np.ndarray:
         """Weighted impurity decrease of each node's split (0 for leaves)."""
         out = np.zeros(self.node_count)
-        for node in np.flatnonzero(self.kind != LEAF):
-            kids = self.children[
-                self.child_start[node] : self.child_start[node] + self.n_children[node]
-            ]
-            out[node] = self.weighted_n_node_samples[node] * self.impurity[node] - np.sum(
-                self.weighted_n_node_samples[kids] * self.impurity[kids]
-            )
+        inner = np.flatnonzero(self.kind != LEAF)
+        if len(inner) == 0:
+            return out
+        counts = self.n_children[inner]
+        offsets = np.cumsum(counts) - counts
+        # Child-list slots of every inner node, node after node.
+        slots = np.repeat(self.child_start[inner] - offsets, counts) + np.arange(counts.sum())
+        kids = self.children[slots]
+        weighted = self.weighted_n_node_samples * self.impurity
+        out[inner] = weighted[inner] - np.add.reduceat(weighted[kids], offsets)
         return out
 
     def feature_importances(self, n_features: int) -> np.ndarray:
@@ -149,5 +152,4 @@ class Tree:
             f"node {node}: {NODE_KIND_NAMES[self.kind[node]]}, feature {self.feature[node]}, "
             f"threshold {self.threshold[node]}, children {self.n_children[node]}, "
             f"samples {self.n_node_samples[node]}"
-            + (" (multiway)" if self.kind[node] == MULTIWAY_SPLIT else "")
         )
