@@ -106,7 +106,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
     def predict(self, X) -> np.ndarray:
         """Most probable class of each sample (the first class on ties)."""
         check_is_fitted(self, "tree_")
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+        return self.classes_[self.tree_.node_class[self.apply(X)]]
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -1,10 +1,10 @@
 """Numba kernels: route rows through the flat tree.
 
-Routing reads a packed table, one row of 8 float64 per node (one cache line), because the
-flat tree's parallel arrays cost a cache miss each per step:
-``[threshold, feature, first, second, missing, kind, cat_start, child_start]`` where ``first``
-and ``second`` are the node ids of a binary node's children and ``missing`` the node id that
-takes a missing value; a leaf has feature -1.
+Routing reads a packed table of one 32-byte record per node (``ROUTE_DTYPE``), because the
+flat tree's parallel arrays cost a cache miss each per step: the threshold, the feature (-1
+for a leaf), the node ids of a binary node's two children, the node id that takes a missing
+value, the node kind, and for nominal nodes where their categories start in ``cat_table``
+and their children in ``children``.
 """
 
 from __future__ import annotations
@@ -16,39 +16,48 @@ import numpy as np
 
 from .._config import LEAF, NUMERIC_SPLIT, njit
 
-(R_THRESHOLD, R_FEATURE, R_FIRST, R_SECOND, R_MISSING, R_KIND, R_CAT_START, R_CHILD_START) = range(
-    8
+ROUTE_DTYPE = np.dtype(
+    [
+        ("threshold", np.float64),
+        ("feature", np.int32),
+        ("first", np.int32),
+        ("second", np.int32),
+        ("missing", np.int32),
+        ("kind", np.int32),
+        ("cat_start", np.int32),
+    ]
 )
 
 
 def pack_routes(tree) -> np.ndarray:
     """The routing table of a :class:`~quercus.tree.Tree`."""
-    n = tree.node_count
-    routes = np.zeros((n, 8), dtype=np.float64)
+    routes = np.zeros(tree.node_count, dtype=ROUTE_DTYPE)
     inner = tree.kind != LEAF
     starts = tree.child_start
-    routes[:, R_THRESHOLD] = tree.threshold
-    routes[:, R_FEATURE] = tree.feature
-    routes[:, R_KIND] = tree.kind
-    routes[:, R_CAT_START] = tree.cat_start
-    routes[:, R_CHILD_START] = starts
-    routes[inner, R_FIRST] = tree.children[starts[inner]]
+    routes["threshold"] = tree.threshold
+    routes["feature"] = tree.feature
+    routes["kind"] = tree.kind
+    routes["cat_start"] = tree.cat_start
+    routes["first"][inner] = tree.children[starts[inner]]
     binary = inner & (tree.n_children >= 2)
-    routes[binary, R_SECOND] = tree.children[starts[binary] + 1]
-    routes[inner, R_MISSING] = tree.children[starts[inner] + tree.missing_child[inner]]
+    routes["second"][binary] = tree.children[starts[binary] + 1]
+    routes["missing"][inner] = tree.children[starts[inner] + tree.missing_child[inner]]
+    # A nominal node keeps its child-list start in "second" (its children are not two).
+    nominal = inner & (tree.kind != NUMERIC_SPLIT)
+    routes["second"][nominal] = starts[nominal]
     return routes
 
 
-@njit
+@njit(inline="always")
 def _step(X, i, node, routes, children, cat_table):
     """The child of ``node`` that row ``i`` of ``X`` goes to."""
-    v = X[i, np.int64(routes[node, R_FEATURE])]
+    r = routes[node]
+    v = X[i, r.feature]
     if math.isnan(v):
-        return np.int64(routes[node, R_MISSING])
-    if routes[node, R_KIND] == NUMERIC_SPLIT:
-        return np.int64(routes[node, R_FIRST if v <= routes[node, R_THRESHOLD] else R_SECOND])
-    ch = cat_table[np.int64(routes[node, R_CAT_START]) + np.int64(v)]
-    return np.int64(children[np.int64(routes[node, R_CHILD_START]) + ch])
+        return np.int64(r.missing)
+    if r.kind == NUMERIC_SPLIT:
+        return np.int64(r.first if v <= r.threshold else r.second)
+    return np.int64(children[r.second + cat_table[r.cat_start + np.int64(v)]])
 
 
 @njit(parallel=True)
@@ -59,7 +68,7 @@ def apply_rows(X, routes, children, cat_table):
     out = np.empty(n, dtype=np.int64)
     for i in numba.prange(n):
         node = 0
-        while routes[node, R_FEATURE] >= 0:
+        while routes[node].feature >= 0:
             node = _step(X, i, node, routes, children, cat_table)
         out[i] = node
     return out
@@ -76,7 +85,7 @@ def path_rows(X, routes, children, cat_table, max_len):
         node = 0
         indices[k] = 0
         k += 1
-        while routes[node, R_FEATURE] >= 0:
+        while routes[node].feature >= 0:
             node = _step(X, i, node, routes, children, cat_table)
             indices[k] = node
             k += 1

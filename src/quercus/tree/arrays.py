@@ -113,6 +113,10 @@ class Tree:
 
     def leaf_values(self) -> np.ndarray:
         """Prediction of each node: class probabilities, or the mean (median) target."""
+        return self._node_values
+
+    @cached_property
+    def _node_values(self) -> np.ndarray:
         if self.median is not None:
             return self.median[:, None]
         if self.regression:
@@ -120,6 +124,11 @@ class Tree:
             return np.where(w > 0, self.value[:, 1] / np.where(w > 0, w, 1.0), 0.0)[:, None]
         totals = self.value.sum(axis=1, keepdims=True)
         return self.value / np.where(totals > 0, totals, 1.0)
+
+    @cached_property
+    def node_class(self) -> np.ndarray:
+        """Index of the most probable class at each node (the first on ties)."""
+        return np.argmax(self.leaf_values(), axis=1)
 
     def impurity_decrease(self) -> np.ndarray:
         """Weighted impurity decrease of each node's split (0 for leaves)."""
