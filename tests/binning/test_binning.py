@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from quercus.binning import fit_bins, numeric_edges, resolve_max_bins
+from quercus.binning import fit_bins, numeric_bins, numeric_edges, resolve_max_bins
 from quercus.data import infer_schema
 
 finite = st.floats(-1e6, 1e6, allow_nan=False, allow_infinity=False, width=64)
@@ -78,3 +78,17 @@ def test_nominal_codes_pass_through_and_dtype():
     wide = pd.DataFrame({"v": np.arange(300, dtype=float)})
     typed, schema = infer_schema(wide)
     assert fit_bins(typed, schema, max_bins=None).transform(typed).dtype == np.uint16
+
+
+@given(arrays(np.float64, st.integers(1, 300), elements=with_nan), st.sampled_from([None, 4, 16]))
+@settings(max_examples=100, deadline=None)
+def test_bin_ranges_are_the_extremes_of_each_bin(values, max_bins):
+    edges, lo, hi = numeric_bins(values, max_bins)
+    known = values[~np.isnan(values)]
+    if len(np.unique(known)) < 2:
+        return
+    codes = np.searchsorted(edges, known, side="left")
+    assert len(lo) == len(hi) == len(edges) + 1
+    for b in range(len(edges) + 1):
+        inside = known[codes == b]
+        assert len(inside) and lo[b] == inside.min() and hi[b] == inside.max()

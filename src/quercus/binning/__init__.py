@@ -19,7 +19,7 @@ from .._config import AUTO_EXACT_MAX_ROWS, AUTO_MAX_BINS, bin_dtype, missing_cod
 from ..data.schema import NUMERIC, Schema
 from ._kernels import bin_numeric
 
-__all__ = ["BinMapper", "bin_ranges", "fit_bins", "numeric_edges", "resolve_max_bins"]
+__all__ = ["BinMapper", "fit_bins", "numeric_bins", "numeric_edges", "resolve_max_bins"]
 
 
 def resolve_max_bins(max_bins, n_rows: int, n_distinct: int) -> int | None:
@@ -40,17 +40,18 @@ def resolve_max_bins(max_bins, n_rows: int, n_distinct: int) -> int | None:
     return None if n_distinct <= max_bins else int(max_bins)
 
 
-def numeric_edges(values: np.ndarray, max_bins="auto") -> np.ndarray:
-    """Upper bin edges (thresholds) of a numeric feature, NaNs ignored.
+def numeric_bins(values: np.ndarray, max_bins="auto"):
+    """Bins of a numeric feature: ``(edges, lo, hi)``, NaNs ignored.
 
-    Exact: the midpoints between adjacent distinct values. Quantile: the midpoints at the
-    distinct values where the cumulative count crosses ``k / max_bins`` of the rows, so every
-    edge still lies between two observed values.
+    ``edges`` are the upper bin edges (thresholds). Exact: the midpoints between adjacent
+    distinct values. Quantile: the midpoints at the distinct values where the cumulative count
+    crosses ``k / max_bins`` of the rows, so every edge still lies between two observed
+    values. ``lo`` and ``hi`` are the smallest and largest training value in each bin.
     """
     values = values[~np.isnan(values)]
     distinct, counts = np.unique(values, return_counts=True)
     if len(distinct) < 2:
-        return np.empty(0, dtype=np.float64)
+        return np.empty(0, dtype=np.float64), distinct[:1].copy(), distinct[:1].copy()
     budget = resolve_max_bins(max_bins, len(values), len(distinct))
     if budget is None:
         cut_after = np.arange(len(distinct) - 1)
@@ -59,27 +60,19 @@ def numeric_edges(values: np.ndarray, max_bins="auto") -> np.ndarray:
         targets = len(values) * np.arange(1, budget) / budget
         cut_after = np.unique(np.searchsorted(cumulative, targets, side="left"))
         cut_after = cut_after[cut_after < len(distinct) - 1]
-    lo, hi = distinct[cut_after], distinct[cut_after + 1]
-    edges = lo + (hi - lo) / 2.0
+    below, above = distinct[cut_after], distinct[cut_after + 1]
+    edges = below + (above - below) / 2.0
     # Midpoint of two adjacent floats can round up to the upper value; keep x <= edge exact.
-    edges = np.where(edges >= hi, lo, edges)
-    return edges.astype(np.float64)
+    edges = np.where(edges >= above, below, edges).astype(np.float64)
+    # Bin b holds distinct[cut_after[b-1] + 1 : cut_after[b] + 1].
+    lo = distinct[np.concatenate([[0], cut_after + 1])]
+    hi = distinct[np.concatenate([cut_after, [len(distinct) - 1]])]
+    return edges, lo, hi
 
 
-def bin_ranges(values: np.ndarray, edges: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Smallest and largest training value in each bin (NaN for an empty bin)."""
-    distinct = np.unique(values[~np.isnan(values)])
-    codes = np.searchsorted(edges, distinct, side="left")
-    lo = np.full(len(edges) + 1, np.nan)
-    hi = np.full(len(edges) + 1, np.nan)
-    if len(distinct) == 0:
-        return lo, hi
-    # codes are sorted: each bin's run starts at its minimum and ends at its maximum.
-    bins, first = np.unique(codes, return_index=True)
-    last = np.append(first[1:], len(codes)) - 1
-    lo[bins] = distinct[first]
-    hi[bins] = distinct[last]
-    return lo, hi
+def numeric_edges(values: np.ndarray, max_bins="auto") -> np.ndarray:
+    """Upper bin edges (thresholds) of a numeric feature (see :func:`numeric_bins`)."""
+    return numeric_bins(values, max_bins)[0]
 
 
 @dataclass
@@ -144,8 +137,7 @@ def fit_bins(X: pd.DataFrame, schema: Schema, max_bins="auto") -> BinMapper:
     for j, feature in enumerate(schema.features):
         if feature.kind == NUMERIC:
             values = X.iloc[:, j].to_numpy(dtype=np.float64)
-            e = numeric_edges(values, max_bins)
-            low, high = bin_ranges(values, e)
+            e, low, high = numeric_bins(values, max_bins)
             edges.append(e)
             lo.append(low)
             hi.append(high)
