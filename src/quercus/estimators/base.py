@@ -14,8 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 from scipy.sparse import csr_matrix, issparse
-from sklearn.base import BaseEstimator
-from sklearn.utils import check_random_state
+from sklearn.base import BaseEstimator, clone
+from sklearn.utils import Bunch, check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from .._config import (
@@ -30,6 +30,7 @@ from ..binning import fit_bins
 from ..data.encode import align_frame, infer_schema
 from ..data.schema import NUMERIC as NUMERIC_KIND
 from ..data.schema import ORDINAL as ORDINAL_KIND
+from ..pruning import cost_complexity_path, prune_cost_complexity
 from ..tree import Tree
 from ..tree._grow import grow_tree
 from ..tree._predict import apply_rows, path_rows
@@ -50,6 +51,7 @@ class GrowthParams:
     max_leaf_nodes: int
     max_features: int
     seed: int
+    ccp_alpha: float
 
 
 def _check_int(name, value, low, allow_none=False):
@@ -73,6 +75,12 @@ def _size_param(name, value, total_weight, low_int):
     if isinstance(value, numbers.Real) and 0.0 < value <= 1.0:
         return math.ceil(value * total_weight)
     raise ValueError(f"{name} must be an integer >= {low_int} or a float in (0, 1], got {value!r}")
+
+
+def _check_ccp_alpha(value) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not value >= 0:
+        raise ValueError(f"ccp_alpha must be a number >= 0, got {value!r}")
+    return float(value)
 
 
 def _max_features(value, n_features):
@@ -228,6 +236,7 @@ class BaseDecisionTree(BaseEstimator):
             max_leaf_nodes=-1 if max_leaf is None else max_leaf,
             max_features=_max_features(self.max_features, n_features),
             seed=seed * 2654435761 % 2**63 + 1,
+            ccp_alpha=_check_ccp_alpha(self.ccp_alpha),
         )
 
     # -- growing --------------------------------------------------------------------------
@@ -274,11 +283,12 @@ class BaseDecisionTree(BaseEstimator):
             params.max_features,
             params.seed,
         )
-        self.tree_ = Tree.from_grown(
+        tree = Tree.from_grown(
             grown,
             regression=self._regression,
             median_leaves=params.criterion == CRITERIA["absolute_error"],
         )
+        self.tree_ = prune_cost_complexity(tree, params.ccp_alpha)
         self.max_features_ = params.max_features
         return self
 
@@ -297,6 +307,18 @@ class BaseDecisionTree(BaseEstimator):
         indptr, indices = path_rows(matrix, *self._tree_args(), self.tree_.max_depth + 1)
         data = np.ones(len(indices), dtype=np.int64)
         return csr_matrix((data, indices, indptr), shape=(len(matrix), self.tree_.node_count))
+
+    def cost_complexity_pruning_path(self, X, y, sample_weight=None):
+        """The minimal cost-complexity pruning path of the tree grown on ``X, y``.
+
+        Returns a :class:`sklearn.utils.Bunch` with ``ccp_alphas`` (the effective alphas,
+        0 first, increasing) and ``impurities`` (the total leaf impurity, weighted by the
+        leaves' share of the training weight, of the tree pruned at each alpha). This
+        estimator is not changed: the tree is grown on a copy without pruning.
+        """
+        unpruned = clone(self).set_params(ccp_alpha=0.0).fit(X, y, sample_weight=sample_weight)
+        alphas, impurities = cost_complexity_path(unpruned.tree_)
+        return Bunch(ccp_alphas=alphas, impurities=impurities)
 
     def get_depth(self) -> int:
         """Depth of the tree (the root alone has depth 0)."""

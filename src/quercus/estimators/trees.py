@@ -23,6 +23,10 @@ _COMMON_DOC = """
     min_impurity_decrease : float, default 0.0
         A split must decrease the impurity, weighted by the node's share of the samples, by at
         least this much.
+    ccp_alpha : float, default 0.0
+        Complexity parameter of CART's minimal cost-complexity pruning: after growing, weakest
+        links are pruned while their effective alpha is at most ``ccp_alpha`` (0: no pruning).
+        See ``cost_complexity_pruning_path``.
     max_leaf_nodes : int or None, default None
         Grow best-first, splitting the leaf of largest impurity decrease, up to this many
         leaves.
@@ -59,6 +63,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         min_samples_split=2,
         min_samples_leaf=1,
         min_impurity_decrease=0.0,
+        ccp_alpha=0.0,
         max_leaf_nodes=None,
         max_features=None,
         max_bins="auto",
@@ -73,6 +78,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         self.min_samples_split = min_samples_split
         self.min_samples_leaf = min_samples_leaf
         self.min_impurity_decrease = min_impurity_decrease
+        self.ccp_alpha = ccp_alpha
         self.max_leaf_nodes = max_leaf_nodes
         self.max_features = max_features
         self.max_bins = max_bins
@@ -128,6 +134,7 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         min_samples_split=2,
         min_samples_leaf=1,
         min_impurity_decrease=0.0,
+        ccp_alpha=0.0,
         max_leaf_nodes=None,
         max_features=None,
         max_bins="auto",
@@ -141,6 +148,7 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         self.min_samples_split = min_samples_split
         self.min_samples_leaf = min_samples_leaf
         self.min_impurity_decrease = min_impurity_decrease
+        self.ccp_alpha = ccp_alpha
         self.max_leaf_nodes = max_leaf_nodes
         self.max_features = max_features
         self.max_bins = max_bins
@@ -196,6 +204,7 @@ class ID3Classifier(DecisionTreeClassifier):
         min_samples_split=2,
         min_samples_leaf=1,
         min_impurity_decrease=0.0,
+        ccp_alpha=0.0,
         max_leaf_nodes=None,
         max_features=None,
         max_bins="auto",
@@ -211,6 +220,7 @@ class ID3Classifier(DecisionTreeClassifier):
             min_samples_split=min_samples_split,
             min_samples_leaf=min_samples_leaf,
             min_impurity_decrease=min_impurity_decrease,
+            ccp_alpha=ccp_alpha,
             max_leaf_nodes=max_leaf_nodes,
             max_features=max_features,
             max_bins=max_bins,
@@ -231,6 +241,7 @@ class C45Classifier(DecisionTreeClassifier):
         min_samples_split=2,
         min_samples_leaf=2,
         min_impurity_decrease=0.0,
+        ccp_alpha=0.0,
         max_leaf_nodes=None,
         max_features=None,
         max_bins="auto",
@@ -246,6 +257,7 @@ class C45Classifier(DecisionTreeClassifier):
             min_samples_split=min_samples_split,
             min_samples_leaf=min_samples_leaf,
             min_impurity_decrease=min_impurity_decrease,
+            ccp_alpha=ccp_alpha,
             max_leaf_nodes=max_leaf_nodes,
             max_features=max_features,
             max_bins=max_bins,
@@ -266,6 +278,7 @@ class CARTClassifier(DecisionTreeClassifier):
         min_samples_split=2,
         min_samples_leaf=1,
         min_impurity_decrease=0.0,
+        ccp_alpha=0.0,
         max_leaf_nodes=None,
         max_features=None,
         max_bins="auto",
@@ -281,6 +294,7 @@ class CARTClassifier(DecisionTreeClassifier):
             min_samples_split=min_samples_split,
             min_samples_leaf=min_samples_leaf,
             min_impurity_decrease=min_impurity_decrease,
+            ccp_alpha=ccp_alpha,
             max_leaf_nodes=max_leaf_nodes,
             max_features=max_features,
             max_bins=max_bins,
@@ -301,6 +315,7 @@ class CARTRegressor(DecisionTreeRegressor):
         min_samples_split=2,
         min_samples_leaf=1,
         min_impurity_decrease=0.0,
+        ccp_alpha=0.0,
         max_leaf_nodes=None,
         max_features=None,
         max_bins="auto",
@@ -315,6 +330,7 @@ class CARTRegressor(DecisionTreeRegressor):
             min_samples_split=min_samples_split,
             min_samples_leaf=min_samples_leaf,
             min_impurity_decrease=min_impurity_decrease,
+            ccp_alpha=ccp_alpha,
             max_leaf_nodes=max_leaf_nodes,
             max_features=max_features,
             max_bins=max_bins,

@@ -1,5 +1,14 @@
 """Pruning: functions from a fitted tree (and data) to a new, smaller tree."""
 
+from .cost_complexity import cost_complexity_path, prune_cost_complexity
 from .errors import added_errors, c45_deviate, pessimistic_errors
+from .subtree import collapse
 
-__all__ = ["added_errors", "c45_deviate", "pessimistic_errors"]
+__all__ = [
+    "added_errors",
+    "c45_deviate",
+    "collapse",
+    "cost_complexity_path",
+    "pessimistic_errors",
+    "prune_cost_complexity",
+]

@@ -1,0 +1,73 @@
+"""A new tree from a fitted one: keep some nodes, turn some into leaves (never in place)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._config import LEAF
+from ..tree import Tree
+
+
+def parents(tree: Tree) -> np.ndarray:
+    """Parent of every node (-1 for the root)."""
+    out = np.full(tree.node_count, -1, dtype=np.int64)
+    for node in np.flatnonzero(tree.kind != LEAF):
+        first = tree.child_start[node]
+        out[tree.children[first : first + tree.n_children[node]]] = node
+    return out
+
+
+def descendants(tree: Tree, node: int) -> list[int]:
+    """The nodes below ``node`` (not ``node`` itself)."""
+    out, stack = [], [node]
+    while stack:
+        current = stack.pop()
+        if tree.kind[current] != LEAF:
+            first = tree.child_start[current]
+            kids = tree.children[first : first + tree.n_children[current]].tolist()
+            out.extend(kids)
+            stack.extend(kids)
+    return out
+
+
+def collapse(tree: Tree, make_leaf: np.ndarray) -> Tree:
+    """The tree with every node in ``make_leaf`` turned into a leaf and its subtree dropped.
+
+    Nodes keep their relative order (so a preorder tree stays preorder); each new leaf keeps
+    the statistics it had as an inner node. Category tables map categories to child indexes,
+    which do not change, so they are kept as they are.
+    """
+    make_leaf = np.asarray(make_leaf, dtype=bool)
+    keep = np.ones(tree.node_count, dtype=bool)
+    for node in np.flatnonzero(make_leaf & (tree.kind != LEAF)):
+        if keep[node]:
+            keep[descendants(tree, node)] = False
+    new_id = np.cumsum(keep) - 1
+    old = np.flatnonzero(keep)
+    leaf = make_leaf[old] | (tree.kind[old] == LEAF)
+
+    counts = np.where(leaf, 0, tree.n_children[old])
+    child_start = np.cumsum(counts) - counts
+    children = np.empty(int(counts.sum()), dtype=np.int32)
+    for i in np.flatnonzero(~leaf):
+        first = tree.child_start[old[i]]
+        kids = tree.children[first : first + counts[i]]
+        children[child_start[i] : child_start[i] + counts[i]] = new_id[kids]
+    return Tree(
+        kind=np.where(leaf, LEAF, tree.kind[old]).astype(np.int8),
+        feature=np.where(leaf, -1, tree.feature[old]).astype(np.int32),
+        threshold=np.where(leaf, np.nan, tree.threshold[old]),
+        child_start=np.where(leaf, 0, child_start).astype(np.int32),
+        n_children=counts.astype(np.int32),
+        children=children,
+        cat_start=np.where(leaf, -1, tree.cat_start[old]).astype(np.int32),
+        cat_table=tree.cat_table.copy(),
+        missing_child=np.where(leaf, -1, tree.missing_child[old]).astype(np.int32),
+        value=tree.value[old].copy(),
+        impurity=tree.impurity[old].copy(),
+        n_node_samples=tree.n_node_samples[old].copy(),
+        weighted_n_node_samples=tree.weighted_n_node_samples[old].copy(),
+        depth=tree.depth[old].copy(),
+        median=None if tree.median is None else tree.median[old].copy(),
+        regression=tree.regression,
+    )
