@@ -182,7 +182,10 @@ class BaseDecisionTree(BaseEstimator):
                 column = int(np.flatnonzero(np.isinf(matrix).any(axis=0))[0])
                 raise ValueError(f"column {self.schema_.names[column]!r} has an infinite value")
             return matrix
-        typed = self._validate_X(X, reset=False)
+        return self._routing_matrix(self._validate_X(X, reset=False))
+
+    def _routing_matrix(self, typed: pd.DataFrame) -> np.ndarray:
+        """A typed frame as the float64 matrix that routing reads."""
         out = np.empty((len(typed), len(self.schema_.features)), dtype=np.float64)
         for j, feature in enumerate(self.schema_.features):
             column = typed.iloc[:, j]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 import pandas as pd
 from sklearn.base import ClassifierMixin, RegressorMixin
@@ -9,7 +11,17 @@ from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
+from ..criteria.measures import entropy_of_counts, error_of_counts, gini_of_counts
+from ..pruning import prune_pessimistic
 from .base import BaseDecisionTree
+
+_IMPURITY_OF_CRITERION = {
+    "gini": gini_of_counts,
+    "entropy": entropy_of_counts,
+    "information_gain": entropy_of_counts,
+    "gain_ratio": entropy_of_counts,
+    "misclassification": error_of_counts,
+}
 
 _COMMON_DOC = """
     max_depth : int or None, default None
@@ -27,6 +39,14 @@ _COMMON_DOC = """
         Complexity parameter of CART's minimal cost-complexity pruning: after growing, weakest
         links are pruned while their effective alpha is at most ``ccp_alpha`` (0: no pruning).
         See ``cost_complexity_pruning_path``.
+    pruning : {{None, 'pessimistic'}}, classifiers only
+        'pessimistic': C4.5's error-based pruning as Weka's J48 does it (collapse, then
+        bottom-up comparison of leaf, subtree and largest-branch error estimates at
+        ``confidence``, with subtree raising). Default of C45Classifier.
+    confidence : float, default 0.25
+        Confidence level of the pessimistic error estimates (J48's -C); lower prunes more.
+    subtree_raising : bool, default True
+        Let pessimistic pruning replace a node by its largest branch.
     max_leaf_nodes : int or None, default None
         Grow best-first, splitting the leaf of largest impurity decrease, up to this many
         leaves.
@@ -64,6 +84,9 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         min_samples_leaf=1,
         min_impurity_decrease=0.0,
         ccp_alpha=0.0,
+        pruning=None,
+        confidence=0.25,
+        subtree_raising=True,
         max_leaf_nodes=None,
         max_features=None,
         max_bins="auto",
@@ -79,6 +102,9 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         self.min_samples_leaf = min_samples_leaf
         self.min_impurity_decrease = min_impurity_decrease
         self.ccp_alpha = ccp_alpha
+        self.pruning = pruning
+        self.confidence = confidence
+        self.subtree_raising = subtree_raising
         self.max_leaf_nodes = max_leaf_nodes
         self.max_features = max_features
         self.max_bins = max_bins
@@ -98,7 +124,30 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         if self.class_weight is not None:
             w = w * compute_sample_weight(self.class_weight, y)
         y_value = np.zeros(len(y_class))
-        return self._grow(typed, y_class.astype(np.int32), y_value, w, self.n_classes_)
+        self._grow(typed, y_class.astype(np.int32), y_value, w, self.n_classes_)
+        if self.pruning == "pessimistic":
+            self._prune_pessimistic(typed, y_class, w)
+        elif self.pruning is not None:
+            raise ValueError(f"pruning must be None or 'pessimistic', got {self.pruning!r}")
+        return self
+
+    def _prune_pessimistic(self, typed, y_class, w):
+        if isinstance(self.confidence, bool) or not (
+            isinstance(self.confidence, numbers.Real) and 0.0 < self.confidence <= 0.5
+        ):
+            raise ValueError(f"confidence must be in (0, 0.5], got {self.confidence!r}")
+        keep = w > 0  # as in growing: a zero weight is an absent row
+        impurity = _IMPURITY_OF_CRITERION[self.criterion]
+        self.tree_ = prune_pessimistic(
+            self.tree_,
+            self._routing_matrix(typed[keep]),
+            y_class[keep],
+            w[keep],
+            self.n_classes_,
+            impurity,
+            confidence=float(self.confidence),
+            subtree_raising=bool(self.subtree_raising),
+        )
 
     def predict_proba(self, X) -> np.ndarray:
         """Class probabilities: the training class distribution of each sample's leaf."""
@@ -205,6 +254,9 @@ class ID3Classifier(DecisionTreeClassifier):
         min_samples_leaf=1,
         min_impurity_decrease=0.0,
         ccp_alpha=0.0,
+        pruning=None,
+        confidence=0.25,
+        subtree_raising=True,
         max_leaf_nodes=None,
         max_features=None,
         max_bins="auto",
@@ -221,6 +273,9 @@ class ID3Classifier(DecisionTreeClassifier):
             min_samples_leaf=min_samples_leaf,
             min_impurity_decrease=min_impurity_decrease,
             ccp_alpha=ccp_alpha,
+            pruning=pruning,
+            confidence=confidence,
+            subtree_raising=subtree_raising,
             max_leaf_nodes=max_leaf_nodes,
             max_features=max_features,
             max_bins=max_bins,
@@ -242,6 +297,9 @@ class C45Classifier(DecisionTreeClassifier):
         min_samples_leaf=2,
         min_impurity_decrease=0.0,
         ccp_alpha=0.0,
+        pruning="pessimistic",
+        confidence=0.25,
+        subtree_raising=True,
         max_leaf_nodes=None,
         max_features=None,
         max_bins="auto",
@@ -258,6 +316,9 @@ class C45Classifier(DecisionTreeClassifier):
             min_samples_leaf=min_samples_leaf,
             min_impurity_decrease=min_impurity_decrease,
             ccp_alpha=ccp_alpha,
+            pruning=pruning,
+            confidence=confidence,
+            subtree_raising=subtree_raising,
             max_leaf_nodes=max_leaf_nodes,
             max_features=max_features,
             max_bins=max_bins,
@@ -279,6 +340,9 @@ class CARTClassifier(DecisionTreeClassifier):
         min_samples_leaf=1,
         min_impurity_decrease=0.0,
         ccp_alpha=0.0,
+        pruning=None,
+        confidence=0.25,
+        subtree_raising=True,
         max_leaf_nodes=None,
         max_features=None,
         max_bins="auto",
@@ -295,6 +359,9 @@ class CARTClassifier(DecisionTreeClassifier):
             min_samples_leaf=min_samples_leaf,
             min_impurity_decrease=min_impurity_decrease,
             ccp_alpha=ccp_alpha,
+            pruning=pruning,
+            confidence=confidence,
+            subtree_raising=subtree_raising,
             max_leaf_nodes=max_leaf_nodes,
             max_features=max_features,
             max_bins=max_bins,

@@ -2,6 +2,7 @@
 
 from .cost_complexity import cost_complexity_path, prune_cost_complexity
 from .errors import added_errors, c45_deviate, pessimistic_errors
+from .pessimistic import prune_pessimistic
 from .subtree import collapse
 
 __all__ = [
@@ -11,4 +12,5 @@ __all__ = [
     "cost_complexity_path",
     "pessimistic_errors",
     "prune_cost_complexity",
+    "prune_pessimistic",
 ]

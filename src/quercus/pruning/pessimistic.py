@@ -1,0 +1,227 @@
+"""C4.5's error-based (pessimistic) pruning, with subtree raising, as Weka's J48 does it.
+
+Bottom-up, each inner node compares three estimates of the errors it would make on its own
+training cases, each leaf counting ``e + added_errors(n, e)`` (``e`` = cases not of the
+leaf's majority class among the ``n`` that reach it):
+
+- as a leaf;
+- as the subtree it is now (its children already pruned);
+- replaced by its largest branch (the child with the most training weight), with all of the
+  node's cases sent down that branch's structure.
+
+It becomes a leaf if that estimate is within 0.1 of both others; otherwise, with subtree
+raising, the largest branch takes its place when within 0.1 of the subtree (the node's cases
+are then redistributed through the raised structure and the node is pruned again).
+
+The cases are routed as prediction routes them (a missing value follows the node's missing
+branch). The result is a new tree whose statistics are recomputed from the cases.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._config import LEAF, NUMERIC_SPLIT
+from ..tree import Tree
+from .errors import pessimistic_errors
+
+_SLACK = 0.1  # C4.5 and J48 prefer the simpler tree unless it is worse by more than this
+_EQ = 1e-6  # J48's tolerance in its <= comparisons
+
+
+@dataclass
+class _Cases:
+    X: np.ndarray  # float64 routing matrix (category codes for nominal columns)
+    y: np.ndarray  # class codes
+    w: np.ndarray  # weights
+    n_classes: int
+
+
+def _child_of_rows(tree: Tree, split: int, X: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """Child index (within ``split``'s children) of each of ``rows`` at node ``split``."""
+    v = X[rows, tree.feature[split]]
+    missing = np.isnan(v)
+    if tree.kind[split] == NUMERIC_SPLIT:
+        child = (v > tree.threshold[split]).astype(np.int64)
+    else:
+        codes = np.where(missing, 0, v).astype(np.int64)
+        child = tree.cat_table[tree.cat_start[split] + codes].astype(np.int64)
+    child[missing] = tree.missing_child[split]
+    return child
+
+
+class _Pruner:
+    def __init__(self, tree: Tree, cases: _Cases, confidence: float, raising: bool, variant):
+        self.tree = tree
+        self.cases = cases
+        self.cf = confidence
+        self.raising = raising
+        self.variant = variant
+        # The structure being pruned: for every node, whose split it uses and its children.
+        self.split_of = np.arange(tree.node_count)
+        self.kids: dict[int, list[int]] = {}
+        for node in np.flatnonzero(tree.kind != LEAF):
+            first = tree.child_start[node]
+            self.kids[int(node)] = tree.children[first : first + tree.n_children[node]].tolist()
+
+    # -- estimates ---------------------------------------------------------------------
+
+    def _distribution(self, rows):
+        c = self.cases
+        return np.bincount(c.y[rows], weights=c.w[rows], minlength=c.n_classes)
+
+    def _leaf_errors(self, rows) -> float:
+        dist = self._distribution(rows)
+        total = dist.sum()
+        if total <= 0:
+            return 0.0
+        return pessimistic_errors(total, total - dist.max(), self.cf, self.variant)
+
+    def _route(self, node, rows):
+        child = _child_of_rows(self.tree, self.split_of[node], self.cases.X, rows)
+        return [rows[child == k] for k in range(len(self.kids[node]))]
+
+    def _subtree_errors(self, node, rows) -> float:
+        """Estimated errors of the structure below ``node`` with ``rows`` sent through it."""
+        if node not in self.kids:
+            return self._leaf_errors(rows)
+        return sum(
+            self._subtree_errors(kid, part)
+            for kid, part in zip(self.kids[node], self._route(node, rows), strict=True)
+        )
+
+    # -- pruning -----------------------------------------------------------------------
+
+    def _training_errors(self, node, rows) -> float:
+        if node not in self.kids:
+            dist = self._distribution(rows)
+            return dist.sum() - dist.max() if len(rows) else 0.0
+        return sum(
+            self._training_errors(kid, part)
+            for kid, part in zip(self.kids[node], self._route(node, rows), strict=True)
+        )
+
+    def collapse(self, node, rows) -> None:
+        """J48's collapse: a subtree that makes as many training errors as its root would
+        alone (within 1e-3) becomes a leaf."""
+        if node not in self.kids:
+            return
+        dist = self._distribution(rows)
+        if self._training_errors(node, rows) >= dist.sum() - dist.max() - 1e-3:
+            del self.kids[node]
+            return
+        for kid, part in zip(self.kids[node], self._route(node, rows), strict=True):
+            self.collapse(kid, part)
+
+    def prune(self, node, rows) -> None:
+        if node not in self.kids:
+            return
+        parts = self._route(node, rows)
+        for kid, part in zip(self.kids[node], parts, strict=True):
+            self.prune(kid, part)
+        weights = [self.cases.w[part].sum() for part in parts]
+        largest = int(np.argmax(weights))  # the first of equal branches, as J48
+        branch = self.kids[node][largest]
+        as_leaf = self._leaf_errors(rows)
+        as_tree = self._subtree_errors(node, rows)
+        as_branch = self._subtree_errors(branch, rows)
+        if as_leaf <= as_tree + _SLACK + _EQ and as_leaf <= as_branch + _SLACK + _EQ:
+            del self.kids[node]
+            return
+        if self.raising and as_branch <= as_tree + _SLACK + _EQ:
+            if branch in self.kids:
+                self.kids[node] = self.kids[branch]
+                self.split_of[node] = self.split_of[branch]
+            else:
+                del self.kids[node]
+            self.prune(node, rows)
+
+    # -- the new tree --------------------------------------------------------------------
+
+    def build(self, impurity) -> Tree:
+        t, c = self.tree, self.cases
+        order: list[tuple[int, int, np.ndarray]] = []  # (node, depth, rows) in preorder
+        stack = [(0, 0, np.arange(len(c.y)))]
+        while stack:
+            node, depth, rows = stack.pop()
+            order.append((node, depth, rows))
+            if node in self.kids:
+                parts = self._route(node, rows)
+                for kid, part in reversed(list(zip(self.kids[node], parts, strict=True))):
+                    stack.append((kid, depth + 1, part))
+        new_id = {node: i for i, (node, _, _) in enumerate(order)}
+        n = len(order)
+        kind = np.zeros(n, dtype=np.int8)
+        feature = np.full(n, -1, dtype=np.int32)
+        threshold = np.full(n, np.nan)
+        child_start = np.zeros(n, dtype=np.int32)
+        n_children = np.zeros(n, dtype=np.int32)
+        cat_start = np.full(n, -1, dtype=np.int32)
+        missing_child = np.full(n, -1, dtype=np.int32)
+        value = np.zeros((n, c.n_classes))
+        depth_out = np.zeros(n, dtype=np.int32)
+        n_samples = np.zeros(n, dtype=np.int32)
+        children: list[int] = []
+        for i, (node, depth, rows) in enumerate(order):
+            value[i] = self._distribution(rows)
+            n_samples[i] = len(rows)
+            depth_out[i] = depth
+            if node in self.kids:
+                split = self.split_of[node]
+                kind[i] = t.kind[split]
+                feature[i] = t.feature[split]
+                threshold[i] = t.threshold[split]
+                cat_start[i] = t.cat_start[split]
+                missing_child[i] = t.missing_child[split]
+                child_start[i] = len(children)
+                n_children[i] = len(self.kids[node])
+                children.extend(new_id[k] for k in self.kids[node])
+        weights = value.sum(axis=1)
+        return Tree(
+            kind=kind,
+            feature=feature,
+            threshold=threshold,
+            child_start=child_start,
+            n_children=n_children,
+            children=np.asarray(children, dtype=np.int32),
+            cat_start=cat_start,
+            cat_table=t.cat_table.copy(),
+            missing_child=missing_child,
+            value=value,
+            impurity=np.array([impurity(v) for v in value]),
+            n_node_samples=n_samples,
+            weighted_n_node_samples=weights,
+            depth=depth_out,
+        )
+
+
+def prune_pessimistic(
+    tree: Tree,
+    X: np.ndarray,
+    y: np.ndarray,
+    w: np.ndarray,
+    n_classes: int,
+    impurity,
+    *,
+    confidence: float = 0.25,
+    subtree_raising: bool = True,
+    collapse: bool = True,
+    variant: str = "j48",
+) -> Tree:
+    """C4.5's pessimistic pruning of a classification tree grown on ``X, y, w`` (new tree).
+
+    ``X`` is the routing matrix of the training cases (numbers, or category codes for nominal
+    features), ``y`` their class codes and ``w`` their weights; ``impurity`` maps a class
+    distribution to the impurity recorded for a node. ``collapse`` first turns into leaves
+    the subtrees that do not reduce the training errors (J48's default).
+    """
+    if tree.regression:
+        raise ValueError("pessimistic pruning is for classification trees")
+    pruner = _Pruner(tree, _Cases(X, y, w, n_classes), confidence, subtree_raising, variant)
+    rows = np.arange(len(y))
+    if collapse:
+        pruner.collapse(0, rows)
+    pruner.prune(0, rows)
+    return pruner.build(impurity)
