@@ -7,13 +7,17 @@ import numbers
 import numpy as np
 import pandas as pd
 from sklearn.base import ClassifierMixin, RegressorMixin
+from sklearn.model_selection import train_test_split
 from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from ..criteria.measures import entropy_of_counts, error_of_counts, gini_of_counts
-from ..pruning import prune_pessimistic
+from ..pruning import prune_pessimistic, prune_reduced_error
+from ..tree._predict import apply_rows
 from .base import BaseDecisionTree
+
+_PRUNING = (None, "pessimistic", "reduced_error")
 
 _IMPURITY_OF_CRITERION = {
     "gini": gini_of_counts,
@@ -39,14 +43,20 @@ _COMMON_DOC = """
         Complexity parameter of CART's minimal cost-complexity pruning: after growing, weakest
         links are pruned while their effective alpha is at most ``ccp_alpha`` (0: no pruning).
         See ``cost_complexity_pruning_path``.
-    pruning : {{None, 'pessimistic'}}, classifiers only
+    pruning : {{None, 'pessimistic', 'reduced_error'}}, classifiers only
         'pessimistic': C4.5's error-based pruning as Weka's J48 does it (collapse, then
         bottom-up comparison of leaf, subtree and largest-branch error estimates at
         ``confidence``, with subtree raising). Default of C45Classifier.
+        'reduced_error': grow on all but a held-out ``validation_fraction`` (or on all of
+        ``X`` when ``fit`` gets ``X_val, y_val``), then repeatedly replace by a leaf the node
+        whose replacement most increases validation accuracy, while none decreases it.
     confidence : float, default 0.25
         Confidence level of the pessimistic error estimates (J48's -C); lower prunes more.
     subtree_raising : bool, default True
         Let pessimistic pruning replace a node by its largest branch.
+    validation_fraction : float, default 0.25
+        Share of the training cases held out (stratified, seeded by ``random_state``) for
+        reduced-error pruning.
     max_leaf_nodes : int or None, default None
         Grow best-first, splitting the leaf of largest impurity decrease, up to this many
         leaves.
@@ -87,6 +97,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         pruning=None,
         confidence=0.25,
         subtree_raising=True,
+        validation_fraction=0.25,
         max_leaf_nodes=None,
         max_features=None,
         max_bins="auto",
@@ -105,6 +116,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         self.pruning = pruning
         self.confidence = confidence
         self.subtree_raising = subtree_raising
+        self.validation_fraction = validation_fraction
         self.max_leaf_nodes = max_leaf_nodes
         self.max_features = max_features
         self.max_bins = max_bins
@@ -113,8 +125,14 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         self.ordinal_features = ordinal_features
         self.random_state = random_state
 
-    def fit(self, X, y, sample_weight=None):
-        """Grow the tree on features ``X`` (DataFrame or array) and class labels ``y``."""
+    def fit(self, X, y, sample_weight=None, X_val=None, y_val=None):
+        """Grow the tree on features ``X`` (DataFrame or array) and class labels ``y``.
+
+        ``X_val, y_val``: validation cases for ``pruning='reduced_error'`` (by default a
+        stratified ``validation_fraction`` of ``X, y`` is held out instead).
+        """
+        if self.pruning not in _PRUNING:
+            raise ValueError(f"pruning must be one of {_PRUNING}, got {self.pruning!r}")
         typed = self._validate_X(X, reset=True)
         y = _as_1d(y, len(typed))
         check_classification_targets(y)
@@ -123,13 +141,51 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         w = self._check_sample_weight(sample_weight, len(y_class))
         if self.class_weight is not None:
             w = w * compute_sample_weight(self.class_weight, y)
+        validation = None
+        if self.pruning == "reduced_error":
+            typed, y_class, w, validation = self._hold_out(typed, y_class, w, X_val, y_val)
         y_value = np.zeros(len(y_class))
         self._grow(typed, y_class.astype(np.int32), y_value, w, self.n_classes_)
         if self.pruning == "pessimistic":
             self._prune_pessimistic(typed, y_class, w)
-        elif self.pruning is not None:
-            raise ValueError(f"pruning must be None or 'pessimistic', got {self.pruning!r}")
+        elif self.pruning == "reduced_error":
+            val_typed, val_class, val_w = validation
+            leaves = apply_rows(self._routing_matrix(val_typed), *self._tree_args())
+            self.tree_ = prune_reduced_error(self.tree_, leaves, val_class, val_w)
         return self
+
+    def _hold_out(self, typed, y_class, w, X_val, y_val):
+        """Split off the validation cases of reduced-error pruning."""
+        if X_val is not None:
+            if y_val is None:
+                raise ValueError("X_val needs y_val")
+            val_typed = self._validate_X(X_val, reset=False)
+            labels = _as_1d(y_val, len(val_typed))
+            index = {c: i for i, c in enumerate(self.classes_.tolist())}
+            unknown = [v for v in labels.tolist() if v not in index]
+            if unknown:
+                raise ValueError(f"y_val has a class not seen in y: {unknown[0]!r}")
+            val_class = np.array([index[v] for v in labels.tolist()], dtype=np.int64)
+            return typed, y_class, w, (val_typed, val_class, np.ones(len(val_class)))
+        fraction = self.validation_fraction
+        if isinstance(fraction, bool) or not (
+            isinstance(fraction, numbers.Real) and 0.0 < fraction < 1.0
+        ):
+            raise ValueError(f"validation_fraction must be in (0, 1), got {fraction!r}")
+        rows = np.arange(len(y_class))
+        counts = np.bincount(y_class)
+        stratify = y_class if counts[counts > 0].min() >= 2 else None
+        grow_rows, val_rows = train_test_split(
+            rows, test_size=fraction, random_state=self.random_state, stratify=stratify
+        )
+        grow_rows.sort()
+        val_rows.sort()
+        return (
+            typed.iloc[grow_rows],
+            y_class[grow_rows],
+            w[grow_rows],
+            (typed.iloc[val_rows], y_class[val_rows], w[val_rows]),
+        )
 
     def _prune_pessimistic(self, typed, y_class, w):
         if isinstance(self.confidence, bool) or not (
@@ -257,6 +313,7 @@ class ID3Classifier(DecisionTreeClassifier):
         pruning=None,
         confidence=0.25,
         subtree_raising=True,
+        validation_fraction=0.25,
         max_leaf_nodes=None,
         max_features=None,
         max_bins="auto",
@@ -276,6 +333,7 @@ class ID3Classifier(DecisionTreeClassifier):
             pruning=pruning,
             confidence=confidence,
             subtree_raising=subtree_raising,
+            validation_fraction=validation_fraction,
             max_leaf_nodes=max_leaf_nodes,
             max_features=max_features,
             max_bins=max_bins,
@@ -300,6 +358,7 @@ class C45Classifier(DecisionTreeClassifier):
         pruning="pessimistic",
         confidence=0.25,
         subtree_raising=True,
+        validation_fraction=0.25,
         max_leaf_nodes=None,
         max_features=None,
         max_bins="auto",
@@ -319,6 +378,7 @@ class C45Classifier(DecisionTreeClassifier):
             pruning=pruning,
             confidence=confidence,
             subtree_raising=subtree_raising,
+            validation_fraction=validation_fraction,
             max_leaf_nodes=max_leaf_nodes,
             max_features=max_features,
             max_bins=max_bins,
@@ -343,6 +403,7 @@ class CARTClassifier(DecisionTreeClassifier):
         pruning=None,
         confidence=0.25,
         subtree_raising=True,
+        validation_fraction=0.25,
         max_leaf_nodes=None,
         max_features=None,
         max_bins="auto",
@@ -362,6 +423,7 @@ class CARTClassifier(DecisionTreeClassifier):
             pruning=pruning,
             confidence=confidence,
             subtree_raising=subtree_raising,
+            validation_fraction=validation_fraction,
             max_leaf_nodes=max_leaf_nodes,
             max_features=max_features,
             max_bins=max_bins,

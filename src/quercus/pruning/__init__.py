@@ -3,6 +3,7 @@
 from .cost_complexity import cost_complexity_path, prune_cost_complexity
 from .errors import added_errors, c45_deviate, pessimistic_errors
 from .pessimistic import prune_pessimistic
+from .reduced_error import prune_reduced_error
 from .subtree import collapse
 
 __all__ = [
@@ -13,4 +14,5 @@ __all__ = [
     "pessimistic_errors",
     "prune_cost_complexity",
     "prune_pessimistic",
+    "prune_reduced_error",
 ]
