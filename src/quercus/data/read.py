@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from .._config import MISSING_STRINGS
+from .c45 import read_c45
 from .errors import DataError, DataWarning
 from .schema import NOMINAL, NUMERIC, Schema, check_column_names, type_frame
 
@@ -51,6 +52,9 @@ _FORMATS = {
     ".arff": "arff",
     ".parquet": "parquet",
     ".pq": "parquet",
+    ".names": "c45",
+    ".data": "c45",
+    ".test": "c45",
 }
 _COMPRESSIONS = (".gz", ".bz2", ".xz", ".zip", ".zst")
 
@@ -65,7 +69,7 @@ def detect_format(path: str | os.PathLike) -> str:
     if fmt is None:
         raise DataError(
             f"{path}: unknown file type {Path(name).suffix or '(none)'!r}; "
-            "give format='csv', 'tsv', 'arff' or 'parquet'",
+            "give format='csv', 'tsv', 'arff', 'parquet' or 'c45'",
             source=str(path),
         )
     return fmt
@@ -86,7 +90,8 @@ def read_table(
     Parameters
     ----------
     source : path, pandas.DataFrame or numpy.ndarray
-        A CSV/TSV (optionally compressed), ARFF or Parquet file, or data in memory.
+        A CSV/TSV (optionally compressed), ARFF or Parquet file, C4.5's ``.names`` with
+        ``.data`` (or a ``.data``/``.test`` file beside its ``.names``), or data in memory.
     target : str, int, bool or None, default None
         The target column, by name or position. ``None`` takes the last column (the
         convention of Weka and of the data sets shipped with quercus); ``False`` reads a
@@ -95,7 +100,7 @@ def read_table(
         Columns to treat as nominal whatever they look like (for example numeric codes).
     ordinal : mapping of column -> list of levels, optional
         Ordinal columns with their levels from lowest to highest.
-    format : {'csv', 'tsv', 'arff', 'parquet'}, optional
+    format : {'csv', 'tsv', 'arff', 'parquet', 'c45'}, optional
         File format; by default taken from the file name.
     columns : list of str, optional
         Column names for a NumPy array (default ``x0, x1, ...``).
@@ -179,6 +184,9 @@ def _load(source, *, format, columns, sep, nominal):
             return frame, path, declared
         if fmt == "parquet":
             return _read_parquet(path), path, []
+        if fmt == "c45":
+            frame, nominal, _ = read_c45(path)
+            return frame, path, nominal
     except UnicodeDecodeError as exc:
         raise DataError(
             f"{path}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at position {exc.start}); "
