@@ -43,14 +43,16 @@ def test_leaf_versus_subtree_rule(counts, pruned):
 
 
 def test_pruning_shrinks_and_confidence_orders():
+    # Midpoint thresholds without C4.5's MDL cost, so that a large tree is grown to prune
+    # (with the cost, C4.5 grows only 2 leaves here: every gain below the root is smaller).
     X, y = make_classification(2000, 8, flip_y=0.15, random_state=0)
-    grown = quercus.C45Classifier(pruning=None).fit(X, y)
+    grown = quercus.C45Classifier(pruning=None, c45_thresholds=False).fit(X, y)
     leaves = {
-        cf: quercus.C45Classifier(confidence=cf).fit(X, y).get_n_leaves()
+        cf: quercus.C45Classifier(confidence=cf, c45_thresholds=False).fit(X, y).get_n_leaves()
         for cf in (0.05, 0.25, 0.5)
     }
     assert leaves[0.05] <= leaves[0.25] <= leaves[0.5] < grown.get_n_leaves()
-    pruned = quercus.C45Classifier().fit(X, y)
+    pruned = quercus.C45Classifier(c45_thresholds=False).fit(X, y)
     assert pruned.score(X, y) <= grown.score(X, y)
     # Statistics are recomputed from the training cases: they add up at every node.
     t = pruned.tree_

@@ -211,6 +211,10 @@ class BaseDecisionTree(BaseEstimator):
             raise ValueError("Negative values in data passed to sample_weight")
         return w.copy()
 
+    def _c45_thresholds(self) -> bool:
+        """Whether C4.5's rules for continuous attributes apply (classifiers that ask)."""
+        return not self._regression and bool(getattr(self, "c45_thresholds", False))
+
     def _growth_params(self, n_features: int, total_weight: float) -> GrowthParams:
         allowed = REGRESSION_CRITERIA if self._regression else CLASSIFICATION_CRITERIA
         if self.criterion not in allowed:
@@ -285,6 +289,7 @@ class BaseDecisionTree(BaseEstimator):
             params.max_leaf_nodes,
             params.max_features,
             params.seed,
+            n_stats if self._c45_thresholds() else 0,
         )
         tree = Tree.from_grown(
             grown,

@@ -15,6 +15,7 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 from ..criteria.measures import entropy_of_counts, error_of_counts, gini_of_counts
 from ..pruning import prune_pessimistic, prune_reduced_error
 from ..tree._predict import apply_rows
+from ..tree.thresholds import thresholds_at_training_values
 from .base import BaseDecisionTree
 
 _PRUNING = (None, "pessimistic", "reduced_error")
@@ -57,6 +58,11 @@ _COMMON_DOC = """
     validation_fraction : float, default 0.25
         Share of the training cases held out (stratified, seeded by ``random_state``) for
         reduced-error pruning.
+    c45_thresholds : bool, classifiers only (default True for C45Classifier)
+        C4.5's rules for numeric attributes, as J48 applies them: a cut needs
+        ``0.1 * known weight / classes`` (within ``[min_samples_leaf, 25]``) on each side,
+        its gain pays ``log2(candidate cuts) / node weight``, and the threshold is moved down
+        to the largest training value at or below the midpoint.
     max_leaf_nodes : int or None, default None
         Grow best-first, splitting the leaf of largest impurity decrease, up to this many
         leaves.
@@ -98,6 +104,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         confidence=0.25,
         subtree_raising=True,
         validation_fraction=0.25,
+        c45_thresholds=False,
         max_leaf_nodes=None,
         max_features=None,
         max_bins="auto",
@@ -117,6 +124,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         self.confidence = confidence
         self.subtree_raising = subtree_raising
         self.validation_fraction = validation_fraction
+        self.c45_thresholds = c45_thresholds
         self.max_leaf_nodes = max_leaf_nodes
         self.max_features = max_features
         self.max_bins = max_bins
@@ -146,6 +154,8 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
             typed, y_class, w, validation = self._hold_out(typed, y_class, w, X_val, y_val)
         y_value = np.zeros(len(y_class))
         self._grow(typed, y_class.astype(np.int32), y_value, w, self.n_classes_)
+        if self._c45_thresholds():
+            self.tree_ = thresholds_at_training_values(self.tree_, self.schema_, typed[w > 0])
         if self.pruning == "pessimistic":
             self._prune_pessimistic(typed, y_class, w)
         elif self.pruning == "reduced_error":
@@ -314,6 +324,7 @@ class ID3Classifier(DecisionTreeClassifier):
         confidence=0.25,
         subtree_raising=True,
         validation_fraction=0.25,
+        c45_thresholds=False,
         max_leaf_nodes=None,
         max_features=None,
         max_bins="auto",
@@ -334,6 +345,7 @@ class ID3Classifier(DecisionTreeClassifier):
             confidence=confidence,
             subtree_raising=subtree_raising,
             validation_fraction=validation_fraction,
+            c45_thresholds=c45_thresholds,
             max_leaf_nodes=max_leaf_nodes,
             max_features=max_features,
             max_bins=max_bins,
@@ -359,6 +371,7 @@ class C45Classifier(DecisionTreeClassifier):
         confidence=0.25,
         subtree_raising=True,
         validation_fraction=0.25,
+        c45_thresholds=True,
         max_leaf_nodes=None,
         max_features=None,
         max_bins="auto",
@@ -379,6 +392,7 @@ class C45Classifier(DecisionTreeClassifier):
             confidence=confidence,
             subtree_raising=subtree_raising,
             validation_fraction=validation_fraction,
+            c45_thresholds=c45_thresholds,
             max_leaf_nodes=max_leaf_nodes,
             max_features=max_features,
             max_bins=max_bins,
@@ -404,6 +418,7 @@ class CARTClassifier(DecisionTreeClassifier):
         confidence=0.25,
         subtree_raising=True,
         validation_fraction=0.25,
+        c45_thresholds=False,
         max_leaf_nodes=None,
         max_features=None,
         max_bins="auto",
@@ -424,6 +439,7 @@ class CARTClassifier(DecisionTreeClassifier):
             confidence=confidence,
             subtree_raising=subtree_raising,
             validation_fraction=validation_fraction,
+            c45_thresholds=c45_thresholds,
             max_leaf_nodes=max_leaf_nodes,
             max_features=max_features,
             max_bins=max_bins,

@@ -102,7 +102,9 @@ def _side_score(acc, i, w, criterion, regression):
 
 
 @njit(inline="always")
-def scan_threshold(present, stats, n_present, missing, criterion, regression, min_leaf):
+def scan_threshold(
+    present, stats, n_present, missing, criterion, regression, min_leaf, c45_classes=0
+):
     """Best binary cut "code <= present[i]" over ordered bins.
 
     ``missing`` is a stats array whose row 0 holds the rows with a missing value. Returns
@@ -111,6 +113,11 @@ def scan_threshold(present, stats, n_present, missing, criterion, regression, mi
     no cut is admissible) and the split information of the cut (missing rows count as a third
     branch). Both sides need weight >= ``min_leaf``. Ties keep the lowest cut. The scan ranks
     cuts by a cheap proxy (:func:`_side_score`); the exact gain is computed for the winner.
+
+    ``c45_classes`` > 0 applies C4.5's rules for continuous attributes (J48's form), with that
+    many classes: both sides need ``0.1 * known weight / classes`` clipped to
+    ``[min_leaf, 25]``, and the gain pays ``log2(admissible cuts) / node weight`` (the MDL
+    cost of choosing a threshold); an attribute left with no positive gain has no cut.
     """
     n_stats = stats.shape[1]
     acc = np.zeros((3, n_stats))  # rows: all known, left, right
@@ -121,8 +128,11 @@ def scan_threshold(present, stats, n_present, missing, criterion, regression, mi
     w_missing = stats_weight(missing, 0, regression)
     if n_present < 2 or w_known <= 0.0:
         return -1.0, -1, 0.0
+    if c45_classes > 0:
+        min_leaf = min(max(0.1 * w_known / c45_classes, min_leaf), 25.0)
     best_score = 0.0
     best_i = -1
+    n_admissible = 0
     for i in range(n_present - 1):
         for k in range(n_stats):
             acc[1, k] += stats[i, k]
@@ -131,6 +141,7 @@ def scan_threshold(present, stats, n_present, missing, criterion, regression, mi
         wr = w_known - wl
         if wl < min_leaf or wr < min_leaf or wl <= 0.0 or wr <= 0.0:
             continue
+        n_admissible += 1
         score = _side_score(acc, 1, wl, criterion, regression) + _side_score(
             acc, 2, wr, criterion, regression
         )
@@ -155,6 +166,10 @@ def scan_threshold(present, stats, n_present, missing, criterion, regression, mi
     ) / w_known
     w_all = w_known + w_missing
     gain = (impurity(acc, 0, criterion, regression) - after) * w_known / w_all
+    if c45_classes > 0:
+        gain -= math.log2(n_admissible) / w_all
+        if gain <= 0.0:
+            return -1.0, -1, 0.0
     split_info = math.log2(w_all) - (_xlog2x(wl) + _xlog2x(wr) + _xlog2x(w_missing)) / w_all
     return gain, best_i, split_info
 

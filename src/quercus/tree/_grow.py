@@ -123,6 +123,7 @@ def _evaluate_feature(
     order_buf,
     code_buf,
     order_out,
+    c45_classes,
 ):
     """Best split of one feature at a node: ``(gain, cut, split_info, n_order)``.
 
@@ -162,7 +163,14 @@ def _evaluate_feature(
         order_out[:n_present] = order
         return gain, cut, info, n_present
     gain, cut, info = scan_threshold(
-        present, stats, n_present, missing, criterion, regression, min_leaf
+        present,
+        stats,
+        n_present,
+        missing,
+        criterion,
+        regression,
+        min_leaf,
+        c45_classes if kind == NUMERIC else 0,
     )
     return gain, cut, info, 0
 
@@ -236,13 +244,15 @@ def grow_tree(
     max_leaf_nodes,
     max_features,
     seed,
+    c45_classes,
 ):
     """Grow a tree; ``data``, ``y_class``, ``y_value`` and ``w`` are reordered in place.
 
     ``kinds[f]`` is NUMERIC, NOMINAL or ORDINAL; ``bin_lo``/``bin_hi`` give the smallest and
     largest training value of each numeric bin (for real-valued thresholds). ``max_depth`` and
-    ``max_leaf_nodes`` are -1 for no limit. Returns the node arrays trimmed to size:
-    ``(inodes, fnodes, values, children, cat_table)``.
+    ``max_leaf_nodes`` are -1 for no limit; ``c45_classes`` > 0 applies C4.5's rules for
+    continuous attributes (see :func:`~quercus.splitting._scan.scan_threshold`). Returns the
+    node arrays trimmed to size: ``(inodes, fnodes, values, children, cat_table)``.
     """
     n, p = data.shape
     cap = 64
@@ -433,6 +443,7 @@ def grow_tree(
                         order_buf,
                         code_buf,
                         subset_order,
+                        c45_classes,
                     )
                 feat_gain[j] = gain
                 feat_cut[j] = cut

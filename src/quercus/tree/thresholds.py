@@ -1,0 +1,29 @@
+"""Thresholds placed as C4.5 places them: at a training value rather than a midpoint."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pandas as pd
+
+from .._config import NUMERIC_SPLIT
+from ..data.schema import NUMERIC, Schema
+from .arrays import Tree
+
+
+def thresholds_at_training_values(tree: Tree, schema: Schema, X: pd.DataFrame) -> Tree:
+    """The tree with each numeric threshold moved down to the largest training value of its
+    feature at or below it (C4.5 and J48 print and test ``x <= value``). No training value
+    lies between the old and the new threshold, so every training case goes the same way."""
+    threshold = tree.threshold.copy()
+    nodes = np.flatnonzero(tree.kind == NUMERIC_SPLIT)
+    for f in np.unique(tree.feature[nodes]):
+        if schema.features[f].kind != NUMERIC:
+            continue  # ordinal thresholds sit between level codes
+        values = np.unique(X.iloc[:, f].to_numpy(dtype=np.float64))
+        values = values[~np.isnan(values)]
+        at = nodes[tree.feature[nodes] == f]
+        index = np.searchsorted(values, threshold[at], side="right") - 1
+        threshold[at] = values[np.maximum(index, 0)]
+    return dataclasses.replace(tree, threshold=threshold)
