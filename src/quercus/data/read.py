@@ -224,15 +224,24 @@ def _read_csv(path: str, sep: str, nominal) -> pd.DataFrame:
         col = names[key] if isinstance(key, int) and -len(names) <= key < len(names) else str(key)
         if col in names:
             as_text[col] = str
-    try:
+
+    def read(dtype):
         return pd.read_csv(
             path,
             sep=sep,
-            dtype=as_text,
+            dtype=dtype,
             keep_default_na=False,
             na_values=list(MISSING_STRINGS),
             skipinitialspace=True,
         )
+
+    try:
+        frame = read(as_text)
+        # pandas turns TRUE/False/... into booleans: keep such words as they are written.
+        booleans = [c for c in frame.columns if pd.api.types.is_bool_dtype(frame[c].dtype)]
+        if booleans:
+            frame = read({**as_text, **dict.fromkeys(booleans, str)})
+        return frame
     except pd.errors.ParserError as exc:
         raise DataError(f"{path}: not a valid CSV file ({exc})", source=path) from None
 

@@ -1,0 +1,83 @@
+"""A fitted classification tree in the text layout of Weka's J48, line for line.
+
+J48 writes one line per branch: ``attr = value``, ``attr <= t`` / ``attr > t`` or (for a
+binary nominal split) ``attr in {a, b}`` / ``attr not in {a, b}``, indented by ``|   `` per
+level; a branch that ends in a leaf carries ``: class (n)`` or ``: class (n/e)``, with ``n``
+the training weight reaching the leaf and ``e`` the weight of other classes, both rounded to
+two decimals and printed as Java prints a double. A tree that is one leaf prints as
+``: class (n/e)``. Thresholds print with at most six decimals and no trailing zeros.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._config import LEAF, NUMERIC_SPLIT, SUBSET_SPLIT
+
+
+def _java_double(x: float) -> str:
+    """``Utils.roundDouble(x, 2)`` as Java's ``Double.toString`` shows it."""
+    x = round(float(x) + 0.0, 2)
+    return repr(float(x)) if x != int(x) else f"{int(x)}.0"
+
+
+def _threshold(x: float) -> str:
+    """``Utils.doubleToString(x, 6)``: six decimals at most, trailing zeros dropped."""
+    text = f"{x:.6f}".rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text
+
+
+def _leaf(est, node: int) -> str:
+    value = est.tree_.value[node]
+    total = value.sum()
+    label = est.classes_[int(np.argmax(value))] if total > 0 else est.classes_[0]
+    errors = total - value.max() if total > 0 else 0.0
+    counts = _java_double(total)
+    if errors > 0:
+        counts += "/" + _java_double(errors)
+    return f"{label} ({counts})"
+
+
+def _branch_labels(est, node: int) -> list[str]:
+    tree, schema = est.tree_, est.schema_
+    feature = schema.features[tree.feature[node]]
+    name = feature.name
+    if tree.kind[node] == NUMERIC_SPLIT:
+        if feature.kind == "ordinal":
+            level = feature.categories[int(tree.threshold[node] - 0.5)]
+            return [f"{name} <= {level}", f"{name} > {level}"]
+        t = _threshold(tree.threshold[node])
+        return [f"{name} <= {t}", f"{name} > {t}"]
+    table = tree.cat_table[tree.cat_start[node] : tree.cat_start[node] + feature.n_categories]
+    if tree.kind[node] == SUBSET_SPLIT:
+        left = ", ".join(
+            str(c) for c, side in zip(feature.categories, table, strict=True) if side == 0
+        )
+        return [f"{name} in {{{left}}}", f"{name} not in {{{left}}}"]
+    labels = [""] * tree.n_children[node]
+    for category, child in zip(feature.categories, table, strict=True):
+        labels[child] = f"{name} = {category}"
+    return labels
+
+
+def weka_text(estimator) -> str:
+    """The fitted tree as J48 prints it (the part between its header and "Number of
+    Leaves")."""
+    tree = estimator.tree_
+    if tree.kind[0] == LEAF:
+        return ": " + _leaf(estimator, 0) + "\n"
+    lines: list[str] = []
+
+    def walk(node: int, depth: int) -> None:
+        first = tree.child_start[node]
+        for k, label in enumerate(_branch_labels(estimator, node)):
+            child = int(tree.children[first + k])
+            prefix = "|   " * depth + label
+            if tree.kind[child] == LEAF:
+                lines.append(f"{prefix}: {_leaf(estimator, child)}")
+            else:
+                lines.append(prefix)
+                walk(child, depth + 1)
+
+    walk(0, 0)
+    return "\n".join(lines) + "\n"
