@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 from scipy.sparse import csr_matrix, issparse
+from scipy.stats import chi2
 from sklearn.base import BaseEstimator, clone
 from sklearn.utils import Bunch, check_random_state
 from sklearn.utils.validation import check_is_fitted
@@ -211,6 +212,20 @@ class BaseDecisionTree(BaseEstimator):
             raise ValueError("Negative values in data passed to sample_weight")
         return w.copy()
 
+    def _chi2_critical(self, n_classes: int, mapper) -> np.ndarray:
+        """Critical chi-square values by degrees of freedom for ``significance``
+        pre-pruning (classifiers), or a single zero when it is off."""
+        alpha = getattr(self, "significance", None)
+        if alpha is None or self._regression:
+            return np.zeros(1)
+        if isinstance(alpha, bool) or not (isinstance(alpha, numbers.Real) and 0 < alpha < 1):
+            raise ValueError(f"significance must be None or in (0, 1), got {alpha!r}")
+        branches = int(mapper.n_bins.max()) if self.nominal_split == "multiway" else 2
+        df = np.arange(max(branches - 1, 1) * max(n_classes - 1, 1) + 1)
+        critical = np.full(len(df), np.inf)
+        critical[1:] = chi2.ppf(1.0 - alpha, df[1:])
+        return critical
+
     def _c45_thresholds(self) -> bool:
         """Whether C4.5's rules for continuous attributes apply (classifiers that ask)."""
         return not self._regression and bool(getattr(self, "c45_thresholds", False))
@@ -290,6 +305,7 @@ class BaseDecisionTree(BaseEstimator):
             params.max_features,
             params.seed,
             n_stats if self._c45_thresholds() else 0,
+            self._chi2_critical(n_stats, mapper),
         )
         tree = Tree.from_grown(
             grown,

@@ -58,6 +58,10 @@ _COMMON_DOC = """
     validation_fraction : float, default 0.25
         Share of the training cases held out (stratified, seeded by ``random_state``) for
         reduced-error pruning.
+    significance : float or None, classifiers only
+        Pre-pruning by the chi-square test of independence (the lectures' statistical
+        test): a split is made only if its branch-by-class table rejects independence at
+        this level (for example 0.05). None: no test.
     c45_thresholds : bool, classifiers only (default True for C45Classifier)
         C4.5's rules for numeric attributes, as J48 applies them: a cut needs
         ``0.1 * known weight / classes`` (within ``[min_samples_leaf, 25]``) on each side,
@@ -104,6 +108,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         confidence=0.25,
         subtree_raising=True,
         validation_fraction=0.25,
+        significance=None,
         c45_thresholds=False,
         max_leaf_nodes=None,
         max_features=None,
@@ -124,6 +129,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         self.confidence = confidence
         self.subtree_raising = subtree_raising
         self.validation_fraction = validation_fraction
+        self.significance = significance
         self.c45_thresholds = c45_thresholds
         self.max_leaf_nodes = max_leaf_nodes
         self.max_features = max_features
@@ -324,6 +330,7 @@ class ID3Classifier(DecisionTreeClassifier):
         confidence=0.25,
         subtree_raising=True,
         validation_fraction=0.25,
+        significance=None,
         c45_thresholds=False,
         max_leaf_nodes=None,
         max_features=None,
@@ -345,6 +352,7 @@ class ID3Classifier(DecisionTreeClassifier):
             confidence=confidence,
             subtree_raising=subtree_raising,
             validation_fraction=validation_fraction,
+            significance=significance,
             c45_thresholds=c45_thresholds,
             max_leaf_nodes=max_leaf_nodes,
             max_features=max_features,
@@ -371,6 +379,7 @@ class C45Classifier(DecisionTreeClassifier):
         confidence=0.25,
         subtree_raising=True,
         validation_fraction=0.25,
+        significance=None,
         c45_thresholds=True,
         max_leaf_nodes=None,
         max_features=None,
@@ -392,6 +401,7 @@ class C45Classifier(DecisionTreeClassifier):
             confidence=confidence,
             subtree_raising=subtree_raising,
             validation_fraction=validation_fraction,
+            significance=significance,
             c45_thresholds=c45_thresholds,
             max_leaf_nodes=max_leaf_nodes,
             max_features=max_features,
@@ -418,6 +428,7 @@ class CARTClassifier(DecisionTreeClassifier):
         confidence=0.25,
         subtree_raising=True,
         validation_fraction=0.25,
+        significance=None,
         c45_thresholds=False,
         max_leaf_nodes=None,
         max_features=None,
@@ -439,6 +450,7 @@ class CARTClassifier(DecisionTreeClassifier):
             confidence=confidence,
             subtree_raising=subtree_raising,
             validation_fraction=validation_fraction,
+            significance=significance,
             c45_thresholds=c45_thresholds,
             max_leaf_nodes=max_leaf_nodes,
             max_features=max_features,

@@ -223,6 +223,29 @@ def _evaluate_feature_absolute(
 
 
 @njit
+def _significant(child_of, start, end, y_class, w, n_children, n_classes, critical):
+    """Whether the branch-by-class table of a split passes the chi-square test of
+    independence: its statistic exceeds ``critical[df]`` (``df`` = (non-empty branches - 1)
+    x (classes present - 1)); a split with ``df = 0`` never does."""
+    table = np.zeros((n_children, n_classes))
+    for r in range(start, end):
+        table[child_of[r - start], y_class[r]] += w[r]
+    rows = table.sum(axis=1)
+    cols = table.sum(axis=0)
+    total = rows.sum()
+    statistic = 0.0
+    for i in range(n_children):
+        for k in range(n_classes):
+            if rows[i] > 0.0 and cols[k] > 0.0:
+                expected = rows[i] * cols[k] / total
+                statistic += (table[i, k] - expected) ** 2 / expected
+    df = ((rows > 0.0).sum() - 1) * ((cols > 0.0).sum() - 1)
+    if df <= 0:
+        return False
+    return statistic > critical[min(df, critical.shape[0] - 1)]
+
+
+@njit
 def grow_tree(
     data,
     y_class,
@@ -245,13 +268,16 @@ def grow_tree(
     max_features,
     seed,
     c45_classes,
+    chi2_critical,
 ):
     """Grow a tree; ``data``, ``y_class``, ``y_value`` and ``w`` are reordered in place.
 
     ``kinds[f]`` is NUMERIC, NOMINAL or ORDINAL; ``bin_lo``/``bin_hi`` give the smallest and
     largest training value of each numeric bin (for real-valued thresholds). ``max_depth`` and
     ``max_leaf_nodes`` are -1 for no limit; ``c45_classes`` > 0 applies C4.5's rules for
-    continuous attributes (see :func:`~quercus.splitting._scan.scan_threshold`). Returns the
+    continuous attributes (see :func:`~quercus.splitting._scan.scan_threshold`);
+    ``chi2_critical[df]``, when longer than one entry, are the critical values of the
+    chi-square pre-pruning test (see :func:`_significant`). Returns the
     node arrays trimmed to size: ``(inodes, fnodes, values, children, cat_table)``.
     """
     n, p = data.shape
@@ -554,6 +580,14 @@ def grow_tree(
             if child_of[r - start] < 0:
                 child_of[r - start] = heaviest
             counts[child_of[r - start] + 1] += 1
+        if chi2_critical.shape[0] > 1 and not _significant(
+            child_of, start, end, y_class, w, n_ch, n_stats, chi2_critical
+        ):
+            # Pre-pruning: the class distribution does not depend on the branch.
+            inodes[node, I_PENDING] = LEAF
+            inodes[node, I_FEATURE] = -1
+            fnodes[node, F_THRESHOLD] = np.nan
+            continue
         if kind == SUBSET_SPLIT:
             for c in range(n_bins[f]):
                 if cat_table[cat_start + c] < 0:
