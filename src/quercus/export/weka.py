@@ -28,9 +28,10 @@ def _threshold(x: float) -> str:
 
 
 def _leaf(est, node: int) -> str:
+    # An empty leaf (weight 0) carries its parent's distribution: its class is the parent's.
     value = est.tree_.value[node]
-    total = value.sum()
-    label = est.classes_[int(np.argmax(value))] if total > 0 else est.classes_[0]
+    total = est.tree_.weighted_n_node_samples[node]
+    label = est.classes_[int(np.argmax(value))]
     errors = total - value.max() if total > 0 else 0.0
     counts = _java_double(total)
     if errors > 0:

@@ -142,16 +142,18 @@ class _Pruner:
 
     def build(self, impurity) -> Tree:
         t, c = self.tree, self.cases
-        order: list[tuple[int, int, np.ndarray]] = []  # (node, depth, rows) in preorder
-        stack = [(0, 0, np.arange(len(c.y)))]
+        # (node, depth, rows, parent position) in preorder
+        order: list[tuple[int, int, np.ndarray, int]] = []
+        stack = [(0, 0, np.arange(len(c.y)), -1)]
         while stack:
-            node, depth, rows = stack.pop()
-            order.append((node, depth, rows))
+            node, depth, rows, parent = stack.pop()
+            order.append((node, depth, rows, parent))
             if node in self.kids:
                 parts = self._route(node, rows)
+                here = len(order) - 1
                 for kid, part in reversed(list(zip(self.kids[node], parts, strict=True))):
-                    stack.append((kid, depth + 1, part))
-        new_id = {node: i for i, (node, _, _) in enumerate(order)}
+                    stack.append((kid, depth + 1, part, here))
+        new_id = {node: i for i, (node, _, _, _) in enumerate(order)}
         n = len(order)
         kind = np.zeros(n, dtype=np.int8)
         feature = np.full(n, -1, dtype=np.int32)
@@ -164,8 +166,12 @@ class _Pruner:
         depth_out = np.zeros(n, dtype=np.int32)
         n_samples = np.zeros(n, dtype=np.int32)
         children: list[int] = []
-        for i, (node, depth, rows) in enumerate(order):
-            value[i] = self._distribution(rows)
+        weights = np.zeros(n)
+        for i, (node, depth, rows, parent) in enumerate(order):
+            # An empty branch keeps its parent's distribution (and weight 0), as in growing:
+            # C4.5 labels it with the parent's majority class.
+            value[i] = self._distribution(rows) if len(rows) else value[parent]
+            weights[i] = c.w[rows].sum()
             n_samples[i] = len(rows)
             depth_out[i] = depth
             if node in self.kids:
@@ -178,7 +184,6 @@ class _Pruner:
                 child_start[i] = len(children)
                 n_children[i] = len(self.kids[node])
                 children.extend(new_id[k] for k in self.kids[node])
-        weights = value.sum(axis=1)
         return Tree(
             kind=kind,
             feature=feature,
