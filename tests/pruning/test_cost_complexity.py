@@ -91,5 +91,22 @@ def test_multiway_trees_prune_too():
 def test_ccp_alpha_is_validated():
     X, y = load_wine(return_X_y=True)
     for bad in (-0.1, "cv?", None):
-        with pytest.raises(ValueError, match="ccp_alpha must be a number >= 0"):
+        with pytest.raises(ValueError, match="ccp_alpha must be a number >= 0 or 'cv'"):
             quercus.CARTClassifier(ccp_alpha=bad).fit(X, y)
+
+
+def test_alpha_chosen_by_cross_validation_with_one_standard_error():
+    from sklearn.datasets import make_classification
+
+    X, y = make_classification(1500, 8, flip_y=0.15, random_state=0)
+    est = quercus.CARTClassifier(ccp_alpha="cv", random_state=0).fit(X, y)
+    results = est.cv_results_
+    mean, se = results["mean_error"], results["std_error"]
+    best = int(np.argmin(mean))
+    chosen = int(np.flatnonzero(results["ccp_alphas"] == est.ccp_alpha_)[0])
+    assert mean[chosen] <= mean[best] + se[best] + 1e-12
+    assert all(mean[j] > mean[best] + se[best] for j in range(chosen + 1, len(mean)))
+    full = quercus.CARTClassifier().fit(X, y)
+    assert est.get_n_leaves() < full.get_n_leaves()
+    again = quercus.CARTClassifier(ccp_alpha="cv", random_state=0).fit(X, y)
+    assert again.ccp_alpha_ == est.ccp_alpha_

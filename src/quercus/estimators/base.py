@@ -16,6 +16,7 @@ import pandas as pd
 from scipy.sparse import csr_matrix, issparse
 from scipy.stats import chi2
 from sklearn.base import BaseEstimator, clone
+from sklearn.model_selection import KFold, StratifiedKFold
 from sklearn.utils import Bunch, check_random_state
 from sklearn.utils.validation import check_is_fitted
 
@@ -79,8 +80,11 @@ def _size_param(name, value, total_weight, low_int):
 
 
 def _check_ccp_alpha(value) -> float:
+    """The pruning alpha; 0.0 for "cv" (chosen by cross-validation after growing)."""
+    if isinstance(value, str) and value == "cv":
+        return 0.0
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not value >= 0:
-        raise ValueError(f"ccp_alpha must be a number >= 0, got {value!r}")
+        raise ValueError(f"ccp_alpha must be a number >= 0 or 'cv', got {value!r}")
     return float(value)
 
 
@@ -312,9 +316,62 @@ class BaseDecisionTree(BaseEstimator):
             regression=self._regression,
             median_leaves=params.criterion == CRITERIA["absolute_error"],
         )
-        self.tree_ = prune_cost_complexity(tree, params.ccp_alpha)
+        if isinstance(self.ccp_alpha, str):  # "cv"
+            self.ccp_alpha_, self.cv_results_ = self._ccp_alpha_by_cv(
+                tree, typed, y_class, y_value, w
+            )
+            tree = prune_cost_complexity(tree, self.ccp_alpha_)
+        else:
+            tree = prune_cost_complexity(tree, params.ccp_alpha)
+        self.tree_ = tree
         self.max_features_ = params.max_features
         return self
+
+    def _ccp_alpha_by_cv(self, tree, typed, y_class, y_value, w):
+        """CART's choice of alpha: k-fold cross-validated error of the pruned trees along
+        the pruning path, and the largest alpha within one standard error of the best.
+
+        Candidates are the geometric means of consecutive alphas of the full tree's path
+        (and its last alpha), as rpart does; folds are stratified for classification,
+        at most 10, shuffled with ``random_state``.
+        """
+        alphas, _ = cost_complexity_path(tree)
+        candidates = np.append(np.sqrt(alphas[:-1] * alphas[1:]), alphas[-1])
+        if self._regression:
+            labels, splitter = y_value, KFold(10, shuffle=True, random_state=self.random_state)
+        else:
+            labels = self.classes_[y_class]
+            smallest = int(np.bincount(y_class).min())
+            if smallest < 2:
+                raise ValueError("ccp_alpha='cv' needs at least 2 samples of every class")
+            splitter = StratifiedKFold(
+                min(10, smallest), shuffle=True, random_state=self.random_state
+            )
+        errors = []
+        for train, test in splitter.split(typed, labels):
+            params = {"ccp_alpha": 0.0}  # w already holds any class weights
+            if "pruning" in self.get_params():
+                params.update(pruning=None, class_weight=None)
+            est = clone(self).set_params(**params)
+            est.fit(typed.iloc[train], labels[train], sample_weight=w[train])
+            full = est.tree_
+            row = []
+            for alpha in candidates:
+                est.tree_ = prune_cost_complexity(full, alpha)
+                predicted = est.predict(typed.iloc[test])
+                if self._regression:
+                    miss = (predicted - labels[test]) ** 2
+                else:
+                    miss = (predicted != labels[test]).astype(float)
+                row.append(np.average(miss, weights=w[test]))
+            errors.append(row)
+        errors = np.asarray(errors)
+        mean = errors.mean(axis=0)
+        std_error = errors.std(axis=0, ddof=1) / np.sqrt(len(errors))
+        best = int(np.argmin(mean))
+        within = np.flatnonzero(mean <= mean[best] + std_error[best] + 1e-12)
+        chosen = float(candidates[within.max()])
+        return chosen, {"ccp_alphas": candidates, "mean_error": mean, "std_error": std_error}
 
     # -- routing --------------------------------------------------------------------------
 

@@ -40,10 +40,11 @@ _COMMON_DOC = """
     min_impurity_decrease : float, default 0.0
         A split must decrease the impurity, weighted by the node's share of the samples, by at
         least this much.
-    ccp_alpha : float, default 0.0
+    ccp_alpha : float or 'cv', default 0.0
         Complexity parameter of CART's minimal cost-complexity pruning: after growing, weakest
         links are pruned while their effective alpha is at most ``ccp_alpha`` (0: no pruning).
-        See ``cost_complexity_pruning_path``.
+        See ``cost_complexity_pruning_path``. 'cv': chosen by 10-fold cross-validation with
+        the one-standard-error rule (``ccp_alpha_`` and ``cv_results_`` record the choice).
     pruning : {{None, 'pessimistic', 'reduced_error'}}, classifiers only
         'pessimistic': C4.5's error-based pruning as Weka's J48 does it (collapse, then
         bottom-up comparison of leaf, subtree and largest-branch error estimates at
