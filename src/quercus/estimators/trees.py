@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import numbers
 
 import numpy as np
@@ -316,186 +317,47 @@ def _as_1d(y, n):
     return y
 
 
-class ID3Classifier(DecisionTreeClassifier):
-    def __init__(
-        self,
-        *,
-        criterion="entropy",
-        nominal_split="multiway",
-        max_depth=None,
-        min_samples_split=2,
-        min_samples_leaf=1,
-        min_impurity_decrease=0.0,
-        ccp_alpha=0.0,
-        pruning=None,
-        confidence=0.25,
-        subtree_raising=True,
-        validation_fraction=0.25,
-        significance=None,
-        c45_thresholds=False,
-        max_leaf_nodes=None,
-        max_features=None,
-        max_bins="auto",
-        class_weight=None,
-        nominal_features=None,
-        ordinal_features=None,
-        random_state=None,
-    ):
-        super().__init__(
-            criterion=criterion,
-            nominal_split=nominal_split,
-            max_depth=max_depth,
-            min_samples_split=min_samples_split,
-            min_samples_leaf=min_samples_leaf,
-            min_impurity_decrease=min_impurity_decrease,
-            ccp_alpha=ccp_alpha,
-            pruning=pruning,
-            confidence=confidence,
-            subtree_raising=subtree_raising,
-            validation_fraction=validation_fraction,
-            significance=significance,
-            c45_thresholds=c45_thresholds,
-            max_leaf_nodes=max_leaf_nodes,
-            max_features=max_features,
-            max_bins=max_bins,
-            class_weight=class_weight,
-            nominal_features=nominal_features,
-            ordinal_features=ordinal_features,
-            random_state=random_state,
-        )
+def _preset(base, name: str, **defaults):
+    """A subclass of ``base`` that differs only in the defaults of some parameters.
+
+    Its ``__init__`` takes the same keyword parameters as the base class, with the new
+    defaults in its signature (which scikit-learn reads for ``get_params`` and ``clone``).
+    """
+    signature = inspect.signature(base.__init__)
+    unknown = set(defaults) - set(signature.parameters)
+    if unknown:
+        raise TypeError(f"{name}: unknown parameters {sorted(unknown)}")
+    parameters = [
+        p.replace(default=defaults.get(p.name, p.default)) for p in signature.parameters.values()
+    ]
+    own_defaults = {p.name: p.default for p in parameters[1:]}
+
+    def __init__(self, **params):
+        unexpected = set(params) - set(own_defaults)
+        if unexpected:
+            raise TypeError(
+                f"{name}() got an unexpected keyword argument {sorted(unexpected)[0]!r}"
+            )
+        base.__init__(self, **{**own_defaults, **params})
+
+    __init__.__signature__ = signature.replace(parameters=parameters)
+    return type(name, (base,), {"__init__": __init__, "__module__": __name__})
 
 
-class C45Classifier(DecisionTreeClassifier):
-    def __init__(
-        self,
-        *,
-        criterion="gain_ratio",
-        nominal_split="multiway",
-        max_depth=None,
-        min_samples_split=2,
-        min_samples_leaf=2,
-        min_impurity_decrease=0.0,
-        ccp_alpha=0.0,
-        pruning="pessimistic",
-        confidence=0.25,
-        subtree_raising=True,
-        validation_fraction=0.25,
-        significance=None,
-        c45_thresholds=True,
-        max_leaf_nodes=None,
-        max_features=None,
-        max_bins="auto",
-        class_weight=None,
-        nominal_features=None,
-        ordinal_features=None,
-        random_state=None,
-    ):
-        super().__init__(
-            criterion=criterion,
-            nominal_split=nominal_split,
-            max_depth=max_depth,
-            min_samples_split=min_samples_split,
-            min_samples_leaf=min_samples_leaf,
-            min_impurity_decrease=min_impurity_decrease,
-            ccp_alpha=ccp_alpha,
-            pruning=pruning,
-            confidence=confidence,
-            subtree_raising=subtree_raising,
-            validation_fraction=validation_fraction,
-            significance=significance,
-            c45_thresholds=c45_thresholds,
-            max_leaf_nodes=max_leaf_nodes,
-            max_features=max_features,
-            max_bins=max_bins,
-            class_weight=class_weight,
-            nominal_features=nominal_features,
-            ordinal_features=ordinal_features,
-            random_state=random_state,
-        )
-
-
-class CARTClassifier(DecisionTreeClassifier):
-    def __init__(
-        self,
-        *,
-        criterion="gini",
-        nominal_split="binary",
-        max_depth=None,
-        min_samples_split=2,
-        min_samples_leaf=1,
-        min_impurity_decrease=0.0,
-        ccp_alpha=0.0,
-        pruning=None,
-        confidence=0.25,
-        subtree_raising=True,
-        validation_fraction=0.25,
-        significance=None,
-        c45_thresholds=False,
-        max_leaf_nodes=None,
-        max_features=None,
-        max_bins="auto",
-        class_weight=None,
-        nominal_features=None,
-        ordinal_features=None,
-        random_state=None,
-    ):
-        super().__init__(
-            criterion=criterion,
-            nominal_split=nominal_split,
-            max_depth=max_depth,
-            min_samples_split=min_samples_split,
-            min_samples_leaf=min_samples_leaf,
-            min_impurity_decrease=min_impurity_decrease,
-            ccp_alpha=ccp_alpha,
-            pruning=pruning,
-            confidence=confidence,
-            subtree_raising=subtree_raising,
-            validation_fraction=validation_fraction,
-            significance=significance,
-            c45_thresholds=c45_thresholds,
-            max_leaf_nodes=max_leaf_nodes,
-            max_features=max_features,
-            max_bins=max_bins,
-            class_weight=class_weight,
-            nominal_features=nominal_features,
-            ordinal_features=ordinal_features,
-            random_state=random_state,
-        )
-
-
-class CARTRegressor(DecisionTreeRegressor):
-    def __init__(
-        self,
-        *,
-        criterion="squared_error",
-        nominal_split="binary",
-        max_depth=None,
-        min_samples_split=2,
-        min_samples_leaf=1,
-        min_impurity_decrease=0.0,
-        ccp_alpha=0.0,
-        max_leaf_nodes=None,
-        max_features=None,
-        max_bins="auto",
-        nominal_features=None,
-        ordinal_features=None,
-        random_state=None,
-    ):
-        super().__init__(
-            criterion=criterion,
-            nominal_split=nominal_split,
-            max_depth=max_depth,
-            min_samples_split=min_samples_split,
-            min_samples_leaf=min_samples_leaf,
-            min_impurity_decrease=min_impurity_decrease,
-            ccp_alpha=ccp_alpha,
-            max_leaf_nodes=max_leaf_nodes,
-            max_features=max_features,
-            max_bins=max_bins,
-            nominal_features=nominal_features,
-            ordinal_features=ordinal_features,
-            random_state=random_state,
-        )
+ID3Classifier = _preset(
+    DecisionTreeClassifier, "ID3Classifier", criterion="entropy", nominal_split="multiway"
+)
+C45Classifier = _preset(
+    DecisionTreeClassifier,
+    "C45Classifier",
+    criterion="gain_ratio",
+    nominal_split="multiway",
+    min_samples_leaf=2,
+    pruning="pessimistic",
+    c45_thresholds=True,
+)
+CARTClassifier = _preset(DecisionTreeClassifier, "CARTClassifier")
+CARTRegressor = _preset(DecisionTreeRegressor, "CARTRegressor")
 
 
 _PARAMS = """
