@@ -5,14 +5,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-#: dtype of sample weights and class-count histograms.
-WEIGHT_DTYPE = np.float64
-#: dtype of class codes, row indices and counts passed to kernels.
-INDEX_DTYPE = np.int32
-
 #: Feature kinds, as small integer codes so that kernels can take them.
 NUMERIC, NOMINAL, ORDINAL = 0, 1, 2
-KIND_NAMES = ("numeric", "nominal", "ordinal")
 
 #: Numeric-threshold search on "auto" binning: exact (one bin per distinct value) up to this
 #: many training rows, or when a feature has at most ``AUTO_MAX_BINS`` distinct values.
