@@ -60,3 +60,12 @@ REGRESSION_CRITERIA = ("squared_error", "absolute_error")
 # Tolerance under which two gains count as equal (C4.5's epsilon is 1e-3 on gains in bits;
 # this is only a guard against floating-point noise in sums).
 GAIN_EPS = 1e-12
+
+# Missing-value policies (``missing=`` of the estimators), as codes the kernels take.
+FRACTIONAL, MAJORITY, CLASS_MAJORITY, LEARNED = range(4)
+MISSING_POLICIES = {
+    "fractional": FRACTIONAL,
+    "majority": MAJORITY,
+    "class_majority": CLASS_MAJORITY,
+    "learned": LEARNED,
+}

@@ -24,7 +24,17 @@ import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from quercus._config import ENTROPY, GAIN_RATIO, GINI, MISCLASSIFICATION, SQUARED_ERROR
+from quercus._config import (
+    CLASS_MAJORITY,
+    ENTROPY,
+    FRACTIONAL,
+    GAIN_RATIO,
+    GINI,
+    LEARNED,
+    MAJORITY,
+    MISCLASSIFICATION,
+    SQUARED_ERROR,
+)
 from quercus.splitting._scan import (
     impurity,
     scan_multiway,
@@ -36,6 +46,9 @@ from quercus.splitting._stats import feature_stats, node_stats
 
 CLASSIFICATION = (GINI, ENTROPY, MISCLASSIFICATION, GAIN_RATIO)
 TOL = 1e-9  # float noise allowed between a kernel's number and its twin's
+NO_VALUES = np.zeros((1, 1))
+# The scan's trailing arguments without C4.5's rules: fractional missing values, no values.
+FRACTIONAL_PLAIN = (0, FRACTIONAL, NO_VALUES, NO_VALUES, 0)
 SETTINGS = settings(max_examples=150, deadline=None)
 
 
@@ -200,6 +213,41 @@ def twin_threshold(codes, y, w, criterion, n_stats, regression, min_leaf):
     return gains, infos
 
 
+def twin_placed_gain(groups, y, w, criterion, n_stats, regression):
+    """Gain of a partition of all the rows (missing ones placed in a group): no scaling."""
+    w_all = int(w.sum())
+    parent = twin_impurity(y, w, criterion, n_stats, regression)
+    after = sum(
+        int(w[g].sum()) * twin_impurity(y[g], w[g], criterion, n_stats, regression) for g in groups
+    )
+    return parent - after / w_all
+
+
+def twin_class_side(y, w, sides, fallback, n_stats):
+    """For each class, the group (index into ``sides``, masks of known rows) where its known
+    weight is largest, the first on ties; ``fallback`` for a class with no known weight."""
+    out = []
+    for k in range(n_stats):
+        weights = [int(w[side & (y == k)].sum()) for side in sides]
+        out.append(fallback if max(weights) == 0 else int(np.argmax(weights)))
+    return out
+
+
+def twin_place(codes, y, w, groups, mode, regression, n_stats, learned_group=None):
+    """``groups`` (masks of known rows) with the missing rows added as ``mode`` places them."""
+    missing = codes < 0
+    weights = [int(w[g].sum()) for g in groups]
+    heaviest = int(np.argmax(weights))
+    if mode == CLASS_MAJORITY and not regression:
+        target = twin_class_side(y, w, groups, heaviest, n_stats)
+        return [
+            g | (missing & np.isin(y, [k for k in range(n_stats) if target[k] == i]))
+            for i, g in enumerate(groups)
+        ]
+    chosen = learned_group if mode == LEARNED else heaviest
+    return [g | missing if i == chosen else g for i, g in enumerate(groups)]
+
+
 def kernel_inputs(codes, y, w, n_stats, regression):
     present, stats, missing = twin_feature_stats(codes, y, w, n_stats, regression)
     return present, np.ascontiguousarray(stats), len(present), missing
@@ -344,8 +392,8 @@ def test_scan_threshold_matches_every_cut_twin(rows, data, min_leaf):
     codes, y, w, regression, n_stats = rows
     criterion = data.draw(criteria_for(regression))
     present, stats, n_present, missing = kernel_inputs(codes, y, w, n_stats, regression)
-    gain, i, info = scan_threshold(
-        present, stats, n_present, missing, criterion, regression, min_leaf
+    gain, i, info, _ = scan_threshold(
+        present, stats, n_present, missing, criterion, regression, min_leaf, *FRACTIONAL_PLAIN
     )
     gains, infos = twin_threshold(codes, y, w, criterion, n_stats, regression, min_leaf)
     best = twin_best(gains)
@@ -365,7 +413,7 @@ def test_scan_multiway_matches_twin(rows, data, min_leaf):
     codes, y, w, regression, n_stats = rows
     criterion = data.draw(criteria_for(regression))
     present, stats, n_present, missing = kernel_inputs(codes, y, w, n_stats, regression)
-    gain, ok, info = scan_multiway(
+    gain, ok, info, _ = scan_multiway(
         present, stats, n_present, missing, criterion, regression, min_leaf
     )
     branches = [codes == c for c in np.unique(codes[codes >= 0])]
@@ -378,6 +426,102 @@ def test_scan_multiway_matches_twin(rows, data, min_leaf):
     expected = twin_partition_gain(branches, codes, y, w, criterion, n_stats, regression)
     assert gain == pytest.approx(float(expected), abs=TOL)
     assert info == pytest.approx(branch_entropy(weights + [int(w[codes < 0].sum())]), abs=TOL)
+
+
+@given(node_rows(), st.data(), min_leaves)
+@SETTINGS
+def test_scan_threshold_places_missing_values_as_twin(rows, data, min_leaf):
+    codes, y, w, regression, n_stats = rows
+    criterion = data.draw(criteria_for(regression))
+    mode = data.draw(st.sampled_from([MAJORITY, CLASS_MAJORITY, LEARNED]))
+    present, stats, n_present, missing = kernel_inputs(codes, y, w, n_stats, regression)
+    gain, i, info, side = scan_threshold(
+        present,
+        stats,
+        n_present,
+        missing,
+        criterion,
+        regression,
+        min_leaf,
+        0,
+        mode,
+        NO_VALUES,
+        NO_VALUES,
+        0,
+    )
+    known = codes >= 0
+    gains, infos, sides = [], [], []
+    for v in np.unique(codes[known])[:-1]:
+        groups = [known & (codes <= v), known & (codes > v)]
+        wl, wr = (int(w[g].sum()) for g in groups)
+        if wl < min_leaf or wr < min_leaf or wl <= 0 or wr <= 0:
+            gains.append(None), infos.append(None), sides.append(None)
+            continue
+        options = [0, 1] if mode == LEARNED and (~known).any() else [None]
+        best = None
+        for option in options:
+            placed = twin_place(codes, y, w, groups, mode, regression, n_stats, option)
+            g = twin_placed_gain(placed, y, w, criterion, n_stats, regression)
+            if best is None or float(g) > float(best[0]) + TOL:
+                best = (g, branch_entropy([int(w[p].sum()) for p in placed]), option)
+        gains.append(best[0]), infos.append(best[1]), sides.append(best[2])
+    best = twin_best(gains)
+    if best is None:
+        assert (gain, i, info, side) == (-1.0, -1, 0.0, -1)
+        return
+    check_choice(i, best, gains, f"placed missing (mode {mode})")
+    assert gain == pytest.approx(float(gains[i]), abs=TOL)
+    assert info == pytest.approx(infos[i], abs=TOL)
+    if mode == LEARNED and (~known).any():
+        # The side taken gives the cut's best gain (either side when both give it).
+        groups = [known & (codes <= present[i]), known & (codes > present[i])]
+        placed = twin_place(codes, y, w, groups, mode, regression, n_stats, side)
+        got = twin_placed_gain(placed, y, w, criterion, n_stats, regression)
+        assert float(got) == pytest.approx(float(gains[i]), abs=TOL)
+    else:
+        assert side == -1
+
+
+@given(node_rows(), st.data(), min_leaves)
+@SETTINGS
+def test_scan_multiway_places_missing_values_as_twin(rows, data, min_leaf):
+    codes, y, w, regression, n_stats = rows
+    criterion = data.draw(criteria_for(regression))
+    mode = data.draw(st.sampled_from([MAJORITY, CLASS_MAJORITY, LEARNED]))
+    present, stats, n_present, missing = kernel_inputs(codes, y, w, n_stats, regression)
+    gain, ok, info, index = scan_multiway(
+        present, stats, n_present, missing, criterion, regression, min_leaf, mode
+    )
+    known = codes >= 0
+    groups = [codes == c for c in np.unique(codes[known])]
+    weights = [int(w[g].sum()) for g in groups]
+    if sum(1 for b in weights if b >= min_leaf and b > 0) < 2:
+        assert ok == -1
+        return
+    assert ok == 1
+    if not (~known).any():
+        assert index == -1
+        expected = twin_partition_gain(groups, codes, y, w, criterion, n_stats, regression)
+        assert gain == pytest.approx(float(expected), abs=TOL)
+        return
+    options = range(len(groups)) if mode == LEARNED else [None]
+    results = []
+    for option in options:
+        placed = twin_place(codes, y, w, groups, mode, regression, n_stats, option)
+        results.append(
+            (
+                twin_placed_gain(placed, y, w, criterion, n_stats, regression),
+                branch_entropy([int(w[p].sum()) for p in placed]),
+            )
+        )
+    best = twin_best([g for g, _ in results])
+    assert gain == pytest.approx(float(results[best][0]), abs=TOL)
+    if mode == LEARNED:
+        assert float(results[index][0]) == pytest.approx(float(results[best][0]), abs=TOL)
+        assert info == pytest.approx(results[index][1], abs=TOL)
+    else:
+        assert index == -1
+        assert info == pytest.approx(results[best][1], abs=TOL)
 
 
 def twin_category_order(codes, y, w, regression, key_class):
@@ -400,7 +544,7 @@ def test_scan_subset_matches_prefix_twin_and_brute_force(rows, data, min_leaf):
     criterion = data.draw(criteria_for(regression))
     key_class = 0 if regression else data.draw(st.integers(0, n_stats - 1))
     present, stats, n_present, missing = kernel_inputs(codes, y, w, n_stats, regression)
-    gain, i, info, order = scan_subset(
+    gain, i, info, order, _ = scan_subset(
         present, stats, n_present, missing, criterion, regression, min_leaf, key_class
     )
     twin_order, cats = twin_category_order(codes, y, w, regression, key_class)
@@ -444,7 +588,9 @@ def test_exact_tie_keeps_the_lowest_cut():
     w = np.ones(4, dtype=np.int64)
     for criterion in CLASSIFICATION:
         present, stats, n_present, missing = kernel_inputs(codes, y, w, 2, False)
-        gain, i, _ = scan_threshold(present, stats, n_present, missing, criterion, False, 1.0)
+        gain, i, _, _ = scan_threshold(
+            present, stats, n_present, missing, criterion, False, 1.0, *FRACTIONAL_PLAIN
+        )
         gains, _ = twin_threshold(codes, y, w, criterion, 2, False, 1.0)
         assert gains[0] == gains[2]
         assert i == twin_best(gains) == (0 if gains[0] >= gains[1] else 1)
@@ -455,7 +601,9 @@ def test_missing_rows_scale_the_gain_and_form_a_third_branch():
     y = np.array([0, 0, 1, 1, 0, 1])
     w = np.ones(6, dtype=np.int64)
     present, stats, n_present, missing = kernel_inputs(codes, y, w, 2, False)
-    gain, i, info = scan_threshold(present, stats, n_present, missing, ENTROPY, False, 1.0)
+    gain, i, info, _ = scan_threshold(
+        present, stats, n_present, missing, ENTROPY, False, 1.0, *FRACTIONAL_PLAIN
+    )
     assert i == 0
     assert gain == pytest.approx(1.0 * 4 / 6)  # a perfect split of the known 4 of 6 rows
     assert info == pytest.approx(math.log2(3))  # three branches of weight 2

@@ -5,8 +5,10 @@ it tries every cut between adjacent values of every numeric or ordinal column, e
 category prefix (binary nominal splits, categories ordered by the share of the node's
 majority class or by mean target) or the one-branch-per-category split (multiway), scores
 each from the rows of its children, keeps the best (lowest feature, then lowest cut on ties;
-C4.5's average-gain filter and gain ratio for ``gain_ratio``), sends missing values to the
-heaviest child, and stops by the estimator's documented rules. Best-first growth
+C4.5's average-gain filter and gain ratio for ``gain_ratio``), and stops by the estimator's
+documented rules. Missing values follow ``missing="majority"``: they count in the heaviest
+child when a split is scored and go there (the other policies are checked by the scan
+kernels' twins and by the estimator tests). Best-first growth
 (``max_leaf_nodes``) expands the leaf of largest improvement, lowest id on ties.
 
 The data hold small integers and halves, so that statistics are exact and the Gini, error-rate
@@ -100,6 +102,7 @@ def problems(draw, regression, deep=False):
         min_samples_split=draw(st.sampled_from([2, 3, 2, 5])),
         max_leaf_nodes=draw(st.sampled_from([None, 5, None, 3, None, 2])),
         min_impurity_decrease=draw(st.sampled_from([0.0, 0.0, 0.02, 0.0])),
+        missing="majority",
     )
     if deep:
         params.update(
@@ -183,10 +186,20 @@ class Rows:
         return -sum(float(s) * math.log2(s) for s in shares if s > 0)
 
     def gain(self, groups, known, node):
-        """Impurity decrease over the known rows, scaled by their share (C4.5)."""
+        """Impurity decrease over the rows ``known`` split into ``groups``, scaled by their
+        share of the node's weight."""
         w_known = self.weight(known)
         after = sum(self.weight(g) * self.impurity(g) for g in groups)
         return (self.impurity(known) - after / w_known) * Fraction(w_known, self.weight(node))
+
+
+def with_missing(groups, weights, missing, w_missing):
+    """The groups and their weights with the missing rows in the heaviest group (the first
+    on ties)."""
+    heaviest = int(np.argmax(weights))
+    groups = [np.concatenate([g, missing]) if i == heaviest else g for i, g in enumerate(groups)]
+    weights = [b + w_missing if i == heaviest else b for i, b in enumerate(weights)]
+    return groups, weights
 
 
 def split_information(weights):
@@ -288,13 +301,14 @@ class TwinTree:
                 groups = [known[xk == c] for c in present]
                 weights = [self.rows.weight(g) for g in groups]
                 if sum(1 for b in weights if b >= self.min_leaf and b > 0) >= 2:
+                    groups, placed = with_missing(groups, weights, idx[np.isnan(x)], w_missing)
                     options.append(
                         Option(
                             f,
                             MULTIWAY_SPLIT,
                             (f, "multiway"),
-                            self.rows.gain(groups, known, idx),
-                            split_information(weights + [w_missing]),
+                            self.rows.gain(groups, idx, idx),
+                            split_information(placed),
                             np.where(np.isnan(x), -1, np.nan_to_num(x)).astype(int),
                             len(cats),
                             present=present,
@@ -312,8 +326,11 @@ class TwinTree:
                     if wl < self.min_leaf or wr < self.min_leaf or wl <= 0 or wr <= 0:
                         continue
                     assign = np.where(np.isnan(x), -1, (ranked > v).astype(int))
-                    gain = self.rows.gain([left, right], known, idx)
-                    info = split_information([wl, wr, w_missing])
+                    groups, placed = with_missing(
+                        [left, right], [wl, wr], idx[np.isnan(x)], w_missing
+                    )
+                    gain = self.rows.gain(groups, idx, idx)
+                    info = split_information(placed)
                     if kind == "nominal":
                         left_set = frozenset(int(c) for c in present[: t + 1])
                         options.append(

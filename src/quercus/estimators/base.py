@@ -23,6 +23,8 @@ from sklearn.utils.validation import check_is_fitted
 from .._config import (
     CLASSIFICATION_CRITERIA,
     CRITERIA,
+    FRACTIONAL,
+    MISSING_POLICIES,
     NOMINAL,
     NUMERIC,
     ORDINAL,
@@ -35,7 +37,7 @@ from ..data.schema import ORDINAL as ORDINAL_KIND
 from ..pruning import cost_complexity_path, prune_cost_complexity
 from ..tree import Tree
 from ..tree._grow import grow_tree
-from ..tree._predict import apply_rows, path_rows
+from ..tree._predict import apply_rows, fractional_rows, path_rows
 
 _KIND_CODES = {NUMERIC_KIND: NUMERIC, "nominal": NOMINAL, ORDINAL_KIND: ORDINAL}
 
@@ -54,6 +56,7 @@ class GrowthParams:
     max_features: int
     seed: int
     ccp_alpha: float
+    missing: int
 
 
 def _check_int(name, value, low, allow_none=False):
@@ -251,6 +254,11 @@ class BaseDecisionTree(BaseEstimator):
             raise ValueError(
                 f"min_impurity_decrease must be a number >= 0, got {self.min_impurity_decrease!r}"
             )
+        policies = tuple(MISSING_POLICIES)
+        if self._regression:
+            policies = tuple(p for p in policies if p != "class_majority")
+        if self.missing not in policies:
+            raise ValueError(f"missing must be one of {policies}, got {self.missing!r}")
         seed = int(check_random_state(self.random_state).randint(1, 2**31 - 1))
         return GrowthParams(
             criterion=CRITERIA[self.criterion],
@@ -263,6 +271,7 @@ class BaseDecisionTree(BaseEstimator):
             max_features=_max_features(self.max_features, n_features),
             seed=seed * 2654435761 % 2**63 + 1,
             ccp_alpha=_check_ccp_alpha(self.ccp_alpha),
+            missing=MISSING_POLICIES[self.missing],
         )
 
     # -- growing --------------------------------------------------------------------------
@@ -310,11 +319,13 @@ class BaseDecisionTree(BaseEstimator):
             params.seed,
             n_stats if self._c45_thresholds() else 0,
             self._chi2_critical(n_stats, mapper),
+            params.missing,
         )
         tree = Tree.from_grown(
             grown,
             regression=self._regression,
             median_leaves=params.criterion == CRITERIA["absolute_error"],
+            fractional=params.missing == FRACTIONAL,
         )
         if isinstance(self.ccp_alpha, str):  # "cv"
             self.ccp_alpha_, self.cv_results_ = self._ccp_alpha_by_cv(
@@ -419,7 +430,25 @@ class BaseDecisionTree(BaseEstimator):
         return self.tree_.feature_importances(self.n_features_in_)
 
     def _leaf_values(self, X) -> np.ndarray:
-        return self.tree_.leaf_values()[self.apply(X)]
+        """The tree's prediction for every row: its leaf's values, or for rows with a missing
+        value in a fractional tree, the weighted mix of the leaves they reach."""
+        matrix = self._predict_matrix(X)
+        tree = self.tree_
+        values = tree.leaf_values()[apply_rows(matrix, *self._tree_args())]
+        if tree.fractional:
+            rows = np.flatnonzero(np.isnan(matrix).any(axis=1))
+            if len(rows):
+                fractional_rows(
+                    matrix,
+                    rows,
+                    *self._tree_args(),
+                    tree.child_start,
+                    tree.n_children,
+                    tree.weighted_n_node_samples,
+                    tree.leaf_values(),
+                    values,
+                )
+        return values
 
 
 __all__ = ["BaseDecisionTree", "GrowthParams"]

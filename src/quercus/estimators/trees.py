@@ -69,6 +69,16 @@ _COMMON_DOC = """
         ``0.1 * known weight / classes`` (within ``[min_samples_leaf, 25]``) on each side,
         its gain pays ``log2(candidate cuts) / node weight``, and the threshold is moved down
         to the largest training value at or below the midpoint.
+    missing : {{'learned', 'fractional', 'majority', 'class_majority'}}, default {missing!r}
+        What a missing value does at a split. 'fractional' (C4.5): the gain is computed on
+        the known values and scaled by their share of the weight; in training a case goes
+        down every branch with its weight times the branch's share of the known weight, and
+        prediction mixes the leaves reached with those shares. 'majority' (ID3): the branch
+        of the most common value (the heaviest branch). 'class_majority' (classifiers): in
+        training, the branch where the case's class is most common; in prediction, as
+        'majority'. 'learned' (CART, as scikit-learn, LightGBM and XGBoost): each split
+        sends missing values to the branch that gives the highest gain, remembered for
+        prediction (the heaviest branch when training had none there).
     max_leaf_nodes : int or None, default None
         Grow best-first, splitting the leaf of largest impurity decrease, up to this many
         leaves.
@@ -89,8 +99,8 @@ _COMMON_DOC = """
 """
 
 
-def _doc(cls_doc: str, min_samples_leaf) -> str:
-    return cls_doc + _COMMON_DOC.format(min_samples_leaf=min_samples_leaf)
+def _doc(cls_doc: str, min_samples_leaf, missing) -> str:
+    return cls_doc + _COMMON_DOC.format(min_samples_leaf=min_samples_leaf, missing=missing)
 
 
 class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
@@ -112,6 +122,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         validation_fraction=0.25,
         significance=None,
         c45_thresholds=False,
+        missing="learned",
         max_leaf_nodes=None,
         max_features=None,
         max_bins="auto",
@@ -133,6 +144,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         self.validation_fraction = validation_fraction
         self.significance = significance
         self.c45_thresholds = c45_thresholds
+        self.missing = missing
         self.max_leaf_nodes = max_leaf_nodes
         self.max_features = max_features
         self.max_bins = max_bins
@@ -224,7 +236,8 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         )
 
     def predict_proba(self, X) -> np.ndarray:
-        """Class probabilities: the training class distribution of each sample's leaf."""
+        """Class probabilities: the training class distribution of each sample's leaf (with
+        ``missing='fractional'``, a sample with a missing value mixes the leaves it reaches)."""
         check_is_fitted(self, "tree_")
         return self._leaf_values(X)
 
@@ -235,6 +248,8 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
     def predict(self, X) -> np.ndarray:
         """Most probable class of each sample (the first class on ties)."""
         check_is_fitted(self, "tree_")
+        if self.tree_.fractional:
+            return self.classes_[np.argmax(self._leaf_values(X), axis=1)]
         return self.classes_[self.tree_.node_class[self.apply(X)]]
 
     def __sklearn_tags__(self):
@@ -258,6 +273,7 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         min_samples_leaf=1,
         min_impurity_decrease=0.0,
         ccp_alpha=0.0,
+        missing="learned",
         max_leaf_nodes=None,
         max_features=None,
         max_bins="auto",
@@ -272,6 +288,7 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         self.min_samples_leaf = min_samples_leaf
         self.min_impurity_decrease = min_impurity_decrease
         self.ccp_alpha = ccp_alpha
+        self.missing = missing
         self.max_leaf_nodes = max_leaf_nodes
         self.max_features = max_features
         self.max_bins = max_bins
@@ -345,7 +362,11 @@ def _preset(base, name: str, **defaults):
 
 
 ID3Classifier = _preset(
-    DecisionTreeClassifier, "ID3Classifier", criterion="entropy", nominal_split="multiway"
+    DecisionTreeClassifier,
+    "ID3Classifier",
+    criterion="entropy",
+    nominal_split="multiway",
+    missing="majority",
 )
 C45Classifier = _preset(
     DecisionTreeClassifier,
@@ -355,6 +376,7 @@ C45Classifier = _preset(
     min_samples_leaf=2,
     pruning="pessimistic",
     c45_thresholds=True,
+    missing="fractional",
 )
 CARTClassifier = _preset(DecisionTreeClassifier, "CARTClassifier")
 CARTRegressor = _preset(DecisionTreeRegressor, "CARTRegressor")
@@ -424,4 +446,5 @@ for _cls, _summary, _crit, _split, _msl in [
             criterion_note="" if _cls._regression else _GAIN_RATIO_NOTE,
         ),
         _msl,
+        _cls().missing,
     )

@@ -48,13 +48,19 @@ def _check(n: float, e: float, cf: float, variant: str) -> None:
 def added_errors(n: float, e: float, cf: float = 0.25, variant: str = "j48") -> float:
     """Errors to add to ``e`` observed errors among ``n`` cases (C4.5's ``AddErrs``)."""
     _check(n, e, cf, variant)
+    return _added_errors(n, e, cf, variant)
+
+
+def _added_errors(n: float, e: float, cf: float, variant: str) -> float:
     if n <= 0:
         return 0.0
     if e < 1e-6:
         return n * (1.0 - cf ** (1.0 / n))
     if e < (0.9999 if variant == "c45" else 1.0):
+        # Interpolated up to one error, even when fewer than one case (fractional weights)
+        # makes "one error" more than the cases: the high-end rule below then applies.
         base = n * (1.0 - cf ** (1.0 / n))
-        return base + e * (added_errors(n, 1.0, cf, variant) - base)
+        return base + e * (_added_errors(n, 1.0, cf, variant) - base)
     if e + 0.5 >= n:
         return 0.67 * (n - e) if variant == "c45" else max(n - e, 0.0)
     z = c45_deviate(cf) if variant == "c45" else NormalDist().inv_cdf(1.0 - cf)

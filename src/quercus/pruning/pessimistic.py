@@ -13,8 +13,10 @@ It becomes a leaf if that estimate is within 0.1 of both others; otherwise, with
 raising, the largest branch takes its place when within 0.1 of the subtree (the node's cases
 are then redistributed through the raised structure and the node is pruned again).
 
-The cases are routed as prediction routes them (a missing value follows the node's missing
-branch). The result is a new tree whose statistics are recomputed from the cases.
+The cases are routed as prediction routes them: a missing value follows the node's missing
+branch, or in a fractional tree (C4.5) goes down every branch with the branch's share of the
+known weight of the cases at hand (J48 recomputes the shares when a branch is raised). The
+result is a new tree whose statistics are recomputed from the cases.
 """
 
 from __future__ import annotations
@@ -40,7 +42,8 @@ class _Cases:
 
 
 def _child_of_rows(tree: Tree, split: int, X: np.ndarray, rows: np.ndarray) -> np.ndarray:
-    """Child index (within ``split``'s children) of each of ``rows`` at node ``split``."""
+    """Child index (within ``split``'s children) of each of ``rows`` at node ``split``: the
+    missing branch for a missing value, or -1 in a fractional tree."""
     v = X[rows, tree.feature[split]]
     missing = np.isnan(v)
     if tree.kind[split] == NUMERIC_SPLIT:
@@ -48,8 +51,35 @@ def _child_of_rows(tree: Tree, split: int, X: np.ndarray, rows: np.ndarray) -> n
     else:
         codes = np.where(missing, 0, v).astype(np.int64)
         child = tree.cat_table[tree.cat_start[split] + codes].astype(np.int64)
-    child[missing] = tree.missing_child[split]
+    child[missing] = -1 if tree.fractional else tree.missing_child[split]
     return child
+
+
+def _split_cases(child, rows, w, n_kids, missing_child):
+    """``(rows, weights)`` of each child, a case of child -1 going to every child with a
+    share of the known weight (to ``missing_child`` when no case is known)."""
+    known = child >= 0
+    if known.all():
+        return [(rows[child == k], w[child == k]) for k in range(n_kids)]
+    shares = np.bincount(child[known], weights=w[known], minlength=n_kids)
+    total = shares.sum()
+    if total <= 0:
+        child = np.where(known, child, missing_child)
+        return [(rows[child == k], w[child == k]) for k in range(n_kids)]
+    shares = shares / total
+    parts = []
+    for k in range(n_kids):
+        mine = child == k
+        if shares[k] > 0:
+            parts.append(
+                (
+                    np.concatenate([rows[mine], rows[~known]]),
+                    np.concatenate([w[mine], w[~known] * shares[k]]),
+                )
+            )
+        else:
+            parts.append((rows[mine], w[mine]))
+    return parts
 
 
 class _Pruner:
@@ -68,65 +98,67 @@ class _Pruner:
 
     # -- estimates ---------------------------------------------------------------------
 
-    def _distribution(self, rows):
-        c = self.cases
-        return np.bincount(c.y[rows], weights=c.w[rows], minlength=c.n_classes)
+    def _distribution(self, part):
+        rows, w = part
+        return np.bincount(self.cases.y[rows], weights=w, minlength=self.cases.n_classes)
 
-    def _leaf_errors(self, rows) -> float:
-        dist = self._distribution(rows)
+    def _leaf_errors(self, part) -> float:
+        dist = self._distribution(part)
         total = dist.sum()
         if total <= 0:
             return 0.0
         return pessimistic_errors(total, total - dist.max(), self.cf, self.variant)
 
-    def _route(self, node, rows):
-        child = _child_of_rows(self.tree, self.split_of[node], self.cases.X, rows)
-        return [rows[child == k] for k in range(len(self.kids[node]))]
+    def _route(self, node, part):
+        """The cases ``part`` = ``(rows, weights)`` at ``node``, split among its children."""
+        rows, w = part
+        split = self.split_of[node]
+        child = _child_of_rows(self.tree, split, self.cases.X, rows)
+        return _split_cases(child, rows, w, len(self.kids[node]), self.tree.missing_child[split])
 
-    def _subtree_errors(self, node, rows) -> float:
-        """Estimated errors of the structure below ``node`` with ``rows`` sent through it."""
+    def _subtree_errors(self, node, part) -> float:
+        """Estimated errors of the structure below ``node`` with the cases sent through it."""
         if node not in self.kids:
-            return self._leaf_errors(rows)
+            return self._leaf_errors(part)
         return sum(
-            self._subtree_errors(kid, part)
-            for kid, part in zip(self.kids[node], self._route(node, rows), strict=True)
+            self._subtree_errors(kid, sub)
+            for kid, sub in zip(self.kids[node], self._route(node, part), strict=True)
         )
 
     # -- pruning -----------------------------------------------------------------------
 
-    def _training_errors(self, node, rows) -> float:
+    def _training_errors(self, node, part) -> float:
         if node not in self.kids:
-            dist = self._distribution(rows)
-            return dist.sum() - dist.max() if len(rows) else 0.0
+            dist = self._distribution(part)
+            return dist.sum() - dist.max() if len(part[0]) else 0.0
         return sum(
-            self._training_errors(kid, part)
-            for kid, part in zip(self.kids[node], self._route(node, rows), strict=True)
+            self._training_errors(kid, sub)
+            for kid, sub in zip(self.kids[node], self._route(node, part), strict=True)
         )
 
-    def collapse(self, node, rows) -> None:
+    def collapse(self, node, part) -> None:
         """J48's collapse: a subtree that makes as many training errors as its root would
         alone (within 1e-3) becomes a leaf."""
         if node not in self.kids:
             return
-        dist = self._distribution(rows)
-        if self._training_errors(node, rows) >= dist.sum() - dist.max() - 1e-3:
+        dist = self._distribution(part)
+        if self._training_errors(node, part) >= dist.sum() - dist.max() - 1e-3:
             del self.kids[node]
             return
-        for kid, part in zip(self.kids[node], self._route(node, rows), strict=True):
-            self.collapse(kid, part)
+        for kid, sub in zip(self.kids[node], self._route(node, part), strict=True):
+            self.collapse(kid, sub)
 
-    def prune(self, node, rows) -> None:
+    def prune(self, node, part) -> None:
         if node not in self.kids:
             return
-        parts = self._route(node, rows)
-        for kid, part in zip(self.kids[node], parts, strict=True):
-            self.prune(kid, part)
-        weights = [self.cases.w[part].sum() for part in parts]
-        largest = int(np.argmax(weights))  # the first of equal branches, as J48
+        subs = self._route(node, part)
+        for kid, sub in zip(self.kids[node], subs, strict=True):
+            self.prune(kid, sub)
+        largest = int(np.argmax([w.sum() for _, w in subs]))  # the first of equal, as J48
         branch = self.kids[node][largest]
-        as_leaf = self._leaf_errors(rows)
-        as_tree = self._subtree_errors(node, rows)
-        as_branch = self._subtree_errors(branch, rows)
+        as_leaf = self._leaf_errors(part)
+        as_tree = self._subtree_errors(node, part)
+        as_branch = self._subtree_errors(branch, part)
         if as_leaf <= as_tree + _SLACK + _EQ and as_leaf <= as_branch + _SLACK + _EQ:
             del self.kids[node]
             return
@@ -136,23 +168,23 @@ class _Pruner:
                 self.split_of[node] = self.split_of[branch]
             else:
                 del self.kids[node]
-            self.prune(node, rows)
+            self.prune(node, part)
 
     # -- the new tree --------------------------------------------------------------------
 
     def build(self, impurity) -> Tree:
         t, c = self.tree, self.cases
-        # (node, depth, rows, parent position) in preorder
-        order: list[tuple[int, int, np.ndarray, int]] = []
-        stack = [(0, 0, np.arange(len(c.y)), -1)]
+        # (node, depth, cases, parent position) in preorder
+        order: list[tuple[int, int, tuple, int]] = []
+        stack = [(0, 0, (np.arange(len(c.y)), c.w), -1)]
         while stack:
-            node, depth, rows, parent = stack.pop()
-            order.append((node, depth, rows, parent))
+            node, depth, part, parent = stack.pop()
+            order.append((node, depth, part, parent))
             if node in self.kids:
-                parts = self._route(node, rows)
+                subs = self._route(node, part)
                 here = len(order) - 1
-                for kid, part in reversed(list(zip(self.kids[node], parts, strict=True))):
-                    stack.append((kid, depth + 1, part, here))
+                for kid, sub in reversed(list(zip(self.kids[node], subs, strict=True))):
+                    stack.append((kid, depth + 1, sub, here))
         new_id = {node: i for i, (node, _, _, _) in enumerate(order)}
         n = len(order)
         kind = np.zeros(n, dtype=np.int8)
@@ -167,12 +199,12 @@ class _Pruner:
         n_samples = np.zeros(n, dtype=np.int32)
         children: list[int] = []
         weights = np.zeros(n)
-        for i, (node, depth, rows, parent) in enumerate(order):
+        for i, (node, depth, part, parent) in enumerate(order):
             # An empty branch keeps its parent's distribution (and weight 0), as in growing:
             # C4.5 labels it with the parent's majority class.
-            value[i] = self._distribution(rows) if len(rows) else value[parent]
-            weights[i] = c.w[rows].sum()
-            n_samples[i] = len(rows)
+            value[i] = self._distribution(part) if len(part[0]) else value[parent]
+            weights[i] = part[1].sum()
+            n_samples[i] = len(part[0])
             depth_out[i] = depth
             if node in self.kids:
                 split = self.split_of[node]
@@ -199,6 +231,7 @@ class _Pruner:
             n_node_samples=n_samples,
             weighted_n_node_samples=weights,
             depth=depth_out,
+            fractional=t.fractional,
         )
 
 
@@ -225,8 +258,8 @@ def prune_pessimistic(
     if tree.regression:
         raise ValueError("pessimistic pruning is for classification trees")
     pruner = _Pruner(tree, _Cases(X, y, w, n_classes), confidence, subtree_raising, variant)
-    rows = np.arange(len(y))
+    cases = (np.arange(len(y)), np.asarray(w, dtype=np.float64))
     if collapse:
-        pruner.collapse(0, rows)
-    pruner.prune(0, rows)
+        pruner.collapse(0, cases)
+    pruner.prune(0, cases)
     return pruner.build(impurity)

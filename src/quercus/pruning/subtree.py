@@ -70,4 +70,5 @@ def collapse(tree: Tree, make_leaf: np.ndarray) -> Tree:
         depth=tree.depth[old].copy(),
         median=None if tree.median is None else tree.median[old].copy(),
         regression=tree.regression,
+        fractional=tree.fractional,
     )

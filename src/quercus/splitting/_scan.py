@@ -17,10 +17,13 @@ import math
 import numpy as np
 
 from .._config import (
+    CLASS_MAJORITY,
     ENTROPY,
+    FRACTIONAL,
     GAIN_EPS,
     GAIN_RATIO,
     GINI,
+    LEARNED,
     MISCLASSIFICATION,
     njit,
 )
@@ -102,36 +105,91 @@ def _side_score(acc, i, w, criterion, regression):
 
 
 @njit(inline="always")
+def _place_missing(acc, missing, mode, regression, to_left):
+    """Rows 3 and 4 of ``acc``: the left and right sides (rows 1 and 2) with the missing rows
+    added, all on the left (``to_left``) or all on the right; or, for CLASS_MAJORITY, each
+    class on the side where its known weight is larger (the first on ties), a class with no
+    known weight on the ``to_left`` side."""
+    n_stats = acc.shape[1]
+    for k in range(n_stats):
+        acc[3, k] = acc[1, k]
+        acc[4, k] = acc[2, k]
+    if mode == CLASS_MAJORITY and not regression:
+        for k in range(n_stats):
+            if acc[1, k] > 0.0 or acc[2, k] > 0.0:
+                left = acc[1, k] >= acc[2, k]
+            else:
+                left = to_left
+            acc[3 if left else 4, k] += missing[0, k]
+    else:
+        row = 3 if to_left else 4
+        for k in range(n_stats):
+            acc[row, k] += missing[0, k]
+
+
+@njit(inline="always")
 def scan_threshold(
-    present, stats, n_present, missing, criterion, regression, min_leaf, c45_classes=0
+    present,
+    stats,
+    n_present,
+    missing,
+    criterion,
+    regression,
+    min_leaf,
+    c45_classes,
+    missing_mode,
+    bin_lo,
+    bin_hi,
+    f,
 ):
     """Best binary cut "code <= present[i]" over ordered bins.
 
     ``missing`` is a stats array whose row 0 holds the rows with a missing value. Returns
-    ``(gain, i, split_info)``: the gain (impurity decrease over the known rows, scaled by
-    their share of the weight, as C4.5 does), the index of the last bin on the left (-1 when
-    no cut is admissible) and the split information of the cut (missing rows count as a third
-    branch). Both sides need weight >= ``min_leaf``. Ties keep the lowest cut. The scan ranks
+    ``(gain, i, split_info, missing_side)``: the gain, the index of the last bin on the left
+    (-1 when no cut is admissible), the split information of the cut, and for LEARNED the
+    side (0 left, 1 right) that the missing rows take (else -1: the builder places them).
+
+    How missing rows count depends on ``missing_mode``:
+
+    - FRACTIONAL (C4.5): the gain is the impurity decrease over the known rows, scaled by
+      their share of the weight, and the missing rows are a third branch in the split
+      information;
+    - MAJORITY: they join the heavier side of each cut, CLASS_MAJORITY: each class joins the
+      side where it is heavier, LEARNED: they join the side that gives the higher gain (the
+      left one on ties); the gain and split information are then those of the two sides.
+
+    Both sides need known weight >= ``min_leaf``. Ties keep the lowest cut. The scan ranks
     cuts by a cheap proxy (:func:`_side_score`); the exact gain is computed for the winner.
 
     ``c45_classes`` > 0 applies C4.5's rules for continuous attributes (J48's form), with that
     many classes: both sides need ``0.1 * known weight / classes`` clipped to
-    ``[min_leaf, 25]``, and the gain pays ``log2(admissible cuts) / node weight`` (the MDL
-    cost of choosing a threshold); an attribute left with no positive gain has no cut.
+    ``[min_leaf, 25]``, a cut needs the values on its two sides (the largest value of bin
+    ``present[i]`` and the smallest of the next, ``bin_hi[f]`` and ``bin_lo[f]``) more than
+    1e-5 apart, and the gain pays ``log2(admissible cuts) / node weight`` (the MDL cost of
+    choosing a threshold); an attribute left with no positive gain has no cut.
     """
     n_stats = stats.shape[1]
-    acc = np.zeros((3, n_stats))  # rows: all known, left, right
+    # rows: all known, left, right, left and right with the missing rows, all rows
+    acc = np.zeros((6, n_stats))
     for i in range(n_present):
         for k in range(n_stats):
             acc[0, k] += stats[i, k]
+    for k in range(n_stats):
+        acc[5, k] = acc[0, k] + missing[0, k]
     w_known = stats_weight(acc, 0, regression)
     w_missing = stats_weight(missing, 0, regression)
+    w_all = w_known + w_missing
     if n_present < 2 or w_known <= 0.0:
-        return -1.0, -1, 0.0
+        return -1.0, -1, 0.0, -1
     if c45_classes > 0:
         min_leaf = min(max(0.1 * w_known / c45_classes, min_leaf), 25.0)
+    place = missing_mode != FRACTIONAL and w_missing > 0.0
+    # Cuts within rounding are tied (the lower one stays); C4.5's rules use J48's tolerance
+    # of 1e-6 bits on the gain.
+    tie = 1e-6 * w_known if c45_classes > 0 else GAIN_EPS * w_all
     best_score = 0.0
     best_i = -1
+    best_left = True
     n_admissible = 0
     for i in range(n_present - 1):
         for k in range(n_stats):
@@ -141,16 +199,37 @@ def scan_threshold(
         wr = w_known - wl
         if wl < min_leaf or wr < min_leaf or wl <= 0.0 or wr <= 0.0:
             continue
+        if c45_classes > 0 and bin_hi[f, present[i]] + 1e-5 >= bin_lo[f, present[i + 1]]:
+            continue
         n_admissible += 1
-        score = _side_score(acc, 1, wl, criterion, regression) + _side_score(
-            acc, 2, wr, criterion, regression
-        )
+        left = True
+        if not place:
+            score = _side_score(acc, 1, wl, criterion, regression) + _side_score(
+                acc, 2, wr, criterion, regression
+            )
+        else:
+            # LEARNED tries the left side first; the others follow the heavier side.
+            left = missing_mode == LEARNED or wl >= wr
+            _place_missing(acc, missing, missing_mode, regression, left)
+            w3 = stats_weight(acc, 3, regression)
+            score = _side_score(acc, 3, w3, criterion, regression) + _side_score(
+                acc, 4, w_all - w3, criterion, regression
+            )
+            if missing_mode == LEARNED:
+                _place_missing(acc, missing, missing_mode, regression, False)
+                right = _side_score(acc, 3, wl, criterion, regression) + _side_score(
+                    acc, 4, wr + w_missing, criterion, regression
+                )
+                if right > score + GAIN_EPS * max(abs(score), w_all):
+                    score = right
+                    left = False
         # Equal within rounding (relative to the scores' size) is a tie: the lower cut stays.
-        if best_i < 0 or score > best_score + GAIN_EPS * max(abs(best_score), w_known):
+        if best_i < 0 or score > best_score + max(GAIN_EPS * abs(best_score), tie):
             best_score = score
             best_i = i
+            best_left = left
     if best_i < 0:
-        return -1.0, -1, 0.0
+        return -1.0, -1, 0.0, -1
     # Exact gain of the winner.
     for k in range(n_stats):
         acc[1, k] = 0.0
@@ -161,50 +240,119 @@ def scan_threshold(
         acc[2, k] = acc[0, k] - acc[1, k]
     wl = stats_weight(acc, 1, regression)
     wr = w_known - wl
-    after = (
-        wl * impurity(acc, 1, criterion, regression) + wr * impurity(acc, 2, criterion, regression)
-    ) / w_known
-    w_all = w_known + w_missing
-    gain = (impurity(acc, 0, criterion, regression) - after) * w_known / w_all
+    if place:
+        _place_missing(acc, missing, missing_mode, regression, best_left)
+        w3 = stats_weight(acc, 3, regression)
+        w4 = w_all - w3
+        after = (
+            w3 * impurity(acc, 3, criterion, regression)
+            + w4 * impurity(acc, 4, criterion, regression)
+        ) / w_all
+        gain = impurity(acc, 5, criterion, regression) - after
+        split_info = math.log2(w_all) - (_xlog2x(w3) + _xlog2x(w4)) / w_all
+    else:
+        after = (
+            wl * impurity(acc, 1, criterion, regression)
+            + wr * impurity(acc, 2, criterion, regression)
+        ) / w_known
+        gain = (impurity(acc, 0, criterion, regression) - after) * w_known / w_all
+        split_info = math.log2(w_all) - (_xlog2x(wl) + _xlog2x(wr) + _xlog2x(w_missing)) / w_all
     if c45_classes > 0:
         gain -= math.log2(n_admissible) / w_all
         if gain <= 0.0:
-            return -1.0, -1, 0.0
-    split_info = math.log2(w_all) - (_xlog2x(wl) + _xlog2x(wr) + _xlog2x(w_missing)) / w_all
-    return gain, best_i, split_info
+            return -1.0, -1, 0.0, -1
+    side = -1
+    if place and missing_mode == LEARNED:
+        side = 0 if best_left else 1
+    return gain, best_i, split_info, side
 
 
 @njit
-def scan_multiway(present, stats, n_present, missing, criterion, regression, min_leaf):
+def scan_multiway(
+    present, stats, n_present, missing, criterion, regression, min_leaf, missing_mode=FRACTIONAL
+):
     """Gain of the multiway split with one branch per category.
 
-    Admissible (as in C4.5) when at least two branches hold weight >= ``min_leaf``.
-    Returns ``(gain, ok, split_info)`` with ``ok`` = 1 when admissible, else -1.
+    Admissible (as in C4.5) when at least two branches hold known weight >= ``min_leaf``.
+    Returns ``(gain, ok, split_info, missing_index)`` with ``ok`` = 1 when admissible, else
+    -1. Missing rows count as in :func:`scan_threshold`: FRACTIONAL scales the gain and adds
+    a branch to the split information; MAJORITY puts them in the heaviest category,
+    CLASS_MAJORITY each class in the category where it is heaviest (the first on ties; a
+    class with no known weight in the heaviest category), and LEARNED in the category that
+    gives the highest gain (the first on ties), whose index in ``present`` it returns (else
+    -1).
     """
     n_stats = stats.shape[1]
-    total = np.zeros((1, n_stats))
+    total = np.zeros((2, n_stats))  # known rows, all rows
     for i in range(n_present):
         for k in range(n_stats):
             total[0, k] += stats[i, k]
+    for k in range(n_stats):
+        total[1, k] = total[0, k] + missing[0, k]
     w_known = stats_weight(total, 0, regression)
     w_missing = stats_weight(missing, 0, regression)
     if n_present < 2 or w_known <= 0.0:
-        return -1.0, -1, 0.0
+        return -1.0, -1, 0.0, -1
     big_enough = 0
+    heaviest = 0
     after = 0.0
     info = 0.0
     for i in range(n_present):
         wi = stats_weight(stats, i, regression)
         if wi >= min_leaf and wi > 0.0:
             big_enough += 1
+        if wi > stats_weight(stats, heaviest, regression):
+            heaviest = i
         after += wi * impurity(stats, i, criterion, regression)
         info += _xlog2x(wi)
     if big_enough < 2:
-        return -1.0, -1, 0.0
+        return -1.0, -1, 0.0, -1
     w_all = w_known + w_missing
-    gain = (impurity(total, 0, criterion, regression) - after / w_known) * w_known / w_all
-    split_info = math.log2(w_all) - (info + _xlog2x(w_missing)) / w_all
-    return gain, 1, split_info
+    if missing_mode == FRACTIONAL or w_missing <= 0.0:
+        gain = (impurity(total, 0, criterion, regression) - after / w_known) * w_known / w_all
+        split_info = math.log2(w_all) - (info + _xlog2x(w_missing)) / w_all
+        return gain, 1, split_info, -1
+    before = impurity(total, 1, criterion, regression)
+    if missing_mode == CLASS_MAJORITY and not regression:
+        placed = np.empty((n_present, n_stats))
+        placed[:] = stats[:n_present]
+        for k in range(n_stats):
+            target = 0
+            for i in range(n_present):
+                if stats[i, k] > stats[target, k]:
+                    target = i
+            if stats[target, k] <= 0.0:
+                target = heaviest
+            placed[target, k] += missing[0, k]
+        after = 0.0
+        info = 0.0
+        for i in range(n_present):
+            wi = stats_weight(placed, i, regression)
+            after += wi * impurity(placed, i, criterion, regression)
+            info += _xlog2x(wi)
+        return before - after / w_all, 1, math.log2(w_all) - info / w_all, -1
+    # The missing rows join one category: the heaviest, or (LEARNED) the best.
+    joined = np.empty((1, n_stats))
+    best = -1
+    best_after = 0.0
+    for i in range(n_present):
+        if missing_mode != LEARNED and i != heaviest:
+            continue
+        for k in range(n_stats):
+            joined[0, k] = stats[i, k] + missing[0, k]
+        wi = stats_weight(stats, i, regression)
+        candidate = (
+            after
+            - wi * impurity(stats, i, criterion, regression)
+            + (wi + w_missing) * impurity(joined, 0, criterion, regression)
+        )
+        if best < 0 or candidate < best_after - GAIN_EPS * max(abs(best_after), w_all):
+            best = i
+            best_after = candidate
+    wb = stats_weight(stats, best, regression)
+    info += _xlog2x(wb + w_missing) - _xlog2x(wb)
+    index = best if missing_mode == LEARNED else -1
+    return before - best_after / w_all, 1, math.log2(w_all) - info / w_all, index
 
 
 @njit
@@ -222,21 +370,43 @@ def order_categories(present, stats, n_present, regression, key_class):
 
 
 @njit
-def scan_subset(present, stats, n_present, missing, criterion, regression, min_leaf, key_class):
+def scan_subset(
+    present,
+    stats,
+    n_present,
+    missing,
+    criterion,
+    regression,
+    min_leaf,
+    key_class,
+    missing_mode=FRACTIONAL,
+):
     """Best two-way partition of the categories (CART).
 
     The categories are put in order (:func:`order_categories`) and every prefix is tried as
     the left set: exact for two classes and for regression (Breiman et al. 1984), a heuristic
     for more classes (order by the share of the node's majority class ``key_class``).
-    Returns ``(gain, i, split_info, order)``: the first ``i + 1`` categories of ``order`` go
-    left.
+    Returns ``(gain, i, split_info, order, missing_side)``: the first ``i + 1`` categories of
+    ``order`` go left; missing rows count as in :func:`scan_threshold`.
     """
     order = order_categories(present, stats, n_present, regression, key_class)
     sorted_stats = np.empty((n_present, stats.shape[1]))
     for i in range(n_present):
         for k in range(stats.shape[1]):
             sorted_stats[i, k] = stats[order[i], k]
-    gain, i, info = scan_threshold(
-        present, sorted_stats, n_present, missing, criterion, regression, min_leaf
+    no_values = np.zeros((1, 1))  # C4.5's rules for values do not apply to categories
+    gain, i, info, side = scan_threshold(
+        present,
+        sorted_stats,
+        n_present,
+        missing,
+        criterion,
+        regression,
+        min_leaf,
+        0,
+        missing_mode,
+        no_values,
+        no_values,
+        0,
     )
-    return gain, i, info, order
+    return gain, i, info, order, side

@@ -19,9 +19,12 @@ import numpy as np
 
 from .._config import (
     ABSOLUTE_ERROR,
+    CLASS_MAJORITY,
+    FRACTIONAL,
     GAIN_EPS,
     GAIN_RATIO,
     LEAF,
+    LEARNED,
     MULTIWAY_SPLIT,
     NOMINAL,
     NUMERIC,
@@ -124,14 +127,18 @@ def _evaluate_feature(
     code_buf,
     order_out,
     c45_classes,
+    missing_mode,
+    bin_lo,
+    bin_hi,
 ):
-    """Best split of one feature at a node: ``(gain, cut, split_info, n_order)``.
+    """Best split of one feature at a node: ``(gain, cut, split_info, n_order, missing)``.
 
     ``present`` receives the codes of the non-empty bins or categories. ``cut`` is -1 when
     no split is admissible; for thresholds and subsets the first ``cut + 1`` entries (in
     the order written to ``order_out[:n_order]`` for subsets) go left; for multiway splits it
-    is 1. Inlined into the node loop: a call passing this many arrays costs more than the
-    whole search of a two-row node.
+    is 1. ``missing`` is the child that missing values take when the policy learns it
+    (LEARNED), else -1. Inlined into the node loop: a call passing this many arrays costs
+    more than the whole search of a two-row node.
     """
     n_present = feature_stats(
         data,
@@ -152,17 +159,25 @@ def _evaluate_feature(
         code_buf,
     )
     if kind == NOMINAL and multiway:
-        gain, cut, info = scan_multiway(
-            present, stats, n_present, missing, criterion, regression, min_leaf
+        gain, cut, info, index = scan_multiway(
+            present, stats, n_present, missing, criterion, regression, min_leaf, missing_mode
         )
-        return gain, cut, info, 0
+        return gain, cut, info, 0, present[index] if index >= 0 else -1
     if kind == NOMINAL:
-        gain, cut, info, order = scan_subset(
-            present, stats, n_present, missing, criterion, regression, min_leaf, key_class
+        gain, cut, info, order, side = scan_subset(
+            present,
+            stats,
+            n_present,
+            missing,
+            criterion,
+            regression,
+            min_leaf,
+            key_class,
+            missing_mode,
         )
         order_out[:n_present] = order
-        return gain, cut, info, n_present
-    gain, cut, info = scan_threshold(
+        return gain, cut, info, n_present, side
+    gain, cut, info, side = scan_threshold(
         present,
         stats,
         n_present,
@@ -171,8 +186,12 @@ def _evaluate_feature(
         regression,
         min_leaf,
         c45_classes if kind == NUMERIC else 0,
+        missing_mode,
+        bin_lo,
+        bin_hi,
+        f,
     )
-    return gain, cut, info, 0
+    return gain, cut, info, 0, side
 
 
 @njit
@@ -191,7 +210,8 @@ def _evaluate_feature_absolute(
     abs_buffers,
     order_out,
 ):
-    """As :func:`_evaluate_feature`, for the absolute-error criterion."""
+    """As :func:`_evaluate_feature`, for the absolute-error criterion (missing values count
+    as FRACTIONAL counts them; the builder places them by the node's policy)."""
     rank, sorted_y, fw_l, fs_l, fw_k, fs_k, rows, codes, group_start, medians = abs_buffers
     mode = 0 if kind != NOMINAL else (1 if multiway else 2)
     gain, cut, info, order, n_groups = absolute_split(
@@ -218,18 +238,25 @@ def _evaluate_feature_absolute(
     )
     if mode == 2:
         order_out[:n_groups] = order[:n_groups]
-        return gain, cut, info, n_groups
-    return gain, cut, info, 0
+        return gain, cut, info, n_groups, -1
+    return gain, cut, info, 0, -1
 
 
 @njit
-def _significant(child_of, start, end, y_class, w, n_children, n_classes, critical):
+def _significant(child_of, start, end, y_class, w, shares, n_classes, critical):
     """Whether the branch-by-class table of a split passes the chi-square test of
     independence: its statistic exceeds ``critical[df]`` (``df`` = (non-empty branches - 1)
-    x (classes present - 1)); a split with ``df = 0`` never does."""
+    x (classes present - 1)); a split with ``df = 0`` never does. A row whose branch is -1
+    (a missing value, FRACTIONAL) counts in every branch ``ch`` with weight ``shares[ch]``."""
+    n_children = shares.shape[0]
     table = np.zeros((n_children, n_classes))
     for r in range(start, end):
-        table[child_of[r - start], y_class[r]] += w[r]
+        ch = child_of[r - start]
+        if ch >= 0:
+            table[ch, y_class[r]] += w[r]
+        else:
+            for c in range(n_children):
+                table[c, y_class[r]] += w[r] * shares[c]
     rows = table.sum(axis=1)
     cols = table.sum(axis=0)
     total = rows.sum()
@@ -269,6 +296,7 @@ def grow_tree(
     seed,
     c45_classes,
     chi2_critical,
+    missing_mode,
 ):
     """Grow a tree; ``data``, ``y_class``, ``y_value`` and ``w`` are reordered in place.
 
@@ -277,7 +305,10 @@ def grow_tree(
     ``max_leaf_nodes`` are -1 for no limit; ``c45_classes`` > 0 applies C4.5's rules for
     continuous attributes (see :func:`~quercus.splitting._scan.scan_threshold`);
     ``chi2_critical[df]``, when longer than one entry, are the critical values of the
-    chi-square pre-pruning test (see :func:`_significant`). Returns the
+    chi-square pre-pruning test (see :func:`_significant`). ``missing_mode`` is the
+    missing-value policy (``_config.MISSING_POLICIES``): FRACTIONAL sends a row with a missing
+    value down every branch, its weight times the branch's share of the known weight (the
+    copies are appended after the rows, so a node's rows stay contiguous). Returns the
     node arrays trimmed to size: ``(inodes, fnodes, values, children, cat_table)``.
     """
     n, p = data.shape
@@ -306,6 +337,7 @@ def grow_tree(
     feat_info = np.zeros(p)
     feat_ok = np.zeros(p, dtype=np.bool_)
     feat_cut = np.zeros(p, dtype=np.int64)
+    feat_miss = np.zeros(p, dtype=np.int64)
     subset_order = np.zeros(max_b, dtype=np.int64)
     feat_lo = np.zeros(p, dtype=np.int64)
     feat_hi = np.zeros(p, dtype=np.int64)
@@ -346,6 +378,7 @@ def grow_tree(
     stack[0, 4] = -1
     best_first = max_leaf_nodes > 0
     n_leaves = 0
+    pool_end = n  # rows in use: the input, then FRACTIONAL's copies
 
     while True:
         if best_first and n_stack == 0:
@@ -430,7 +463,7 @@ def grow_tree(
             for j in range(n_cand):
                 f = features[j]
                 if criterion == ABSOLUTE_ERROR:
-                    gain, cut, info, n_order = _evaluate_feature_absolute(
+                    gain, cut, info, n_order, miss = _evaluate_feature_absolute(
                         data,
                         y_value,
                         w,
@@ -446,7 +479,7 @@ def grow_tree(
                         subset_order,
                     )
                 else:
-                    gain, cut, info, n_order = _evaluate_feature(
+                    gain, cut, info, n_order, miss = _evaluate_feature(
                         data,
                         y_class,
                         y_value,
@@ -470,8 +503,12 @@ def grow_tree(
                         code_buf,
                         subset_order,
                         c45_classes,
+                        missing_mode,
+                        bin_lo,
+                        bin_hi,
                     )
                 feat_gain[j] = gain
+                feat_miss[j] = miss
                 feat_cut[j] = cut
                 feat_info[j] = info
                 # Keep what recording the split needs, so the winner is not searched again.
@@ -497,11 +534,13 @@ def grow_tree(
                 if n_ok > 0:
                     avg = total_gain / n_ok
                     best_ratio = -1.0
+                    # Ratios within J48's 1e-6 are tied under C4.5's rules (the first stays).
+                    tie = 1e-6 if c45_classes > 0 else 1e-12
                     for j in range(n_cand):
                         if feat_ok[j] and feat_gain[j] >= avg - C45_EPSILON:
                             if feat_info[j] > C45_EPSILON:
                                 ratio = feat_gain[j] / feat_info[j]
-                                if ratio > best_ratio + 1e-12:
+                                if ratio > best_ratio + tie:
                                     best_ratio = ratio
                                     chosen = j
             else:
@@ -518,6 +557,7 @@ def grow_tree(
             # ---- Record the pending split.
             f = features[chosen]
             inodes[node, I_FEATURE] = f
+            inodes[node, I_MISSING_CHILD] = feat_miss[chosen]  # -1: placed when applied
             fnodes[node, F_IMPROVEMENT] = improvement
             if kinds[f] == NOMINAL and multiway:
                 inodes[node, I_PENDING] = MULTIWAY_SPLIT
@@ -559,11 +599,15 @@ def grow_tree(
         end = inodes[node, I_END]
         cat_start = inodes[node, I_CAT_START]
         n_ch = n_bins[f] if kind == MULTIWAY_SPLIT else 2
+        by_class = missing_mode == CLASS_MAJORITY and not regression
         child_w = np.zeros(n_ch)
+        class_w = np.zeros((n_ch if by_class else 1, n_stats))
+        n_missing = 0
         for r in range(start, end):
             c = data[r, f]
             if c == missing_code:
                 child_of[r - start] = -1
+                n_missing += 1
                 continue
             if kind == NUMERIC_SPLIT:
                 ch = 0 if c <= inodes[node, I_BIN_CUT] else 1
@@ -571,45 +615,107 @@ def grow_tree(
                 ch = cat_table[cat_start + c]
             child_of[r - start] = ch
             child_w[ch] += w[r]
+            if by_class:
+                class_w[ch, y_class[r]] += w[r]
         heaviest = 0
+        w_known = 0.0
         for ch in range(n_ch):
+            w_known += child_w[ch]
             if child_w[ch] > child_w[heaviest]:
                 heaviest = ch
-        counts = np.zeros(n_ch + 1, dtype=np.int64)
-        for r in range(start, end):
-            if child_of[r - start] < 0:
-                child_of[r - start] = heaviest
-            counts[child_of[r - start] + 1] += 1
+        missing_child = heaviest
+        if missing_mode == LEARNED and inodes[node, I_MISSING_CHILD] >= 0:
+            missing_child = inodes[node, I_MISSING_CHILD]
+        fractional = missing_mode == FRACTIONAL and n_missing > 0 and w_known > 0.0
+        shares = np.zeros(n_ch)
+        if fractional:
+            for ch in range(n_ch):
+                shares[ch] = child_w[ch] / w_known
+        elif n_missing > 0:
+            for r in range(start, end):
+                if child_of[r - start] < 0:
+                    ch = missing_child
+                    if by_class:
+                        # The branch where the row's class is heaviest, the first on ties
+                        # (C4.5's "most common value among the cases of the same class").
+                        k = y_class[r]
+                        best = 0
+                        for b in range(n_ch):
+                            if class_w[b, k] > class_w[best, k]:
+                                best = b
+                        if class_w[best, k] > 0.0:
+                            ch = best
+                    child_of[r - start] = ch
         if chi2_critical.shape[0] > 1 and not _significant(
-            child_of, start, end, y_class, w, n_ch, n_stats, chi2_critical
+            child_of, start, end, y_class, w, shares, n_stats, chi2_critical
         ):
             # Pre-pruning: the class distribution does not depend on the branch.
             inodes[node, I_PENDING] = LEAF
             inodes[node, I_FEATURE] = -1
+            inodes[node, I_MISSING_CHILD] = -1
             fnodes[node, F_THRESHOLD] = np.nan
             continue
         if kind == SUBSET_SPLIT:
             for c in range(n_bins[f]):
                 if cat_table[cat_start + c] < 0:
                     cat_table[cat_start + c] = heaviest
+        counts = np.zeros(n_ch + 1, dtype=np.int64)
+        for r in range(start, end):
+            ch = child_of[r - start]
+            if ch >= 0:
+                counts[ch + 1] += 1
+        if fractional:
+            for ch in range(n_ch):
+                if shares[ch] > 0.0:
+                    counts[ch + 1] += n_missing
         for ch in range(n_ch):
             counts[ch + 1] += counts[ch]
         fill = counts.copy()
-        for r in range(start, end):
-            dest = start + fill[child_of[r - start]]
-            fill[child_of[r - start]] += 1
-            for j in range(p):  # element-wise: a row view per row would cost a refcount
-                buf_data[dest, j] = data[r, j]
-            buf_yc[dest] = y_class[r]
-            buf_yv[dest] = y_value[r]
-            buf_w[dest] = w[r]
-        data[start:end] = buf_data[start:end]
-        y_class[start:end] = buf_yc[start:end]
-        y_value[start:end] = buf_yv[start:end]
-        w[start:end] = buf_w[start:end]
+        if fractional:
+            # The children's rows (with the copies) go to free space after every pending
+            # node's rows: depth-first, that is past the ends of the nodes on the work list.
+            base = max(n, end) if not best_first else pool_end
+            if not best_first:
+                for t in range(n_stack):
+                    base = max(base, stack[t, 1])
+            need = base + counts[n_ch]
+            if need > data.shape[0]:
+                cap_rows = max(need, 2 * data.shape[0])
+                data = _grow_rows(data, cap_rows)
+                y_class = _grow_flat(y_class, cap_rows)
+                y_value = _grow_flat(y_value, cap_rows)
+                w = _grow_flat(w, cap_rows)
+            pool_end = max(pool_end, need)
+            for r in range(start, end):
+                ch = child_of[r - start]
+                for b in range(n_ch):
+                    if (ch >= 0 and b != ch) or (ch < 0 and shares[b] <= 0.0):
+                        continue
+                    dest = base + fill[b]
+                    fill[b] += 1
+                    for j in range(p):
+                        data[dest, j] = data[r, j]
+                    y_class[dest] = y_class[r]
+                    y_value[dest] = y_value[r]
+                    w[dest] = w[r] if ch >= 0 else w[r] * shares[b]
+        else:
+            base = start
+            for r in range(start, end):
+                dest = fill[child_of[r - start]]
+                fill[child_of[r - start]] += 1
+                for j in range(p):  # element-wise: a row view per row would cost a refcount
+                    buf_data[dest, j] = data[r, j]
+                buf_yc[dest] = y_class[r]
+                buf_yv[dest] = y_value[r]
+                buf_w[dest] = w[r]
+            m = end - start
+            data[start:end] = buf_data[:m]
+            y_class[start:end] = buf_yc[:m]
+            y_value[start:end] = buf_yv[:m]
+            w[start:end] = buf_w[:m]
 
         inodes[node, I_KIND] = kind
-        inodes[node, I_MISSING_CHILD] = heaviest
+        inodes[node, I_MISSING_CHILD] = missing_child
         children = _grow_flat(children, n_child_slots + n_ch)
         inodes[node, I_CHILD_START] = n_child_slots
         inodes[node, I_N_CHILDREN] = n_ch
@@ -617,8 +723,8 @@ def grow_tree(
         stack = _grow_rows(stack, n_stack + n_ch)
         for t in range(n_ch):
             ch = n_ch - 1 - t  # pushed last to first, so the first child is created first
-            stack[n_stack, 0] = start + counts[ch]
-            stack[n_stack, 1] = start + counts[ch + 1]
+            stack[n_stack, 0] = base + counts[ch]
+            stack[n_stack, 1] = base + counts[ch + 1]
             stack[n_stack, 2] = inodes[node, I_DEPTH] + 1
             stack[n_stack, 3] = n_child_slots + ch
             stack[n_stack, 4] = node

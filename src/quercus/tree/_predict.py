@@ -91,3 +91,55 @@ def path_rows(X, routes, children, cat_table, max_len):
             k += 1
         indptr[i + 1] = k
     return indptr, indices[:k]
+
+
+@njit
+def fractional_rows(
+    X, rows, routes, children, cat_table, child_start, n_children, weight, values, out
+):
+    """C4.5's prediction for ``rows`` of ``X`` (those with a missing value), into ``out``.
+
+    Where a row's value is missing, it goes down every branch of non-zero training weight,
+    with that branch's share of the children's weight (a node whose children all have weight
+    0 sends it to its missing branch); ``out[i]`` is the weighted sum of ``values`` over the
+    leaves reached.
+    """
+    n_nodes = routes.shape[0]
+    # A node is pushed at most once per row (a tree has one path to it), so n_nodes suffices.
+    stack_node = np.empty(n_nodes, dtype=np.int64)
+    stack_w = np.empty(n_nodes)
+    for i in rows:
+        out[i, :] = 0.0
+        stack_node[0] = 0
+        stack_w[0] = 1.0
+        top = 1
+        while top > 0:
+            top -= 1
+            node = stack_node[top]
+            share = stack_w[top]
+            r = routes[node]
+            if r.feature < 0:
+                for k in range(values.shape[1]):
+                    out[i, k] += share * values[node, k]
+                continue
+            if not math.isnan(X[i, r.feature]):
+                stack_node[top] = _step(X, i, node, routes, children, cat_table)
+                stack_w[top] = share
+                top += 1
+                continue
+            first = child_start[node]
+            last = first + n_children[node]
+            total = 0.0
+            for slot in range(first, last):
+                total += weight[children[slot]]
+            if total <= 0.0:
+                stack_node[top] = r.missing
+                stack_w[top] = share
+                top += 1
+                continue
+            for slot in range(first, last):
+                kid = children[slot]
+                if weight[kid] > 0.0:
+                    stack_node[top] = kid
+                    stack_w[top] = share * weight[kid] / total
+                    top += 1

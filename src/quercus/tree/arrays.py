@@ -5,8 +5,11 @@ n_children[i]]``; binary nodes (numeric or ordinal thresholds, nominal subsets) 
 children, the first one taking ``x <= threshold`` (or the categories mapped to 0), multiway
 nominal nodes have one child per category. For a nominal node, ``cat_table[cat_start[i] +
 code]`` is the child index of category ``code``. A missing value goes to child
-``missing_child[i]``. ``value[i]`` holds the node's training statistics: class weights for
-classification, ``[weight, sum w*y, sum w*y^2]`` for regression.
+``missing_child[i]``; in a ``fractional`` tree (C4.5), prediction instead sends it down every
+branch with the branch's share of the node's training weight, and ``missing_child`` (the
+heaviest branch) only serves ``apply`` and ``decision_path``, which name one leaf per row.
+``value[i]`` holds the node's training statistics: class weights for classification,
+``[weight, sum w*y, sum w*y^2]`` for regression.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ class Tree:
     depth: np.ndarray  # int32
     median: np.ndarray | None = None  # float64 per node: leaf values of absolute-error trees
     regression: bool = False
+    fractional: bool = False
     routes: np.ndarray = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
@@ -48,7 +52,9 @@ class Tree:
         self.routes = pack_routes(self)
 
     @classmethod
-    def from_grown(cls, grown, regression: bool, median_leaves: bool = False) -> Tree:
+    def from_grown(
+        cls, grown, regression: bool, median_leaves: bool = False, fractional: bool = False
+    ) -> Tree:
         from . import _grow as g
 
         inodes, fnodes, values, children, cat_table = grown
@@ -70,6 +76,7 @@ class Tree:
             depth=inodes[:, g.I_DEPTH].astype(np.int32),
             median=fnodes[:, g.F_MEDIAN].copy() if median_leaves else None,
             regression=regression,
+            fractional=fractional,
         )
 
     # -- sizes ---------------------------------------------------------------------------
