@@ -14,6 +14,7 @@ from .criteria import (
 from .data import DataError, DataWarning, Schema, Table, read_table
 from .estimators import (
     C45Classifier,
+    C45RulesClassifier,
     CARTClassifier,
     CARTRegressor,
     DecisionTreeClassifier,
@@ -25,6 +26,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "C45Classifier",
+    "C45RulesClassifier",
     "CARTClassifier",
     "CARTRegressor",
     "DecisionTreeClassifier",

@@ -13,6 +13,7 @@ ESTIMATORS = [
     quercus.DecisionTreeRegressor(random_state=0),
     quercus.ID3Classifier(random_state=0),
     quercus.C45Classifier(random_state=0),
+    quercus.C45RulesClassifier(random_state=0),
     quercus.CARTClassifier(random_state=0),
     quercus.CARTRegressor(random_state=0),
 ]

@@ -1,5 +1,6 @@
 """scikit-learn style estimators; ID3, C4.5 and CART are configurations, not code bases."""
 
+from .rules import C45RulesClassifier
 from .trees import (
     C45Classifier,
     CARTClassifier,
@@ -11,6 +12,7 @@ from .trees import (
 
 __all__ = [
     "C45Classifier",
+    "C45RulesClassifier",
     "CARTClassifier",
     "CARTRegressor",
     "DecisionTreeClassifier",
