@@ -48,7 +48,7 @@ CLASSIFICATION = (GINI, ENTROPY, MISCLASSIFICATION, GAIN_RATIO)
 TOL = 1e-9  # float noise allowed between a kernel's number and its twin's
 NO_VALUES = np.zeros((1, 1))
 # The scan's trailing arguments without C4.5's rules: fractional missing values, no values.
-FRACTIONAL_PLAIN = (0, FRACTIONAL, NO_VALUES, NO_VALUES, 0)
+FRACTIONAL_PLAIN = (0, 0.0, FRACTIONAL, NO_VALUES, NO_VALUES, 0)
 SETTINGS = settings(max_examples=150, deadline=None)
 
 
@@ -444,6 +444,7 @@ def test_scan_threshold_places_missing_values_as_twin(rows, data, min_leaf):
         regression,
         min_leaf,
         0,
+        0.0,
         mode,
         NO_VALUES,
         NO_VALUES,

@@ -233,6 +233,13 @@ class BaseDecisionTree(BaseEstimator):
         critical[1:] = chi2.ppf(1.0 - alpha, df[1:])
         return critical
 
+    def _c45_variant(self) -> str:
+        """Which C4.5: "j48" (Weka's J48, the default) or "release8" (Quinlan's C4.5)."""
+        variant = getattr(self, "c45_variant", "j48")
+        if variant not in ("j48", "release8"):
+            raise ValueError(f"c45_variant must be 'j48' or 'release8', got {variant!r}")
+        return variant
+
     def _c45_thresholds(self) -> bool:
         """Whether C4.5's rules for continuous attributes apply (classifiers that ask)."""
         return not self._regression and bool(getattr(self, "c45_thresholds", False))
@@ -318,6 +325,7 @@ class BaseDecisionTree(BaseEstimator):
             params.max_features,
             params.seed,
             n_stats if self._c45_thresholds() else 0,
+            1e-6 if self._c45_thresholds() and self._c45_variant() == "j48" else 0.0,
             self._chi2_critical(n_stats, mapper),
             params.missing,
         )

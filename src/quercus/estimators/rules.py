@@ -15,9 +15,6 @@ from ..pruning.rules import (
 )
 from .trees import _CLS, _GAIN_RATIO_NOTE, _PARAMS, C45Classifier, _as_1d, _doc
 
-# The pessimistic estimate used to simplify rules, as in the tree's pruning: Weka's J48
-# ("j48"). C4.5 release 8's own ("c45") waits for a parameter that switches both.
-_VARIANT = "j48"
 # Seed of the random starting subsets when a class has more than 10 rules to choose from
 # (C4.5 also draws them from a fixed sequence: the same data give the same rules).
 _SEED = 0
@@ -40,7 +37,7 @@ class C45RulesClassifier(C45Classifier):
             y_class,
             w,
             confidence=float(self.confidence),
-            variant=_VARIANT,
+            variant="j48" if self._c45_variant() == "j48" else "c45",
             seed=_SEED,
         )
         self.rule_proba_ = rule_probabilities(self.rules_, matrix, y_class, w, self.n_classes_)

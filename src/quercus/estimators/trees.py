@@ -20,6 +20,7 @@ from ..tree.thresholds import thresholds_at_training_values
 from .base import BaseDecisionTree
 
 _PRUNING = (None, "pessimistic", "reduced_error")
+_TOLERANCE = {"j48": 1e-6, "release8": 0.0}  # J48 compares with Utils.SMALL, C4.5 exactly
 
 _IMPURITY_OF_CRITERION = {
     "gini": gini_of_counts,
@@ -69,6 +70,12 @@ _COMMON_DOC = """
         ``0.1 * known weight / classes`` (within ``[min_samples_leaf, 25]``) on each side,
         its gain pays ``log2(candidate cuts) / node weight``, and the threshold is moved down
         to the largest training value at or below the midpoint.
+    c45_variant : {{'j48', 'release8'}}, classifiers only, default 'j48'
+        Where Weka's J48 and Quinlan's C4.5 release 8 differ, which to follow. 'j48': gains,
+        gain ratios and threshold placement compare within 1e-6, pessimistic pruning uses
+        the exact normal deviate (0.6745 at confidence 0.25) and ``n - e`` at the high end,
+        and of equally large branches the first is raised. 'release8': exact comparisons,
+        C4.5's interpolated deviate table (0.6925) and ``0.67 (n - e)``, the last branch.
     missing : {{'learned', 'fractional', 'majority', 'class_majority'}}, default {missing!r}
         What a missing value does at a split. 'fractional' (C4.5): the gain is computed on
         the known values and scaled by their share of the weight; in training a case goes
@@ -122,6 +129,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         validation_fraction=0.25,
         significance=None,
         c45_thresholds=False,
+        c45_variant="j48",
         missing="learned",
         max_leaf_nodes=None,
         max_features=None,
@@ -144,6 +152,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         self.validation_fraction = validation_fraction
         self.significance = significance
         self.c45_thresholds = c45_thresholds
+        self.c45_variant = c45_variant
         self.missing = missing
         self.max_leaf_nodes = max_leaf_nodes
         self.max_features = max_features
@@ -174,8 +183,11 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
             typed, y_class, w, validation = self._hold_out(typed, y_class, w, X_val, y_val)
         y_value = np.zeros(len(y_class))
         self._grow(typed, y_class.astype(np.int32), y_value, w, self.n_classes_)
+        variant = self._c45_variant()
         if self._c45_thresholds():
-            self.tree_ = thresholds_at_training_values(self.tree_, self.schema_, typed[w > 0])
+            self.tree_ = thresholds_at_training_values(
+                self.tree_, self.schema_, typed[w > 0], tolerance=_TOLERANCE[variant]
+            )
         if self.pruning == "pessimistic":
             self._prune_pessimistic(typed, y_class, w)
         elif self.pruning == "reduced_error":
@@ -218,10 +230,13 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         )
 
     def _prune_pessimistic(self, typed, y_class, w):
-        if isinstance(self.confidence, bool) or not (
-            isinstance(self.confidence, numbers.Real) and 0.0 < self.confidence <= 0.5
+        j48 = self._c45_variant() == "j48"  # J48 refuses a confidence above 0.5
+        cf = self.confidence
+        if isinstance(cf, bool) or not (
+            isinstance(cf, numbers.Real) and 0.0 < cf and (cf <= 0.5 if j48 else cf < 1.0)
         ):
-            raise ValueError(f"confidence must be in (0, 0.5], got {self.confidence!r}")
+            bounds = "(0, 0.5]" if j48 else "(0, 1)"
+            raise ValueError(f"confidence must be in {bounds}, got {cf!r}")
         keep = w > 0  # as in growing: a zero weight is an absent row
         impurity = _IMPURITY_OF_CRITERION[self.criterion]
         self.tree_ = prune_pessimistic(
@@ -233,6 +248,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
             impurity,
             confidence=float(self.confidence),
             subtree_raising=bool(self.subtree_raising),
+            variant="j48" if self._c45_variant() == "j48" else "c45",
         )
 
     def predict_proba(self, X) -> np.ndarray:

@@ -154,7 +154,11 @@ class _Pruner:
         subs = self._route(node, part)
         for kid, sub in zip(self.kids[node], subs, strict=True):
             self.prune(kid, sub)
-        largest = int(np.argmax([w.sum() for _, w in subs]))  # the first of equal, as J48
+        weights = np.array([w.sum() for _, w in subs])
+        if self.variant == "j48":
+            largest = int(np.argmax(weights))  # the first of equal branches
+        else:
+            largest = len(weights) - 1 - int(np.argmax(weights[::-1]))  # C4.5: the last
         branch = self.kids[node][largest]
         as_leaf = self._leaf_errors(part)
         as_tree = self._subtree_errors(node, part)

@@ -137,6 +137,7 @@ def scan_threshold(
     regression,
     min_leaf,
     c45_classes,
+    c45_tolerance,
     missing_mode,
     bin_lo,
     bin_hi,
@@ -166,7 +167,8 @@ def scan_threshold(
     ``[min_leaf, 25]``, a cut needs the values on its two sides (the largest value of bin
     ``present[i]`` and the smallest of the next, ``bin_hi[f]`` and ``bin_lo[f]``) more than
     1e-5 apart, and the gain pays ``log2(admissible cuts) / node weight`` (the MDL cost of
-    choosing a threshold); an attribute left with no positive gain has no cut.
+    choosing a threshold); an attribute left with no positive gain has no cut. Cuts whose
+    gains differ by at most ``c45_tolerance`` bits are tied (J48: 1e-6; release 8: 0).
     """
     n_stats = stats.shape[1]
     # rows: all known, left, right, left and right with the missing rows, all rows
@@ -184,9 +186,8 @@ def scan_threshold(
     if c45_classes > 0:
         min_leaf = min(max(0.1 * w_known / c45_classes, min_leaf), 25.0)
     place = missing_mode != FRACTIONAL and w_missing > 0.0
-    # Cuts within rounding are tied (the lower one stays); C4.5's rules use J48's tolerance
-    # of 1e-6 bits on the gain.
-    tie = 1e-6 * w_known if c45_classes > 0 else GAIN_EPS * w_all
+    # Cuts within rounding, or within C4.5's tolerance, are tied: the lower one stays.
+    tie = max(c45_tolerance * w_known, GAIN_EPS * w_all)
     best_score = 0.0
     best_i = -1
     best_left = True
@@ -404,6 +405,7 @@ def scan_subset(
         regression,
         min_leaf,
         0,
+        0.0,
         missing_mode,
         no_values,
         no_values,

@@ -127,6 +127,7 @@ def _evaluate_feature(
     code_buf,
     order_out,
     c45_classes,
+    c45_tolerance,
     missing_mode,
     bin_lo,
     bin_hi,
@@ -186,6 +187,7 @@ def _evaluate_feature(
         regression,
         min_leaf,
         c45_classes if kind == NUMERIC else 0,
+        c45_tolerance,
         missing_mode,
         bin_lo,
         bin_hi,
@@ -295,6 +297,7 @@ def grow_tree(
     max_features,
     seed,
     c45_classes,
+    c45_tolerance,
     chi2_critical,
     missing_mode,
 ):
@@ -303,7 +306,8 @@ def grow_tree(
     ``kinds[f]`` is NUMERIC, NOMINAL or ORDINAL; ``bin_lo``/``bin_hi`` give the smallest and
     largest training value of each numeric bin (for real-valued thresholds). ``max_depth`` and
     ``max_leaf_nodes`` are -1 for no limit; ``c45_classes`` > 0 applies C4.5's rules for
-    continuous attributes (see :func:`~quercus.splitting._scan.scan_threshold`);
+    continuous attributes (see :func:`~quercus.splitting._scan.scan_threshold`), and gains
+    and gain ratios within ``c45_tolerance`` count as tied (J48's 1e-6; release 8: 0);
     ``chi2_critical[df]``, when longer than one entry, are the critical values of the
     chi-square pre-pruning test (see :func:`_significant`). ``missing_mode`` is the
     missing-value policy (``_config.MISSING_POLICIES``): FRACTIONAL sends a row with a missing
@@ -503,6 +507,7 @@ def grow_tree(
                         code_buf,
                         subset_order,
                         c45_classes,
+                        c45_tolerance,
                         missing_mode,
                         bin_lo,
                         bin_hi,
@@ -534,8 +539,8 @@ def grow_tree(
                 if n_ok > 0:
                     avg = total_gain / n_ok
                     best_ratio = -1.0
-                    # Ratios within J48's 1e-6 are tied under C4.5's rules (the first stays).
-                    tie = 1e-6 if c45_classes > 0 else 1e-12
+                    # Ratios within the tolerance are tied (the first stays).
+                    tie = max(c45_tolerance, 1e-12)
                     for j in range(n_cand):
                         if feat_ok[j] and feat_gain[j] >= avg - C45_EPSILON:
                             if feat_info[j] > C45_EPSILON:

@@ -14,13 +14,16 @@ from .arrays import Tree
 _J48_SMALL = 1e-6  # Weka's Utils.SMALL
 
 
-def thresholds_at_training_values(tree: Tree, schema: Schema, X: pd.DataFrame) -> Tree:
+def thresholds_at_training_values(
+    tree: Tree, schema: Schema, X: pd.DataFrame, tolerance: float = _J48_SMALL
+) -> Tree:
     """The tree with each numeric threshold moved down to the largest training value of its
     feature at or below it (C4.5 and J48 print and test ``x <= value``). No training value
     lies between the old and the new threshold, so every training case goes the same way.
 
-    "At or below" has J48's tolerance of 1e-6 (``Utils.smOrEq``): the midpoint of 0.557 and
-    0.565 is 0.5609999999999999 in floating point, and the threshold is the value 0.561."""
+    "At or below" has J48's tolerance of 1e-6 (``Utils.smOrEq``) by default: the midpoint of
+    0.557 and 0.565 is 0.5609999999999999 in floating point, and J48's threshold is the
+    value 0.561; C4.5 release 8 compares exactly (``tolerance=0``) and keeps 0.56."""
     threshold = tree.threshold.copy()
     nodes = np.flatnonzero(tree.kind == NUMERIC_SPLIT)
     for f in np.unique(tree.feature[nodes]):
@@ -29,6 +32,9 @@ def thresholds_at_training_values(tree: Tree, schema: Schema, X: pd.DataFrame) -
         values = np.unique(X.iloc[:, f].to_numpy(dtype=np.float64))
         values = values[~np.isnan(values)]
         at = nodes[tree.feature[nodes] == f]
-        index = np.searchsorted(values, threshold[at] + _J48_SMALL, side="left") - 1
+        if tolerance > 0:
+            index = np.searchsorted(values, threshold[at] + tolerance, side="left") - 1
+        else:
+            index = np.searchsorted(values, threshold[at], side="right") - 1
         threshold[at] = values[np.maximum(index, 0)]
     return dataclasses.replace(tree, threshold=threshold)
