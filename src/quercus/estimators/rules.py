@@ -8,11 +8,11 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..pruning.rules import (
     c45_rules,
-    collapse_unhelpful,
     fired_rule,
     predict_with_rules,
     rule_probabilities,
 )
+from ..pruning.subtree import collapse_unhelpful
 from .trees import _CLS, _GAIN_RATIO_NOTE, _PARAMS, C45Classifier, _as_1d, _doc
 
 # Seed of the random starting subsets when a class has more than 10 rules to choose from

@@ -28,6 +28,7 @@ import numpy as np
 from .._config import LEAF, NUMERIC_SPLIT
 from ..tree import Tree
 from .errors import pessimistic_errors
+from .subtree import collapse_unhelpful
 
 _SLACK = 0.1  # C4.5 and J48 prefer the simpler tree unless it is worse by more than this
 _EQ = 1e-6  # J48's tolerance in its <= comparisons
@@ -127,33 +128,13 @@ class _Pruner:
 
     # -- pruning -----------------------------------------------------------------------
 
-    def _training_errors(self, node, part) -> float:
+    def prune(self, node, part) -> float:
+        """Prune below ``node``, whose cases are ``part``; return the estimated errors of
+        what it has become (so that a parent does not walk the subtree again)."""
         if node not in self.kids:
-            dist = self._distribution(part)
-            return dist.sum() - dist.max() if len(part[0]) else 0.0
-        return sum(
-            self._training_errors(kid, sub)
-            for kid, sub in zip(self.kids[node], self._route(node, part), strict=True)
-        )
-
-    def collapse(self, node, part) -> None:
-        """J48's collapse: a subtree that makes as many training errors as its root would
-        alone (within 1e-3) becomes a leaf."""
-        if node not in self.kids:
-            return
-        dist = self._distribution(part)
-        if self._training_errors(node, part) >= dist.sum() - dist.max() - 1e-3:
-            del self.kids[node]
-            return
-        for kid, sub in zip(self.kids[node], self._route(node, part), strict=True):
-            self.collapse(kid, sub)
-
-    def prune(self, node, part) -> None:
-        if node not in self.kids:
-            return
+            return self._leaf_errors(part)
         subs = self._route(node, part)
-        for kid, sub in zip(self.kids[node], subs, strict=True):
-            self.prune(kid, sub)
+        as_tree = sum(self.prune(kid, sub) for kid, sub in zip(self.kids[node], subs, strict=True))
         weights = np.array([w.sum() for _, w in subs])
         if self.variant == "j48":
             largest = int(np.argmax(weights))  # the first of equal branches
@@ -161,18 +142,18 @@ class _Pruner:
             largest = len(weights) - 1 - int(np.argmax(weights[::-1]))  # C4.5: the last
         branch = self.kids[node][largest]
         as_leaf = self._leaf_errors(part)
-        as_tree = self._subtree_errors(node, part)
         as_branch = self._subtree_errors(branch, part)
         if as_leaf <= as_tree + _SLACK + _EQ and as_leaf <= as_branch + _SLACK + _EQ:
             del self.kids[node]
-            return
+            return as_leaf
         if self.raising and as_branch <= as_tree + _SLACK + _EQ:
             if branch in self.kids:
                 self.kids[node] = self.kids[branch]
                 self.split_of[node] = self.split_of[branch]
             else:
                 del self.kids[node]
-            self.prune(node, part)
+            return self.prune(node, part)
+        return as_tree
 
     # -- the new tree --------------------------------------------------------------------
 
@@ -261,9 +242,9 @@ def prune_pessimistic(
     """
     if tree.regression:
         raise ValueError("pessimistic pruning is for classification trees")
-    pruner = _Pruner(tree, _Cases(X, y, w, n_classes), confidence, subtree_raising, variant)
-    cases = (np.arange(len(y)), np.asarray(w, dtype=np.float64))
     if collapse:
-        pruner.collapse(0, cases)
-    pruner.prune(0, cases)
+        # From the tree's own statistics: its cases are those the pruner routes.
+        tree = collapse_unhelpful(tree)
+    pruner = _Pruner(tree, _Cases(X, y, w, n_classes), confidence, subtree_raising, variant)
+    pruner.prune(0, (np.arange(len(y)), np.asarray(w, dtype=np.float64)))
     return pruner.build(impurity)

@@ -35,7 +35,6 @@ from .._config import LEAF, NUMERIC_SPLIT
 from ..data.schema import NUMERIC, ORDINAL
 from ..tree import Tree
 from .errors import added_errors
-from .subtree import collapse
 
 _TIE = 1e-9  # rates closer than this count as equal (sums of weights carry rounding noise)
 _MAX_ERROR = 0.7  # C4.5 never fires a rule whose pessimistic error rate is above this
@@ -160,21 +159,6 @@ def _merge(conditions: list[Condition], categories_of) -> tuple[Condition, ...]:
                 c.feature, c.name, categories_of(c.feature), old.codes & c.codes
             )
     return tuple(merged.values())
-
-
-def collapse_unhelpful(tree: Tree) -> Tree:
-    """The tree as C4.5 keeps it before pruning (its ``.unpruned`` file, which C4.5rules
-    reads): a subtree whose leaves make as many training errors as its root would alone
-    (within 1e-3) is a leaf."""
-    errors = np.where(
-        tree.weighted_n_node_samples > 0, tree.value.sum(axis=1) - tree.value.max(axis=1), 0.0
-    )
-    below = errors.copy()  # training errors of the leaves under each node
-    for node in np.argsort(-tree.depth, kind="stable"):  # children before their parent
-        if tree.kind[node] != LEAF:
-            first = tree.child_start[node]
-            below[node] = below[tree.children[first : first + tree.n_children[node]]].sum()
-    return collapse(tree, (tree.kind != LEAF) & (below >= errors - 1e-3))
 
 
 def rules_from_tree(

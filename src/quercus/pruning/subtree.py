@@ -72,3 +72,18 @@ def collapse(tree: Tree, make_leaf: np.ndarray) -> Tree:
         regression=tree.regression,
         fractional=tree.fractional,
     )
+
+
+def collapse_unhelpful(tree: Tree) -> Tree:
+    """The tree as C4.5 keeps it before pruning (its ``.unpruned`` file, which C4.5rules
+    reads): a subtree whose leaves make as many training errors as its root would alone
+    (within 1e-3) is a leaf."""
+    errors = np.where(
+        tree.weighted_n_node_samples > 0, tree.value.sum(axis=1) - tree.value.max(axis=1), 0.0
+    )
+    below = errors.copy()  # training errors of the leaves under each node
+    for node in np.argsort(-tree.depth, kind="stable"):  # children before their parent
+        if tree.kind[node] != LEAF:
+            first = tree.child_start[node]
+            below[node] = below[tree.children[first : first + tree.n_children[node]]].sum()
+    return collapse(tree, (tree.kind != LEAF) & (below >= errors - 1e-3))
