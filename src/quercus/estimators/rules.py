@@ -120,8 +120,7 @@ C45RulesClassifier.__doc__ = (
             nominal_split="multiway",
             criterion_note=_GAIN_RATIO_NOTE,
         ),
-        2,
-        "fractional",
+        C45RulesClassifier,
     )
     + _ATTRIBUTES
 )

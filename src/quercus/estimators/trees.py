@@ -91,10 +91,10 @@ _COMMON_DOC = """
         leaves.
     max_features : int, float, 'sqrt', 'log2' or None, default None
         Number of features drawn at random (seeded by ``random_state``) at each node.
-    max_bins : 'auto', int or None, default 'auto'
+    max_bins : 'auto', int or None, default {max_bins!r}
         Numeric thresholds are searched over bins. 'auto': exact (one bin per distinct value)
         up to 50,000 rows or for features with at most 255 distinct values, else 255 quantile
-        bins; None: always exact; an integer: at most that many bins.
+        bins; None: always exact (as C4.5); an integer: at most that many bins.
     nominal_features : list of str or int, optional
         Columns to treat as nominal (for example numeric codes). String, boolean and
         categorical columns of a DataFrame are nominal without being listed.
@@ -106,8 +106,14 @@ _COMMON_DOC = """
 """
 
 
-def _doc(cls_doc: str, min_samples_leaf, missing) -> str:
-    return cls_doc + _COMMON_DOC.format(min_samples_leaf=min_samples_leaf, missing=missing)
+def _doc(cls_doc: str, cls) -> str:
+    """The class docstring, with the defaults of ``cls`` in the shared parameter text."""
+    defaults = cls()
+    return cls_doc + _COMMON_DOC.format(
+        min_samples_leaf=defaults.min_samples_leaf,
+        missing=defaults.missing,
+        max_bins=defaults.max_bins,
+    )
 
 
 class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
@@ -393,6 +399,7 @@ C45Classifier = _preset(
     pruning="pessimistic",
     c45_thresholds=True,
     missing="fractional",
+    max_bins=None,  # C4.5 tries every value
 )
 CARTClassifier = _preset(DecisionTreeClassifier, "CARTClassifier")
 CARTRegressor = _preset(DecisionTreeRegressor, "CARTRegressor")
@@ -413,42 +420,37 @@ _GAIN_RATIO_NOTE = (
     " 'gain_ratio' follows C4.5: only attributes with at least the\n        average gain"
     " compete on gain ratio; a numeric cut is chosen by gain."
 )
-for _cls, _summary, _crit, _split, _msl in [
+for _cls, _summary, _crit, _split in [
     (
         DecisionTreeClassifier,
         "A decision tree classifier (CART defaults: Gini, binary splits).",
         "gini",
         "binary",
-        1,
     ),
     (
         DecisionTreeRegressor,
         "A regression tree (squared error, mean leaves).",
         "squared_error",
         "binary",
-        1,
     ),
     (
         ID3Classifier,
         "ID3: information gain, one branch per category, no pruning.",
         "entropy",
         "multiway",
-        1,
     ),
     (
         C45Classifier,
         "C4.5: gain ratio, one branch per category, at least two samples in two branches.",
         "gain_ratio",
         "multiway",
-        2,
     ),
-    (CARTClassifier, "CART classification tree: Gini, binary splits.", "gini", "binary", 1),
+    (CARTClassifier, "CART classification tree: Gini, binary splits.", "gini", "binary"),
     (
         CARTRegressor,
         "CART regression tree: squared error, binary splits.",
         "squared_error",
         "binary",
-        1,
     ),
 ]:
     _criteria = "{'squared_error', 'absolute_error'}" if _cls._regression else _CLS
@@ -461,6 +463,5 @@ for _cls, _summary, _crit, _split, _msl in [
             nominal_split=_split,
             criterion_note="" if _cls._regression else _GAIN_RATIO_NOTE,
         ),
-        _msl,
-        _cls().missing,
+        _cls,
     )
