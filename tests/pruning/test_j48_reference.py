@@ -59,3 +59,14 @@ def test_cross_validated_accuracy_and_size_near_j48(name, shared):
     reference = DATASETS[name]["configs"]["default"]
     assert abs(accuracy - reference["accuracy"]) <= 0.015
     assert abs(leaves - reference["mean_leaves"]) <= 0.25 * reference["mean_leaves"]
+
+
+@pytest.mark.parametrize("name", WITH_TREE)
+def test_unpruned_tree_equals_j48_unpruned(name, shared):
+    # J48 -U does not prune but still collapses (C4.5 does the same while growing):
+    # C45Classifier(pruning=None) with its default collapse=True.
+    X, y = load(name, shared)
+    est = quercus.C45Classifier(pruning=None).fit(X, y)
+    expected = DATASETS[name]["configs"]["unpruned"]["full_tree"]
+    assert weka_text(est).strip() == expected["text"].strip()
+    assert est.get_n_leaves() == expected["leaves"]

@@ -15,6 +15,7 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from ..criteria.measures import entropy_of_counts, error_of_counts, gini_of_counts
 from ..pruning import prune_pessimistic, prune_reduced_error
+from ..pruning.subtree import collapse_unhelpful
 from ..tree._predict import apply_rows
 from ..tree.thresholds import thresholds_at_training_values
 from .base import BaseDecisionTree
@@ -76,6 +77,10 @@ _COMMON_DOC = """
         the exact normal deviate (0.6745 at confidence 0.25) and ``n - e`` at the high end,
         and of equally large branches the first is raised. 'release8': exact comparisons,
         C4.5's interpolated deviate table (0.6925) and ``0.67 (n - e)``, the last branch.
+    collapse : bool, classifiers only (default True for C45Classifier)
+        After growing, turn into a leaf every subtree whose leaves make as many training
+        errors as its root would alone (within 1e-3), as C4.5 does while it grows and J48
+        before pruning (J48's -O turns it off). ID3 and CART do not.
     missing : {{'learned', 'fractional', 'majority', 'class_majority'}}, default {missing!r}
         What a missing value does at a split. 'fractional' (C4.5): the gain is computed on
         the known values and scaled by their share of the weight; in training a case goes
@@ -136,6 +141,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         significance=None,
         c45_thresholds=False,
         c45_variant="j48",
+        collapse=False,
         missing="learned",
         max_leaf_nodes=None,
         max_features=None,
@@ -159,6 +165,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         self.significance = significance
         self.c45_thresholds = c45_thresholds
         self.c45_variant = c45_variant
+        self.collapse = collapse
         self.missing = missing
         self.max_leaf_nodes = max_leaf_nodes
         self.max_features = max_features
@@ -194,6 +201,8 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
             self.tree_ = thresholds_at_training_values(
                 self.tree_, self.schema_, typed[w > 0], tolerance=_TOLERANCE[variant]
             )
+        if self.collapse:
+            self.tree_ = collapse_unhelpful(self.tree_)
         if self.pruning == "pessimistic":
             self._prune_pessimistic(typed, y_class, w)
         elif self.pruning == "reduced_error":
@@ -254,6 +263,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
             impurity,
             confidence=float(self.confidence),
             subtree_raising=bool(self.subtree_raising),
+            collapse=False,  # done after growing when asked (J48 -O turns it off)
             variant="j48" if self._c45_variant() == "j48" else "c45",
         )
 
@@ -398,6 +408,7 @@ C45Classifier = _preset(
     min_samples_leaf=2,
     pruning="pessimistic",
     c45_thresholds=True,
+    collapse=True,
     missing="fractional",
     max_bins=None,  # C4.5 tries every value
 )
