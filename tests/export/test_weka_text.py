@@ -50,6 +50,8 @@ def test_numbers_print_as_java_does():
     from quercus.export.weka import _java_double, _threshold
 
     assert [_java_double(v) for v in (2, 48.0, 1.333, 0.1 + 0.2)] == ["2.0", "48.0", "1.33", "0.3"]
+    # Math.round rounds halves up: 3.125 -> 3.13 (Python's round gives 3.12).
+    assert [_java_double(v) for v in (3.125, 0.005, 2.5e-7)] == ["3.13", "0.01", "0.0"]
     assert [_threshold(v) for v in (75.0, 0.6, 4.95, 1e-7, -2.5)] == [
         "75",
         "0.6",
@@ -57,3 +59,13 @@ def test_numbers_print_as_java_does():
         "0",
         "-2.5",
     ]
+
+
+def test_near_empty_leaf_prints_as_j48():
+    # A leaf whose weight is within J48's 1e-6 of zero takes its parent's class, and errors
+    # of at most 1e-6 are not printed.
+    from quercus.export.weka import _j48_max_class
+
+    assert _j48_max_class([4e-7, 9e-7]) == 0
+    assert _j48_max_class([1.0, 1.0000005]) == 0
+    assert _j48_max_class([1.0, 1.1]) == 1

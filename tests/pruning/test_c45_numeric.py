@@ -1,6 +1,7 @@
 """C4.5's rules for numeric attributes: the trees J48 prints for weather.numeric and iris."""
 
 import numpy as np
+import pandas as pd
 import pytest
 from sklearn.datasets import load_iris
 
@@ -49,3 +50,37 @@ def test_rules_off_gives_midpoints():
     X, y = load_iris(return_X_y=True)
     est = quercus.C45Classifier(c45_thresholds=False, pruning=None).fit(X, y)
     assert est.tree_.threshold[0] in (0.8, 2.45)  # a midpoint between two training values
+
+
+def test_a_split_needs_a_positive_gain_ratio():
+    # The only admissible attribute splits 4:6 into 2:3 and 2:3: no gain, so C4.5 and J48
+    # make a leaf (J48 on adult, fold 8 of the reference, meets such a node).
+    X = pd.DataFrame({"work": ["a"] * 5 + ["b"] * 5})
+    y = ["yes", "yes", "no", "no", "no"] * 2
+    est = quercus.C45Classifier(pruning=None).fit(X, y)
+    assert est.get_n_leaves() == 1
+
+
+# A node of hepatitis (fold 8 of the J48 reference) as the fractional weights leave it: the
+# cut ALK_PHOSPHATE <= 147 has 2 on its right side only within rounding (5.109... - 3.109...),
+# which J48's tolerance admits, so ALK_PHOSPHATE has two candidate cuts, pays log2(2) for
+# them, and J48's choice, ALBUMIN, has the better gain ratio.
+HEPATITIS_NODE = pd.DataFrame(
+    {
+        "ALBUMIN": [4.4, 3.6, 3.9, 3.9, np.nan, 3.8, 3.4],
+        "ALK_PHOSPHATE": [76.0, 107.0, 147.0, 215.0, np.nan, 158.0, 65.0],
+        "w": [0.10915112192484455, 1.0, 1.0, 1.0, 0.2536451092914703, 1.0, 1.0],
+        "y": ["LIVE", "DIE", "LIVE", "LIVE", "DIE", "LIVE", "DIE"],
+    }
+)
+
+
+@pytest.mark.parametrize(
+    ("variant", "feature"), [("j48", "ALBUMIN"), ("release8", "ALK_PHOSPHATE")]
+)
+def test_side_weights_compare_within_j48s_tolerance(variant, feature):
+    node = HEPATITIS_NODE
+    est = quercus.C45Classifier(pruning=None, c45_variant=variant).fit(
+        node[["ALBUMIN", "ALK_PHOSPHATE"]], node["y"], sample_weight=node["w"].to_numpy()
+    )
+    assert est.schema_.names[est.tree_.feature[0]] == feature

@@ -3,7 +3,7 @@
 The differences (REFERENCE-FACTS): J48 compares gains and threshold placement within 1e-6,
 C4.5 exactly; J48's pessimistic estimate uses the exact normal deviate and ``n - e`` at the
 high end, C4.5 its interpolated table and ``0.67 (n - e)`` (the vectors are in
-``test_errors.py``); of equally large branches J48 raises the first, C4.5 the last.
+``test_errors.py``); both raise the last of equally large branches.
 """
 
 import numpy as np

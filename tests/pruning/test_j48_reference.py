@@ -15,7 +15,6 @@ from quercus.export import weka_text
 
 FIXTURE = json.loads((Path(__file__).parents[1] / "fixtures" / "j48_reference.json").read_text())
 DATASETS = FIXTURE["datasets"]
-SLOW = {"letter", "adult_train"}  # 20,000 and 32,561 rows: left to the benchmark
 
 
 def load(name, shared):
@@ -42,23 +41,49 @@ def test_pruned_tree_equals_j48(name, shared):
 
 
 def cross_validate(name, shared):
+    """Pooled accuracy and per-fold (leaves, size) of C45Classifier on J48's folds."""
     X, y = load(name, shared)
     folds = np.asarray(DATASETS[name]["folds"])
-    correct, leaves = 0, []
+    correct, sizes = 0, []
     for k in np.unique(folds):
         train, test = folds != k, folds == k
         est = quercus.C45Classifier().fit(X[train], y[train])
         correct += int((est.predict(X[test]) == y[test].to_numpy()).sum())
-        leaves.append(est.get_n_leaves())
-    return correct / len(y), float(np.mean(leaves))
+        sizes.append((est.get_n_leaves(), est.tree_.node_count))
+    return correct / len(y), sizes
 
 
-@pytest.mark.parametrize("name", sorted(set(DATASETS) - SLOW))
-def test_cross_validated_accuracy_and_size_near_j48(name, shared):
-    accuracy, leaves = cross_validate(name, shared)
+# Folds where the pruned tree is not J48's (data set -> fold indexes). adult_train fold 8:
+# the unpruned trees are equal, and pessimistic pruning with subtree raising ends two
+# leaves apart under "occupation = Sales" (J48 keeps 628 leaves, quercus 630).
+FOLDS_APART = {"adult_train": {8}}
+
+
+@pytest.fixture(scope="module")
+def cv_results():
+    return {}
+
+
+@pytest.mark.parametrize("name", sorted(DATASETS))
+def test_cross_validated_accuracy_and_size_near_j48(name, shared, cv_results):
+    accuracy, sizes = cross_validate(name, shared)
+    cv_results[name] = accuracy
     reference = DATASETS[name]["configs"]["default"]
+    leaves = float(np.mean([n for n, _ in sizes]))
     assert abs(accuracy - reference["accuracy"]) <= 0.015
     assert abs(leaves - reference["mean_leaves"]) <= 0.25 * reference["mean_leaves"]
+    # Closer than the issue asks: the same tree size as J48 on every fold but the listed.
+    for k, (fold, (n_leaves, size)) in enumerate(zip(reference["per_fold"], sizes, strict=True)):
+        if k not in FOLDS_APART.get(name, ()):
+            assert (n_leaves, size) == (fold["leaves"], fold["size"]), f"fold {k}"
+
+
+def test_mean_accuracy_not_below_j48(cv_results):
+    if len(cv_results) < len(DATASETS):
+        pytest.skip("needs every data set's cross-validation (run the whole module)")
+    ours = np.mean([cv_results[n] for n in DATASETS])
+    theirs = np.mean([DATASETS[n]["configs"]["default"]["accuracy"] for n in DATASETS])
+    assert ours >= theirs - 1e-12
 
 
 @pytest.mark.parametrize("name", WITH_TREE)

@@ -402,9 +402,15 @@ class TwinTree:
         if not self.gain_ratio:
             top = max(b.gain for b in ok)
             return next(b for b in ok if b.gain >= top - slack(top))
-        # C4.5: among the features with at least the average gain, the best gain ratio.
+        # C4.5: among the features with at least the average gain, the best gain ratio;
+        # a split needs a positive gain and ratio.
         average = sum(b.gain for b in ok) / len(ok)
-        eligible = [b for b in ok if b.gain >= average - C45_EPSILON and b.info > C45_EPSILON]
+        eligible = [
+            b
+            for b in ok
+            if b.gain >= average - C45_EPSILON and b.info > C45_EPSILON and b.gain > 1e-12
+        ]
+        eligible = [b for b in eligible if b.gain / b.info > 1e-12]
         if not eligible:
             return None
         top = max(b.gain / b.info for b in eligible)

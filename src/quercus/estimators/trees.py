@@ -74,9 +74,9 @@ _COMMON_DOC = """
     c45_variant : {{'j48', 'release8'}}, classifiers only, default 'j48'
         Where Weka's J48 and Quinlan's C4.5 release 8 differ, which to follow. 'j48': gains,
         gain ratios and threshold placement compare within 1e-6, pessimistic pruning uses
-        the exact normal deviate (0.6745 at confidence 0.25) and ``n - e`` at the high end,
-        and of equally large branches the first is raised. 'release8': exact comparisons,
-        C4.5's interpolated deviate table (0.6925) and ``0.67 (n - e)``, the last branch.
+        the exact normal deviate (0.6745 at confidence 0.25) and ``n - e`` at the high end.
+        'release8': exact comparisons, C4.5's interpolated deviate table (0.6925) and
+        ``0.67 (n - e)``. Both raise the last of equally large branches.
     collapse : bool, classifiers only (default True for C45Classifier)
         After growing, turn into a leaf every subtree whose leaves make as many training
         errors as its root would alone (within 1e-3), as C4.5 does while it grows and J48

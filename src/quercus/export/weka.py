@@ -10,14 +10,14 @@ two decimals and printed as Java prints a double. A tree that is one leaf prints
 
 from __future__ import annotations
 
-import numpy as np
+import math
 
 from .._config import LEAF, NUMERIC_SPLIT, SUBSET_SPLIT
 
 
 def _java_double(x: float) -> str:
     """``Utils.roundDouble(x, 2)`` as Java's ``Double.toString`` shows it."""
-    x = round(float(x) + 0.0, 2)
+    x = math.floor(float(x) * 100.0 + 0.5) / 100.0 + 0.0  # Math.round: half up
     return repr(float(x)) if x != int(x) else f"{int(x)}.0"
 
 
@@ -27,16 +27,29 @@ def _threshold(x: float) -> str:
     return "0" if text in ("-0", "") else text
 
 
-def _leaf(est, node: int) -> str:
-    # An empty leaf (weight 0) carries its parent's distribution: its class is the parent's.
+_SMALL = 1e-6  # J48's tolerance: a weight at most this is zero
+
+
+def _j48_max_class(distribution) -> int:
+    """J48's majority class: a later class wins only by more than the tolerance."""
+    best, most = 0, 0.0
+    for k, weight in enumerate(distribution):
+        if weight - most > _SMALL:
+            best, most = k, weight
+    return best
+
+
+def _leaf(est, node: int, parent: int) -> str:
+    # A leaf whose weight is zero within J48's tolerance prints its parent's class (an
+    # empty leaf carries the parent's distribution anyway); the errors print when positive.
     value = est.tree_.value[node]
     total = est.tree_.weighted_n_node_samples[node]
-    label = est.classes_[int(np.argmax(value))]
-    errors = total - value.max() if total > 0 else 0.0
+    label = _j48_max_class(est.tree_.value[parent] if total <= _SMALL and parent >= 0 else value)
+    errors = total - value[label] if total > 0 else 0.0
     counts = _java_double(total)
-    if errors > 0:
+    if errors > _SMALL:
         counts += "/" + _java_double(errors)
-    return f"{label} ({counts})"
+    return f"{est.classes_[label]} ({counts})"
 
 
 def _branch_labels(est, node: int) -> list[str]:
@@ -66,7 +79,7 @@ def weka_text(estimator) -> str:
     Leaves")."""
     tree = estimator.tree_
     if tree.kind[0] == LEAF:
-        return ": " + _leaf(estimator, 0) + "\n"
+        return ": " + _leaf(estimator, 0, -1) + "\n"
     lines: list[str] = []
 
     def walk(node: int, depth: int) -> None:
@@ -75,7 +88,7 @@ def weka_text(estimator) -> str:
             child = int(tree.children[first + k])
             prefix = "|   " * depth + label
             if tree.kind[child] == LEAF:
-                lines.append(f"{prefix}: {_leaf(estimator, child)}")
+                lines.append(f"{prefix}: {_leaf(estimator, child, node)}")
             else:
                 lines.append(prefix)
                 walk(child, depth + 1)

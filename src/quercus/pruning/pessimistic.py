@@ -83,6 +83,16 @@ def _split_cases(child, rows, w, n_kids, missing_child):
     return parts
 
 
+def _largest_branch(weights: np.ndarray, tolerance: float) -> int:
+    """The branch with the most weight, the last of equal ones: C4.5 keeps a branch when
+    ``Factor >= MaxFactor``, J48's ``maxBag`` when ``perBag >= max - 1e-6``."""
+    largest, most = -1, 0.0
+    for k, weight in enumerate(weights):
+        if weight >= most - tolerance:
+            largest, most = k, weight
+    return largest
+
+
 class _Pruner:
     def __init__(self, tree: Tree, cases: _Cases, confidence: float, raising: bool, variant):
         self.tree = tree
@@ -136,10 +146,7 @@ class _Pruner:
         subs = self._route(node, part)
         as_tree = sum(self.prune(kid, sub) for kid, sub in zip(self.kids[node], subs, strict=True))
         weights = np.array([w.sum() for _, w in subs])
-        if self.variant == "j48":
-            largest = int(np.argmax(weights))  # the first of equal branches
-        else:
-            largest = len(weights) - 1 - int(np.argmax(weights[::-1]))  # C4.5: the last
+        largest = _largest_branch(weights, _EQ if self.variant == "j48" else 0.0)
         branch = self.kids[node][largest]
         as_leaf = self._leaf_errors(part)
         as_branch = self._subtree_errors(branch, part)

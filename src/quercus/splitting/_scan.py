@@ -168,7 +168,9 @@ def scan_threshold(
     ``present[i]`` and the smallest of the next, ``bin_hi[f]`` and ``bin_lo[f]``) more than
     1e-5 apart, and the gain pays ``log2(admissible cuts) / node weight`` (the MDL cost of
     choosing a threshold); an attribute left with no positive gain has no cut. Cuts whose
-    gains differ by at most ``c45_tolerance`` bits are tied (J48: 1e-6; release 8: 0).
+    gains differ by at most ``c45_tolerance`` bits are tied, and a side short of
+    ``min_leaf`` by at most that much is large enough (J48: 1e-6; release 8 and the other
+    trees: 0).
     """
     n_stats = stats.shape[1]
     # rows: all known, left, right, left and right with the missing rows, all rows
@@ -198,7 +200,10 @@ def scan_threshold(
             acc[2, k] = acc[0, k] - acc[1, k]
         wl = stats_weight(acc, 1, regression)
         wr = w_known - wl
-        if wl < min_leaf or wr < min_leaf or wl <= 0.0 or wr <= 0.0:
+        # J48 compares weights within its tolerance: wr, a difference, may fall just short.
+        if wl < min_leaf - c45_tolerance or wr < min_leaf - c45_tolerance:
+            continue
+        if wl <= 0.0 or wr <= 0.0:
             continue
         if c45_classes > 0 and bin_hi[f, present[i]] + 1e-5 >= bin_lo[f, present[i + 1]]:
             continue
@@ -260,7 +265,7 @@ def scan_threshold(
         split_info = math.log2(w_all) - (_xlog2x(wl) + _xlog2x(wr) + _xlog2x(w_missing)) / w_all
     if c45_classes > 0:
         gain -= math.log2(n_admissible) / w_all
-        if gain <= 0.0:
+        if gain <= c45_tolerance:  # J48: no positive gain beyond its tolerance
             return -1.0, -1, 0.0, -1
     side = -1
     if place and missing_mode == LEARNED:

@@ -160,8 +160,16 @@ def _evaluate_feature(
         code_buf,
     )
     if kind == NOMINAL and multiway:
+        # J48 counts a branch as large enough within its tolerance (0 unless J48's C4.5).
         gain, cut, info, index = scan_multiway(
-            present, stats, n_present, missing, criterion, regression, min_leaf, missing_mode
+            present,
+            stats,
+            n_present,
+            missing,
+            criterion,
+            regression,
+            min_leaf - c45_tolerance,
+            missing_mode,
         )
         return gain, cut, info, 0, present[index] if index >= 0 else -1
     if kind == NOMINAL:
@@ -307,7 +315,8 @@ def grow_tree(
     largest training value of each numeric bin (for real-valued thresholds). ``max_depth`` and
     ``max_leaf_nodes`` are -1 for no limit; ``c45_classes`` > 0 applies C4.5's rules for
     continuous attributes (see :func:`~quercus.splitting._scan.scan_threshold`), and gains
-    and gain ratios within ``c45_tolerance`` count as tied (J48's 1e-6; release 8: 0);
+    and gain ratios within ``c45_tolerance`` count as tied (J48's 1e-6; release 8: 0; J48
+    also asks for ``2 * min_leaf`` cases at a node where the others ask for that weight);
     ``chi2_critical[df]``, when longer than one entry, are the critical values of the
     chi-square pre-pruning test (see :func:`_significant`). ``missing_mode`` is the
     missing-value policy (``_config.MISSING_POLICIES``): FRACTIONAL sends a row with a missing
@@ -454,7 +463,7 @@ def grow_tree(
             if (
                 (max_depth >= 0 and depth >= max_depth)
                 or w_node < min_split
-                or w_node < 2.0 * min_leaf
+                or (end - start if c45_tolerance > 0.0 else w_node) < 2.0 * min_leaf
                 or end - start < 2
                 or node_impurity <= LEAF_EPSILON
             ):
@@ -538,12 +547,13 @@ def grow_tree(
                         n_ok += 1
                 if n_ok > 0:
                     avg = total_gain / n_ok
-                    best_ratio = -1.0
-                    # Ratios within the tolerance are tied (the first stays).
+                    # Ratios within the tolerance are tied (the first stays), and only a
+                    # positive gain and ratio split (J48: above its tolerance).
                     tie = max(c45_tolerance, 1e-12)
+                    best_ratio = 0.0
                     for j in range(n_cand):
                         if feat_ok[j] and feat_gain[j] >= avg - C45_EPSILON:
-                            if feat_info[j] > C45_EPSILON:
+                            if feat_info[j] > C45_EPSILON and feat_gain[j] > tie:
                                 ratio = feat_gain[j] / feat_info[j]
                                 if ratio > best_ratio + tie:
                                     best_ratio = ratio
