@@ -105,6 +105,7 @@ SEED = 0
 QUICK_TRAIN, QUICK_TEST = 1_000, 500
 
 J48_OPTIONS = ["-C", "0.25", "-M", "2"]
+J48_UNPRUNED_OPTIONS = ["-U", "-M", "2"]
 J48_HEAP = "4g"
 CHEFBOOST_CONFIG = {"algorithm": "C4.5"}
 PREDICT_CAP_S = 120.0  # chefboost predicts row by row in Python; stop after this long
@@ -264,6 +265,11 @@ def cell_quercus(spec, ds, train, test):
             start = time.perf_counter()
             est.fit(X_train, y_train)
             fit_times.append(time.perf_counter() - start)
+        unpruned_times = []
+        for _ in range(spec["repeats"]):
+            start = time.perf_counter()
+            C45Classifier(pruning=None).fit(X_train, y_train)
+            unpruned_times.append(time.perf_counter() - start)
         start = time.perf_counter()
         y_pred = est.predict(X_test)
         predict_s = time.perf_counter() - start
@@ -271,6 +277,7 @@ def cell_quercus(spec, ds, train, test):
     return {
         "fit_s": fit_s,
         "build_s": fit_s,
+        "unpruned_build_s": statistics.median(unpruned_times),
         "first_fit_s": first_fit_s,
         "predict_s": predict_s,
         "accuracy": accuracy(y_pred, y_test),
@@ -285,25 +292,33 @@ def cell_j48(spec, ds, train, test):
         write_arff(ds, train, train_arff)
         write_arff(ds, test, test_arff)
         cmd = [spec["java"], f"-Xmx{J48_HEAP}", "-cp", spec["jar"], "weka.classifiers.trees.J48"]
-        cmd += ["-t", str(train_arff), "-T", str(test_arff), *J48_OPTIONS]
-        walls, builds = [], []
+        cmd += ["-t", str(train_arff), "-T", str(test_arff)]
+        unpruned_cmd = [*cmd, *J48_UNPRUNED_OPTIONS]
+        cmd = [*cmd, *J48_OPTIONS]
+        walls, builds, unpruned_builds = [], [], []
         for _ in range(spec["repeats"]):
             start = time.perf_counter()
             out = j48.run_java(cmd)
             walls.append(time.perf_counter() - start)
-            match = re.search(r"^Time taken to build model: ([\d.]+) seconds", out, re.MULTILINE)
-            if match is None:
-                raise RuntimeError("no 'Time taken to build model' line in J48's output")
-            builds.append(float(match.group(1)))
+            builds.append(j48_build_seconds(out))
+            unpruned_builds.append(j48_build_seconds(j48.run_java(unpruned_cmd)))
     n_correct, n_total = j48.parse_test(out)
     if n_total != len(test):
         raise RuntimeError(f"J48 tested {n_total} rows, the test set has {len(test)}")
     return {
         "fit_s": statistics.median(walls),
         "build_s": statistics.median(builds),
+        "unpruned_build_s": statistics.median(unpruned_builds),
         "accuracy": n_correct / n_total,
         "leaves": j48.parse_tree(out)["leaves"],
     }
+
+
+def j48_build_seconds(out):
+    match = re.search(r"^Time taken to build model: ([\d.]+) seconds", out, re.MULTILINE)
+    if match is None:
+        raise RuntimeError("no 'Time taken to build model' line in J48's output")
+    return float(match.group(1))
 
 
 class FitTimeout(Exception):
@@ -467,12 +482,12 @@ def seconds(value, digits=2):
 def format_row(label, impl, result, marks):
     name = IMPL_LABELS[impl]
     if isinstance(result, str):  # n/a
-        return [label, "", name, result, "", "", "", "", ""]
+        return [label, "", name, result, "", "", "", "", "", ""]
     if "error" in result:
-        return [label, "", name, "error: " + result["error"], "", "", "", "", ""]
+        return [label, "", name, "error: " + result["error"], "", "", "", "", "", ""]
     rows = f"{result['n_train']:,} / {result['n_test']:,}" if "n_train" in result else ""
     if "timeout" in result:
-        return [label, rows, name, f"> {result['timeout']:g} s (timeout)", "", "", "", "", ""]
+        return [label, rows, name, f"> {result['timeout']:g} s (timeout)", "", "", "", "", "", ""]
     acc = f"{result['accuracy']:.4f}"
     if result.get("n_predicted", result["n_test"]) < result["n_test"]:
         acc += f" (first {result['n_predicted']:,} rows)"
@@ -486,6 +501,7 @@ def format_row(label, impl, result, marks):
         name,
         fit,
         seconds(result.get("build_s")),
+        seconds(result.get("unpruned_build_s")),
         seconds(result.get("first_fit_s")),
         seconds(result.get("predict_s"), 3),
         acc,
@@ -643,6 +659,7 @@ def main(argv=None):
         "implementation",
         "fit s",
         "build s",
+        "unpruned build s",
         "first fit s",
         "predict s",
         "test accuracy",
@@ -657,6 +674,10 @@ def main(argv=None):
     print(
         "build s: the time the implementation reports for building the tree: J48 'Time taken "
         "to build model', chefboost 'finished in'; quercus: its fit s."
+    )
+    print(
+        "unpruned build s: the same build without pruning (quercus `pruning=None`, J48 -U -M 2): "
+        "build s minus it is what pessimistic pruning costs."
     )
     print(
         "first fit s: quercus's first fit in a fresh process (JIT compilation included unless "
