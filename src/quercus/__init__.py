@@ -1,6 +1,6 @@
 """quercus: decision trees and tree ensembles — ID3, C4.5, CART and forests."""
 
-from . import datasets
+from . import datasets, export
 from .criteria import (
     conditional_entropy,
     entropy,
@@ -21,6 +21,8 @@ from .estimators import (
     DecisionTreeRegressor,
     ID3Classifier,
 )
+from .export.model_file import ModelError
+from .export.model_file import load_model as load
 
 __version__ = "0.1.0"
 
@@ -34,15 +36,18 @@ __all__ = [
     "ID3Classifier",
     "DataError",
     "DataWarning",
+    "ModelError",
     "Schema",
     "Table",
     "conditional_entropy",
     "datasets",
     "entropy",
+    "export",
     "gain_ratio",
     "gain_table",
     "gini",
     "information_gain",
+    "load",
     "misclassification_error",
     "read_table",
     "split_information",

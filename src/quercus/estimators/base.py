@@ -283,8 +283,9 @@ class BaseDecisionTree(BaseEstimator):
 
     # -- growing --------------------------------------------------------------------------
 
-    def _grow(self, typed: pd.DataFrame, y_class, y_value, w, n_stats: int):
-        """Bin ``typed``, grow the tree on the rows of positive weight, store ``tree_``."""
+    def _grow(self, typed: pd.DataFrame, y_class, y_value, w, n_stats: int, trace=False):
+        """Bin ``typed``, grow the tree on the rows of positive weight, store ``tree_``
+        (and with ``trace``, the learning trace in ``trace_``)."""
         keep = w > 0
         if not keep.any():
             raise ValueError("sample_weight is zero for every sample: nothing to learn from")
@@ -328,6 +329,7 @@ class BaseDecisionTree(BaseEstimator):
             1e-6 if self._c45_thresholds() and self._c45_variant() == "j48" else 0.0,
             self._chi2_critical(n_stats, mapper),
             params.missing,
+            bool(trace),
         )
         tree = Tree.from_grown(
             grown,
@@ -335,6 +337,12 @@ class BaseDecisionTree(BaseEstimator):
             median_leaves=params.criterion == CRITERIA["absolute_error"],
             fractional=params.missing == FRACTIONAL,
         )
+        if trace:
+            from ..export.trace import LearningTrace
+
+            self.trace_ = LearningTrace.from_kernel(self, tree, *grown[5:])
+        elif hasattr(self, "trace_"):
+            del self.trace_
         if isinstance(self.ccp_alpha, str):  # "cv"
             self.ccp_alpha_, self.cv_results_ = self._ccp_alpha_by_cv(
                 tree, typed, y_class, y_value, w
@@ -436,6 +444,45 @@ class BaseDecisionTree(BaseEstimator):
         splits), normalised to sum to 1."""
         check_is_fitted(self, "tree_")
         return self.tree_.feature_importances(self.n_features_in_)
+
+    # -- reading the model (see quercus.export) --------------------------------------------
+
+    def export_text(self, **options) -> str:
+        """The tree as indented text; options of :func:`quercus.export.export_text`."""
+        from ..export import export_text
+
+        return export_text(self, **options)
+
+    def export_graphviz(self, **options) -> str:
+        """The tree as Graphviz DOT text; options of :func:`quercus.export.export_graphviz`."""
+        from ..export import export_graphviz
+
+        return export_graphviz(self, **options)
+
+    def to_rules(self, **options) -> list:
+        """One IF ... THEN rule per leaf (:class:`quercus.export.LeafRule` objects)."""
+        from ..export import to_rules
+
+        return to_rules(self, **options)
+
+    def export_rules(self, **options) -> str:
+        """The rules of :meth:`to_rules` as text, one line each."""
+        from ..export import export_rules
+
+        return export_rules(self, **options)
+
+    def explain(self, x, **options) -> str:
+        """The decision path of one example in words (:func:`quercus.export.explain`)."""
+        from ..export import explain
+
+        return explain(self, x, **options)
+
+    def save(self, path):
+        """Write the fitted model to ``path`` as a JSON model file (``quercus.load`` reads
+        it back; the format is described in docs/model-format.md)."""
+        from ..export.model_file import save_model
+
+        return save_model(self, path)
 
     def _leaf_values(self, X) -> np.ndarray:
         """The tree's prediction for every row: its leaf's values, or for rows with a missing

@@ -21,12 +21,12 @@ _SEED = 0
 
 
 class C45RulesClassifier(C45Classifier):
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y, sample_weight=None, trace=False):
         """Fit the C4.5 tree (kept in ``tree_``, pruned), then turn the tree as it was before
         pessimistic pruning into rules: simplify each, choose and order them (``rules_``,
         ``default_class_``)."""
         self._grown_tree = None
-        super().fit(X, y, sample_weight=sample_weight)
+        super().fit(X, y, sample_weight=sample_weight, trace=trace)
         grown = self.__dict__.pop("_grown_tree", None)
         matrix, y_class, w = self._training_cases(X, y, sample_weight)
         self.rules_, self.default_class_ = c45_rules(

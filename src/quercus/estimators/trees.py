@@ -175,11 +175,13 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         self.ordinal_features = ordinal_features
         self.random_state = random_state
 
-    def fit(self, X, y, sample_weight=None, X_val=None, y_val=None):
+    def fit(self, X, y, sample_weight=None, X_val=None, y_val=None, trace=False):
         """Grow the tree on features ``X`` (DataFrame or array) and class labels ``y``.
 
         ``X_val, y_val``: validation cases for ``pruning='reduced_error'`` (by default a
-        stratified ``validation_fraction`` of ``X, y`` is held out instead).
+        stratified ``validation_fraction`` of ``X, y`` is held out instead). ``trace``:
+        keep the learning trace in ``trace_`` (every candidate split of every node, with
+        its gain, as :class:`quercus.export.LearningTrace`; ``print(tree.trace_)``).
         """
         if self.pruning not in _PRUNING:
             raise ValueError(f"pruning must be one of {_PRUNING}, got {self.pruning!r}")
@@ -195,7 +197,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         if self.pruning == "reduced_error":
             typed, y_class, w, validation = self._hold_out(typed, y_class, w, X_val, y_val)
         y_value = np.zeros(len(y_class))
-        self._grow(typed, y_class.astype(np.int32), y_value, w, self.n_classes_)
+        self._grow(typed, y_class.astype(np.int32), y_value, w, self.n_classes_, trace)
         variant = self._c45_variant()
         if self._c45_thresholds():
             self.tree_ = thresholds_at_training_values(
@@ -328,8 +330,9 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         self.ordinal_features = ordinal_features
         self.random_state = random_state
 
-    def fit(self, X, y, sample_weight=None):
-        """Grow the tree on features ``X`` and numeric targets ``y``."""
+    def fit(self, X, y, sample_weight=None, trace=False):
+        """Grow the tree on features ``X`` and numeric targets ``y`` (``trace``: keep the
+        learning trace in ``trace_``, as for classifiers)."""
         typed = self._validate_X(X, reset=True)
         y = _as_1d(y, len(typed))
         try:
@@ -340,7 +343,7 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
             raise ValueError("Input y contains NaN or infinity.")
         w = self._check_sample_weight(sample_weight, len(y_value))
         y_class = np.zeros(len(y_value), dtype=np.int32)
-        return self._grow(typed, y_class, y_value, w, 3)
+        return self._grow(typed, y_class, y_value, w, 3, trace)
 
     def predict(self, X) -> np.ndarray:
         """Mean (absolute error: median) training target of each sample's leaf."""

@@ -1,5 +1,17 @@
-"""Reading a fitted model: text layouts of the tree."""
+"""Reading a fitted model: the tree as text, rules, Graphviz DOT, explanations, and files."""
 
+from .explain import explain
+from .graphviz import export_graphviz
+from .rules import LeafRule, export_rules, to_rules
+from .text import export_text
 from .weka import weka_text
 
-__all__ = ["weka_text"]
+__all__ = [
+    "LeafRule",
+    "explain",
+    "export_graphviz",
+    "export_rules",
+    "export_text",
+    "to_rules",
+    "weka_text",
+]

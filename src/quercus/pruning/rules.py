@@ -31,50 +31,15 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.sparse import csr_matrix
 
-from .._config import LEAF, NUMERIC_SPLIT
+from .._config import LEAF
 from ..data.schema import NUMERIC, ORDINAL
 from ..tree import Tree
+from ..tree.conditions import Condition, branch_conditions, merge_conditions
 from .errors import added_errors
 
 _TIE = 1e-9  # rates closer than this count as equal (sums of weights carry rounding noise)
 _MAX_ERROR = 0.7  # C4.5 never fires a rule whose pessimistic error rate is above this
 _CODE_WEIGHT = 0.5  # C4.5 counts the bits of the rules at half weight against the exceptions
-
-
-def _number(x: float) -> str:
-    """A threshold as J48 prints it: at most six decimals, no trailing zeros."""
-    text = f"{x:.6f}".rstrip("0").rstrip(".")
-    return "0" if text in ("-0", "") else text
-
-
-@dataclass(frozen=True)
-class Condition:
-    """One test of a rule: ``name op value``.
-
-    ``op`` is ``<=`` or ``>`` (numeric and ordinal features: ``threshold`` compares the value,
-    or the level code), ``=`` (one category) or ``in`` (a set of categories); ``codes`` are
-    the category codes it accepts and ``text`` is the value as printed.
-    """
-
-    feature: int
-    name: str
-    op: str
-    threshold: float | None = None
-    codes: frozenset[int] = frozenset()
-    text: str = ""
-
-    def satisfied(self, X: np.ndarray) -> np.ndarray:
-        """Boolean mask of the rows of ``X`` (routing matrix) meeting the condition; a missing
-        value (NaN) meets none."""
-        v = X[:, self.feature]
-        if self.op == "<=":
-            return v <= self.threshold
-        if self.op == ">":
-            return v > self.threshold
-        return np.isin(v, list(self.codes))
-
-    def __str__(self) -> str:
-        return f"{self.name} {self.op} {self.text}"
 
 
 @dataclass
@@ -114,53 +79,6 @@ class Rule:
 # -- 1. rules from the tree --------------------------------------------------------------------
 
 
-def _branch_conditions(tree: Tree, schema, node: int) -> list[Condition]:
-    """The condition of each branch of the split at ``node``."""
-    f = int(tree.feature[node])
-    feature = schema.features[f]
-    name = feature.name
-    if tree.kind[node] == NUMERIC_SPLIT:
-        t = float(tree.threshold[node])
-        if feature.kind == ORDINAL:  # thresholds sit between level codes
-            text = str(feature.categories[int(t - 0.5)])
-        else:
-            text = _number(t)
-        return [Condition(f, name, "<=", t, text=text), Condition(f, name, ">", t, text=text)]
-    table = tree.cat_table[tree.cat_start[node] : tree.cat_start[node] + feature.n_categories]
-    return [
-        _category_condition(f, name, feature.categories, np.flatnonzero(table == k))
-        for k in range(tree.n_children[node])
-    ]
-
-
-def _category_condition(f: int, name: str, categories, codes) -> Condition:
-    codes = frozenset(int(c) for c in codes)
-    names = [str(categories[c]) for c in sorted(codes)]
-    if len(names) == 1:
-        return Condition(f, name, "=", codes=codes, text=names[0])
-    return Condition(f, name, "in", codes=codes, text="{" + ", ".join(names) + "}")
-
-
-def _merge(conditions: list[Condition], categories_of) -> tuple[Condition, ...]:
-    """One condition per (feature, side): the tightest numeric bound, the intersection of
-    category sets; in the order of their first appearance on the path."""
-    merged: dict[tuple, Condition] = {}
-    for c in conditions:
-        key = (c.feature, c.op if c.op in ("<=", ">") else "in")
-        old = merged.get(key)
-        if old is None:
-            merged[key] = c
-        elif c.op == "<=":
-            merged[key] = c if c.threshold < old.threshold else old
-        elif c.op == ">":
-            merged[key] = c if c.threshold > old.threshold else old
-        else:
-            merged[key] = _category_condition(
-                c.feature, c.name, categories_of(c.feature), old.codes & c.codes
-            )
-    return tuple(merged.values())
-
-
 def rules_from_tree(
     tree: Tree, schema, classes: Sequence, confidence: float = 0.25, variant: str = "j48"
 ) -> list[Rule]:
@@ -184,7 +102,7 @@ def rules_from_tree(
         if tree.kind[node] != LEAF:
             first = tree.child_start[node]
             kids = tree.children[first : first + tree.n_children[node]]
-            branches = zip(kids, _branch_conditions(tree, schema, node), strict=True)
+            branches = zip(kids, branch_conditions(tree, schema, node), strict=True)
             stack.extend((int(kid), [*path, cond]) for kid, cond in reversed(list(branches)))
             continue
         total = float(tree.weighted_n_node_samples[node])
@@ -195,7 +113,7 @@ def rules_from_tree(
         errors = total - float(dist[c])
         rules.append(
             Rule(
-                conditions=_merge(path, categories_of),
+                conditions=merge_conditions(path, categories_of),
                 class_index=c,
                 label=classes[c],
                 covered=total,

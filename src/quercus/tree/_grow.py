@@ -53,6 +53,9 @@ from ..splitting._stats import feature_stats, node_stats
 N_INT_FIELDS = 12
 F_THRESHOLD, F_IMPURITY, F_WEIGHT, F_IMPROVEMENT, F_MEDIAN = range(5)
 N_FLOAT_FIELDS = 5
+# Fields of a learning-trace row (one per node and candidate feature; see grow_tree).
+T_NODE, T_FEATURE, T_GAIN, T_INFO, T_OK, T_THRESHOLD = range(6)
+N_TRACE_FIELDS = 6
 
 LEAF_EPSILON = np.finfo(np.float64).eps * 10  # as scikit-learn: below it, a node is pure
 C45_EPSILON = 1e-3  # C4.5's tolerance on the average-gain filter and the split information
@@ -282,6 +285,20 @@ def _significant(child_of, start, end, y_class, w, shares, n_classes, critical):
     return statistic > critical[min(df, critical.shape[0] - 1)]
 
 
+@njit(inline="always")
+def _threshold(bin_lo, bin_hi, f, kind, lo_code, hi_code):
+    """Threshold of the cut between bins ``lo_code`` and ``hi_code``: the midpoint of the
+    values on either side (ordinal: between the level codes)."""
+    if kind != NUMERIC:
+        return lo_code + 0.5
+    a = bin_hi[f, lo_code]
+    b = bin_lo[f, hi_code]
+    t = a + (b - a) / 2.0
+    if t >= b:  # adjacent floats: keep "x <= t" true for a and false for b
+        t = a
+    return t
+
+
 @njit
 def grow_tree(
     data,
@@ -308,6 +325,7 @@ def grow_tree(
     c45_tolerance,
     chi2_critical,
     missing_mode,
+    trace_on=False,
 ):
     """Grow a tree; ``data``, ``y_class``, ``y_value`` and ``w`` are reordered in place.
 
@@ -322,7 +340,10 @@ def grow_tree(
     missing-value policy (``_config.MISSING_POLICIES``): FRACTIONAL sends a row with a missing
     value down every branch, its weight times the branch's share of the known weight (the
     copies are appended after the rows, so a node's rows stay contiguous). Returns the
-    node arrays trimmed to size: ``(inodes, fnodes, values, children, cat_table)``.
+    node arrays trimmed to size: ``(inodes, fnodes, values, children, cat_table)``, then the
+    learning trace: with ``trace_on``, one row per (node, candidate feature) searched, of
+    ``TRACE_FIELDS`` (node, feature, gain, split information, admissible, threshold) and,
+    for binary subset splits, the side of each category (0 left, 1 right, -1 absent).
     """
     n, p = data.shape
     cap = 64
@@ -374,6 +395,9 @@ def grow_tree(
         np.zeros(n_abs + 1, dtype=np.int64),
         np.zeros(max_b),
     )
+    trace = np.zeros((64 if trace_on else 0, N_TRACE_FIELDS))
+    trace_sides = np.zeros((trace.shape[0], max_b), dtype=np.int8)
+    n_trace = 0
     rng_state = np.zeros(1, dtype=np.uint64)
     rng_state[0] = np.uint64(seed)
 
@@ -534,6 +558,25 @@ def grow_tree(
                         feat_side[j, c] = -1
                     for t in range(n_order):
                         feat_side[j, present[subset_order[t]]] = 0 if t <= cut else 1
+            if trace_on:
+                trace = _grow_rows(trace, n_trace + n_cand)
+                trace_sides = _grow_rows(trace_sides, n_trace + n_cand)
+                for j in range(n_cand):
+                    f = features[j]
+                    trace[n_trace, T_NODE] = node
+                    trace[n_trace, T_FEATURE] = f
+                    trace[n_trace, T_GAIN] = feat_gain[j]
+                    trace[n_trace, T_INFO] = feat_info[j]
+                    trace[n_trace, T_OK] = 1.0 if feat_cut[j] >= 0 else 0.0
+                    trace[n_trace, T_THRESHOLD] = np.nan
+                    trace_sides[n_trace, :] = -1
+                    if feat_cut[j] >= 0 and kinds[f] != NOMINAL:
+                        trace[n_trace, T_THRESHOLD] = _threshold(
+                            bin_lo, bin_hi, f, kinds[f], feat_lo[j], feat_hi[j]
+                        )
+                    elif feat_cut[j] >= 0 and not multiway:
+                        trace_sides[n_trace, : n_bins[f]] = feat_side[j, : n_bins[f]]
+                    n_trace += 1
             for j in range(n_cand):
                 feat_ok[j] = feat_cut[j] >= 0
             chosen = -1
@@ -590,18 +633,10 @@ def grow_tree(
                 n_cat += n_bins[f]
             else:
                 inodes[node, I_PENDING] = NUMERIC_SPLIT
-                lo_code = feat_lo[chosen]
-                hi_code = feat_hi[chosen]
-                inodes[node, I_BIN_CUT] = lo_code
-                if kinds[f] == NUMERIC:
-                    a = bin_hi[f, lo_code]
-                    b = bin_lo[f, hi_code]
-                    t = a + (b - a) / 2.0
-                    if t >= b:  # adjacent floats: keep "x <= t" true for a and false for b
-                        t = a
-                    fnodes[node, F_THRESHOLD] = t
-                else:  # ordinal: thresholds live in level-code space
-                    fnodes[node, F_THRESHOLD] = lo_code + 0.5
+                inodes[node, I_BIN_CUT] = feat_lo[chosen]
+                fnodes[node, F_THRESHOLD] = _threshold(
+                    bin_lo, bin_hi, f, kinds[f], feat_lo[chosen], feat_hi[chosen]
+                )
             if best_first:
                 continue
         else:
@@ -752,4 +787,6 @@ def grow_tree(
         values[:n_nodes].copy(),
         children[:n_child_slots].copy(),
         cat_table[:n_cat].copy(),
+        trace[:n_trace].copy(),
+        trace_sides[:n_trace].copy(),
     )

@@ -57,7 +57,7 @@ class Tree:
     ) -> Tree:
         from . import _grow as g
 
-        inodes, fnodes, values, children, cat_table = grown
+        inodes, fnodes, values, children, cat_table = grown[:5]
         is_leaf = inodes[:, g.I_KIND] == LEAF
         return cls(
             kind=inodes[:, g.I_KIND].astype(np.int8),

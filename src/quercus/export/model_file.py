@@ -1,0 +1,469 @@
+"""Model files: a fitted tree estimator as versioned JSON, and back (never running code).
+
+The layout is described in ``docs/model-format.md``. Loading checks the format name and
+version, the shapes and ranges of the tree arrays and the schema, and rebuilds the
+estimator from an allow-list of quercus classes: a file can describe a model, never make
+Python do anything else. Writing goes to a temporary file that replaces the target only when
+complete, so a failed save never leaves a truncated file or loses the old one.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import tempfile
+import warnings
+from dataclasses import fields
+from datetime import datetime, timezone
+from pathlib import Path
+
+import numpy as np
+
+from .._config import LEAF, MULTIWAY_SPLIT, NUMERIC_SPLIT, SUBSET_SPLIT
+from ..data.schema import NOMINAL, NUMERIC, ORDINAL, Feature, Schema
+from ..tree import Tree
+from ..tree.conditions import Condition
+
+FORMAT = "quercus-model"
+FORMAT_VERSION = 1
+
+# Per-node arrays of the flat tree and their dtypes (``value`` is 2-D, ``median`` optional).
+_NODE_ARRAYS = {
+    "kind": np.int8,
+    "feature": np.int32,
+    "threshold": np.float64,
+    "child_start": np.int32,
+    "n_children": np.int32,
+    "cat_start": np.int32,
+    "missing_child": np.int32,
+    "impurity": np.float64,
+    "n_node_samples": np.int32,
+    "weighted_n_node_samples": np.float64,
+    "depth": np.int32,
+}
+_FLAT_ARRAYS = {"children": np.int32, "cat_table": np.int32}
+# Fitted attributes besides the tree, schema and classes, kept when the estimator has them.
+_SCALARS = ("max_features_", "ccp_alpha_")
+
+
+class ModelError(ValueError):
+    """A model file that cannot be loaded: not JSON, truncated, of another format or
+    version, or with inconsistent contents. The message names the file."""
+
+
+def _estimator_classes() -> dict:
+    from .. import estimators
+
+    return {name: getattr(estimators, name) for name in estimators.__all__}
+
+
+# -- values in JSON ------------------------------------------------------------------------
+
+
+def _plain(value, where: str):
+    """``value`` as JSON data; dicts, non-finite floats and tuples are tagged so that they
+    come back as they were. Anything else is an error naming ``where``."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    if value is None or isinstance(value, bool | int | str):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else {"float": repr(value)}
+    if isinstance(value, list | tuple):
+        items = [_plain(v, where) for v in value]
+        return items if isinstance(value, list) else {"tuple": items}
+    if isinstance(value, dict):
+        return {"dict": [[_plain(k, where), _plain(v, where)] for k, v in value.items()]}
+    if isinstance(value, np.ndarray):
+        return {"array": _plain(value.tolist(), where), "dtype": str(value.dtype)}
+    raise TypeError(f"{where}: cannot store a {type(value).__name__} in a model file")
+
+
+def _unplain(value):
+    if isinstance(value, list):
+        return [_unplain(v) for v in value]
+    if isinstance(value, dict):
+        if "float" in value:
+            return float(value["float"])
+        if "tuple" in value:
+            return tuple(_unplain(v) for v in value["tuple"])
+        if "dict" in value:
+            return {_hashable(_unplain(k)): _unplain(v) for k, v in value["dict"]}
+        if "array" in value:
+            return np.asarray(_unplain(value["array"]), dtype=np.dtype(value["dtype"]))
+        raise ValueError(f"unknown tagged value {sorted(value)}")
+    return value
+
+
+def _hashable(key):
+    return tuple(key) if isinstance(key, list) else key
+
+
+def _floats(array: np.ndarray) -> list:
+    """Floats with NaN as null (JSON has no NaN); float64 values round-trip exactly."""
+    return [None if math.isnan(v) else v for v in np.asarray(array, dtype=np.float64).tolist()]
+
+
+def _unfloats(values) -> np.ndarray:
+    return np.asarray([np.nan if v is None else v for v in values], dtype=np.float64)
+
+
+# -- writing -------------------------------------------------------------------------------
+
+
+def model_to_dict(estimator) -> dict:
+    """The JSON document of a fitted estimator (see ``docs/model-format.md``)."""
+    from .. import __version__
+
+    classes = _estimator_classes()
+    name = type(estimator).__name__
+    if classes.get(name) is not type(estimator):
+        raise TypeError(f"only quercus tree estimators can be saved, got {name}")
+    if not hasattr(estimator, "tree_"):
+        raise ValueError(f"this {name} is not fitted yet: call fit before save")
+    params, skipped = {}, []
+    for key, value in estimator.get_params(deep=False).items():
+        if isinstance(value, np.random.RandomState):
+            params[key], skipped = None, [*skipped, key]  # the fitted model does not need it
+            continue
+        params[key] = _plain(value, f"parameter {key}")
+    if skipped:
+        warnings.warn(
+            f"parameters {skipped} hold a RandomState, which a model file cannot store: "
+            "saved as None (predictions do not depend on them)",
+            UserWarning,
+            stacklevel=3,
+        )
+    tree = estimator.tree_
+    doc = {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "quercus_version": __version__,
+        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "estimator": name,
+        "params": params,
+        "training": {
+            "n_samples": int(tree.n_node_samples[0]),
+            "sum_of_weights": float(tree.weighted_n_node_samples[0]),
+            "n_features": int(estimator.n_features_in_),
+            "feature_names_in": (
+                [str(n) for n in estimator.feature_names_in_]
+                if hasattr(estimator, "feature_names_in_")
+                else None
+            ),
+        },
+        "schema": _schema_to_dict(estimator.schema_),
+        "tree": _tree_to_dict(tree),
+        "fitted": {
+            key: _plain(getattr(estimator, key), key) for key in _SCALARS if hasattr(estimator, key)
+        },
+    }
+    if hasattr(estimator, "classes_"):
+        doc["classes"] = {
+            "dtype": estimator.classes_.dtype.str if estimator.classes_.dtype != object else "O",
+            "values": _plain(estimator.classes_.tolist(), "classes_"),
+        }
+    if hasattr(estimator, "rules_"):
+        doc["rules"] = _rules_to_dict(estimator)
+    return doc
+
+
+def _schema_to_dict(schema: Schema) -> dict:
+    return {
+        "features": [
+            {
+                "name": f.name,
+                "kind": f.kind,
+                "categories": None
+                if f.categories is None
+                else _plain(list(f.categories), f"categories of {f.name!r}"),
+            }
+            for f in schema.features
+        ],
+        "target": schema.target,
+    }
+
+
+def _tree_to_dict(tree: Tree) -> dict:
+    out = {
+        "n_nodes": tree.node_count,
+        "regression": bool(tree.regression),
+        "fractional": bool(tree.fractional),
+    }
+    for key, dtype in _NODE_ARRAYS.items():
+        array = getattr(tree, key)
+        out[key] = _floats(array) if dtype is np.float64 else array.astype(np.int64).tolist()
+    for key in _FLAT_ARRAYS:
+        out[key] = getattr(tree, key).astype(np.int64).tolist()
+    out["value"] = [_floats(row) for row in tree.value]
+    out["median"] = None if tree.median is None else _floats(tree.median)
+    return out
+
+
+def _rules_to_dict(estimator) -> dict:
+    return {
+        "default_class": int(estimator.default_class_),
+        "rule_proba": [_floats(row) for row in estimator.rule_proba_],
+        "rules": [
+            {
+                "conditions": [
+                    {
+                        "feature": c.feature,
+                        "name": c.name,
+                        "op": c.op,
+                        "threshold": c.threshold,
+                        "codes": sorted(c.codes),
+                        "text": c.text,
+                    }
+                    for c in rule.conditions
+                ],
+                "class_index": rule.class_index,
+                "covered": rule.covered,
+                "errors": rule.errors,
+                "accuracy": rule.accuracy,
+                "leaf": rule.leaf,
+                "distribution": _floats(rule.distribution),
+            }
+            for rule in estimator.rules_
+        ],
+    }
+
+
+def save_model(estimator, path) -> Path:
+    """Write ``estimator`` to ``path`` as a JSON model file; returns the path."""
+    path = Path(path)
+    text = json.dumps(model_to_dict(estimator), ensure_ascii=False, allow_nan=False)
+    directory = path.parent if str(path.parent) else Path(".")
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+# -- reading -------------------------------------------------------------------------------
+
+
+def load_model(path):
+    """The estimator saved in ``path`` by :func:`save_model` (``quercus.load``)."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ModelError(f"model file {str(path)!r} not found") from None
+    except UnicodeDecodeError:
+        raise ModelError(
+            f"model file {str(path)!r} is not UTF-8 text: not a quercus model"
+        ) from None
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ModelError(
+            f"model file {str(path)!r} is not valid JSON (truncated or corrupt?): {exc}"
+        ) from None
+    try:
+        return model_from_dict(doc)
+    except ModelError as exc:
+        raise ModelError(f"model file {str(path)!r}: {exc}") from None
+    except (KeyError, TypeError, ValueError, IndexError) as exc:
+        detail = f"missing entry {exc}" if isinstance(exc, KeyError) else str(exc)
+        raise ModelError(f"model file {str(path)!r} is inconsistent: {detail}") from None
+
+
+def model_from_dict(doc: dict):
+    """The estimator described by a model document, after checking it."""
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+        raise ModelError(f'not a quercus model (no "format": "{FORMAT}" entry)')
+    version = doc.get("format_version")
+    if version != FORMAT_VERSION:
+        raise ModelError(
+            f"format version {version!r} is not supported: this quercus reads version "
+            f"{FORMAT_VERSION} (the file says it was written by quercus "
+            f"{doc.get('quercus_version', '?')})"
+        )
+    classes = _estimator_classes()
+    name = doc["estimator"]
+    if name not in classes:
+        raise ModelError(f"unknown estimator {name!r}; expected one of {sorted(classes)}")
+    cls = classes[name]
+    params = {key: _unplain(value) for key, value in doc["params"].items()}
+    unknown = set(params) - set(cls().get_params(deep=False))
+    if unknown:
+        raise ModelError(f"parameters {sorted(unknown)} are not parameters of {name}")
+    estimator = cls(**params)
+
+    schema = _schema_from_dict(doc["schema"])
+    training = doc["training"]
+    n_features = int(training["n_features"])
+    if n_features != len(schema.features):
+        raise ModelError(f"n_features {n_features} but the schema has {len(schema.features)}")
+    regression = bool(doc["tree"]["regression"])
+    if regression != bool(getattr(cls, "_regression", False)):
+        raise ModelError(f"a {'regression' if regression else 'classification'} tree in a {name}")
+    n_classes = None
+    if not regression:
+        labels = doc["classes"]
+        dtype = object if labels["dtype"] == "O" else np.dtype(labels["dtype"])
+        values = _unplain(labels["values"])
+        estimator.classes_ = np.empty(len(values), dtype=dtype)
+        estimator.classes_[:] = values
+        n_classes = estimator.classes_.shape[0]
+        estimator.n_classes_ = n_classes
+    tree = _tree_from_dict(doc["tree"], schema, n_classes)
+    estimator.tree_ = tree
+    estimator.schema_ = schema
+    estimator.n_features_in_ = n_features
+    if training.get("feature_names_in") is not None:
+        names = training["feature_names_in"]
+        if len(names) != n_features:
+            raise ModelError("feature_names_in does not match n_features")
+        estimator.feature_names_in_ = np.asarray(names, dtype=object)
+    for key, value in doc.get("fitted", {}).items():
+        if key not in _SCALARS:
+            raise ModelError(f"unknown fitted attribute {key!r}")
+        setattr(estimator, key, _unplain(value))
+    if "rules" in doc:
+        if not hasattr(cls, "apply_rules"):
+            raise ModelError(f"rules in a model of {name}")
+        _rules_from_dict(estimator, doc["rules"], schema, n_classes)
+    return estimator
+
+
+def _schema_from_dict(doc: dict) -> Schema:
+    features = []
+    for f in doc["features"]:
+        kind = f["kind"]
+        if kind not in (NUMERIC, NOMINAL, ORDINAL):
+            raise ModelError(f"feature {f['name']!r} has an unknown kind {kind!r}")
+        categories = f["categories"]
+        if (categories is None) != (kind == NUMERIC):
+            raise ModelError(f"feature {f['name']!r}: categories do not match its kind {kind}")
+        if categories is not None:
+            categories = tuple(_unplain(categories))
+            if len(set(categories)) != len(categories):
+                raise ModelError(f"feature {f['name']!r} repeats a category")
+        features.append(Feature(str(f["name"]), kind, categories))
+    return Schema(tuple(features), target=doc.get("target"))
+
+
+def _tree_from_dict(doc: dict, schema: Schema, n_classes: int | None) -> Tree:
+    n = int(doc["n_nodes"])
+    if n < 1:
+        raise ModelError("the tree has no node")
+    arrays = {}
+    for key, dtype in _NODE_ARRAYS.items():
+        values = doc[key]
+        if len(values) != n:
+            raise ModelError(f"tree array {key!r} has {len(values)} entries for {n} nodes")
+        arrays[key] = _unfloats(values) if dtype is np.float64 else np.asarray(values, dtype)
+    for key, dtype in _FLAT_ARRAYS.items():
+        arrays[key] = np.asarray(doc[key], dtype=dtype).reshape(-1)
+    value = np.asarray([_unfloats(row) for row in doc["value"]], dtype=np.float64)
+    n_stats = 3 if doc["regression"] else n_classes
+    if value.shape != (n, n_stats):
+        raise ModelError(f"tree values have shape {value.shape}, expected {(n, n_stats)}")
+    median = None if doc["median"] is None else _unfloats(doc["median"])
+    if median is not None and median.shape != (n,):
+        raise ModelError("tree medians do not match the nodes")
+    _check_structure(arrays, value, schema)
+    known = {f.name for f in fields(Tree)}
+    return Tree(
+        **{k: v for k, v in arrays.items() if k in known},
+        value=value,
+        median=median,
+        regression=bool(doc["regression"]),
+        fractional=bool(doc["fractional"]),
+    )
+
+
+def _check_structure(a: dict, value: np.ndarray, schema: Schema) -> None:
+    """Every node reachable once from the root, children after their parent, splits that
+    fit their features: what prediction relies on to end and to index within bounds."""
+    n = len(a["kind"])
+    if not np.isin(a["kind"], (LEAF, NUMERIC_SPLIT, MULTIWAY_SPLIT, SUBSET_SPLIT)).all():
+        raise ModelError("a node has an unknown kind")
+    if not (np.isfinite(value).all() and np.isfinite(a["weighted_n_node_samples"]).all()):
+        raise ModelError("tree statistics must be finite")
+    parent_count = np.zeros(n, dtype=np.int64)
+    children, cat_table = a["children"], a["cat_table"]
+    for node in np.flatnonzero(a["kind"] != LEAF):
+        kind, f = a["kind"][node], a["feature"][node]
+        first, count = a["child_start"][node], a["n_children"][node]
+        if not (0 <= f < len(schema.features)):
+            raise ModelError(f"node {node} tests feature {f}, which does not exist")
+        if count < 2 or first < 0 or first + count > len(children):
+            raise ModelError(f"node {node} has children out of range")
+        kids = children[first : first + count]
+        if (kids <= node).any() or (kids >= n).any():
+            raise ModelError(f"node {node} has a child that is not a later node")
+        parent_count[kids] += 1
+        if not 0 <= a["missing_child"][node] < count:
+            raise ModelError(f"node {node} sends missing values to no branch")
+        feature = schema.features[f]
+        if kind == NUMERIC_SPLIT:
+            if count != 2 or not np.isfinite(a["threshold"][node]) or feature.kind == NOMINAL:
+                raise ModelError(
+                    f"node {node} is a threshold split that does not fit {feature.name!r}"
+                )
+            continue
+        start = a["cat_start"][node]
+        if feature.kind != NOMINAL or start < 0 or start + feature.n_categories > len(cat_table):
+            raise ModelError(f"node {node}: a category split on {feature.name!r} out of range")
+        table = cat_table[start : start + feature.n_categories]
+        if ((table < 0) | (table >= count)).any():
+            raise ModelError(f"node {node} maps a category to no branch")
+    if parent_count[0] != 0 or (parent_count[1:] != 1).any():
+        raise ModelError("the nodes do not form one tree")
+
+
+def _rules_from_dict(estimator, doc: dict, schema: Schema, n_classes: int) -> None:
+    from ..pruning.rules import Rule
+
+    rules = []
+    for r in doc["rules"]:
+        conditions = []
+        for c in r["conditions"]:
+            if not 0 <= c["feature"] < len(schema.features) or c["op"] not in (
+                "<=",
+                ">",
+                "=",
+                "in",
+            ):
+                raise ModelError("a rule has a condition on no feature or with an unknown test")
+            conditions.append(
+                Condition(
+                    int(c["feature"]),
+                    str(c["name"]),
+                    c["op"],
+                    None if c["threshold"] is None else float(c["threshold"]),
+                    frozenset(int(x) for x in c["codes"]),
+                    str(c["text"]),
+                )
+            )
+        k = int(r["class_index"])
+        if not 0 <= k < n_classes:
+            raise ModelError("a rule predicts a class that does not exist")
+        rules.append(
+            Rule(
+                conditions=tuple(conditions),
+                class_index=k,
+                label=estimator.classes_[k],
+                covered=float(r["covered"]),
+                errors=float(r["errors"]),
+                accuracy=float(r["accuracy"]),
+                leaf=int(r["leaf"]),
+                distribution=_unfloats(r["distribution"]),
+            )
+        )
+    proba = np.asarray([_unfloats(row) for row in doc["rule_proba"]], dtype=np.float64)
+    if proba.shape != (len(rules) + 1, n_classes):
+        raise ModelError("rule probabilities do not match the rules")
+    default = int(doc["default_class"])
+    if not 0 <= default < n_classes:
+        raise ModelError("the default class does not exist")
+    estimator.rules_, estimator.default_class_, estimator.rule_proba_ = rules, default, proba

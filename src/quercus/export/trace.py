@@ -1,0 +1,194 @@
+"""The learning trace: the hand computation of the lectures, generated for any data.
+
+``fit(X, y, trace=True)`` keeps, for every node of the tree as grown (before any pruning),
+every candidate attribute the search scored: its gain under the tree's criterion, its split
+information and gain ratio, the split it would make, whether it was admissible, and which
+one was chosen. ``print(tree.trace_)`` prints it node by node:
+
+```
+node 0 (root): 14 samples: No 5, Yes 9
+  attribute    information gain  split information  gain ratio  split
+  Outlook                 0.247              1.577       0.156  one branch per value  <- chosen
+  Humidity                0.152              1.000       0.152  one branch per value
+  ...
+```
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from .._config import LEAF
+from ..data.schema import NOMINAL, ORDINAL
+from ..tree._grow import T_FEATURE, T_GAIN, T_INFO, T_NODE, T_OK, T_THRESHOLD
+from ..tree.conditions import branch_conditions, format_threshold
+
+# What the kernel's "gain" is, by criterion.
+_GAIN_NAMES = {
+    "gini": "Gini decrease",
+    "entropy": "information gain",
+    "information_gain": "information gain",
+    "gain_ratio": "information gain",
+    "misclassification": "error decrease",
+    "squared_error": "variance decrease",
+    "absolute_error": "absolute error decrease",
+}
+
+
+@dataclass
+class LearningTrace:
+    """Every node of the grown tree and every candidate split scored there.
+
+    ``nodes``: one row per node (``node``, ``depth``, ``path``, ``samples``,
+    ``distribution``, ``split``: the attribute chosen, or None for a leaf). ``candidates``:
+    one row per node and candidate attribute (``node``, ``attribute``, ``gain`` under the
+    tree's criterion, named in ``gain_name``, ``split_information``, ``gain_ratio``,
+    ``split``, ``admissible``, ``chosen``). Thresholds are those of the search (midpoints;
+    C4.5 then moves a chosen threshold to a training value). Node ids are those of the tree
+    as grown, which pruning may renumber.
+    """
+
+    nodes: pd.DataFrame
+    candidates: pd.DataFrame
+    gain_name: str
+
+    @classmethod
+    def from_kernel(cls, estimator, grown, rows: np.ndarray, sides: np.ndarray) -> LearningTrace:
+        """The trace from the kernel's records and the grown tree."""
+        schema = estimator.schema_
+        names = schema.names
+        paths = _paths(grown, schema)
+        nodes = pd.DataFrame(
+            {
+                "node": np.arange(grown.node_count),
+                "depth": grown.depth,
+                "path": paths,
+                "samples": grown.weighted_n_node_samples,
+                "distribution": [
+                    _distribution(estimator, grown, i) for i in range(grown.node_count)
+                ],
+                "split": [
+                    None if grown.kind[i] == LEAF else names[grown.feature[i]]
+                    for i in range(grown.node_count)
+                ],
+            }
+        )
+        node_of = rows[:, T_NODE].astype(np.int64)
+        feature_of = rows[:, T_FEATURE].astype(np.int64)
+        info = rows[:, T_INFO]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = np.where(info > 0, rows[:, T_GAIN] / info, np.nan)
+        candidates = pd.DataFrame(
+            {
+                "node": node_of,
+                "attribute": [names[f] for f in feature_of],
+                "gain": rows[:, T_GAIN],
+                "split_information": info,
+                "gain_ratio": ratio,
+                "split": [
+                    _split_text(schema.features[f], ok, t, side)
+                    for f, ok, t, side in zip(
+                        feature_of, rows[:, T_OK], rows[:, T_THRESHOLD], sides, strict=True
+                    )
+                ],
+                "admissible": rows[:, T_OK] > 0,
+                "chosen": [
+                    grown.kind[n] != LEAF and grown.feature[n] == f
+                    for n, f in zip(node_of, feature_of, strict=True)
+                ],
+            }
+        )
+        not_admissible = ~candidates["admissible"]
+        candidates.loc[not_admissible, ["gain", "split_information", "gain_ratio"]] = np.nan
+        return cls(nodes, candidates, _GAIN_NAMES[estimator.criterion])
+
+    def node(self, node: int) -> pd.DataFrame:
+        """The candidates scored at ``node``, in feature order."""
+        return self.candidates[self.candidates["node"] == node].reset_index(drop=True)
+
+    def to_text(self, decimals: int = 3) -> str:
+        """The trace node by node, as printed by ``print(trace)``."""
+        out = []
+        for row in self.nodes.itertuples():
+            where = "root" if row.depth == 0 else row.path
+            head = f"node {row.node} ({where}): {row.distribution}"
+            table = self.node(row.node)
+            if table.empty:
+                out.append(f"{head} -> leaf")
+                continue
+            if row.split is None:
+                head += " -> leaf (no split passed the stopping rules)"
+            out.append(head)
+            out.extend("  " + line for line in self._table(table, decimals))
+        return "\n".join(out) + "\n"
+
+    def _table(self, table: pd.DataFrame, decimals: int) -> list[str]:
+        """The candidates of one node as aligned text columns (ratios only for entropy)."""
+        entropy = self.gain_name == "information gain"
+        heads = ["attribute", self.gain_name]
+        if entropy:
+            heads += ["split information", "gain ratio"]
+        heads.append("split")
+        rows = []
+        for c in table.itertuples():
+            numbers = [c.gain, c.split_information, c.gain_ratio] if entropy else [c.gain]
+            cells = [c.attribute]
+            cells += ["-" if np.isnan(v) else f"{v:.{decimals}f}" for v in numbers]
+            cells.append(c.split + ("  <- chosen" if c.chosen else ""))
+            rows.append(cells)
+        widths = [max(len(r[i]) for r in [heads, *rows]) for i in range(len(heads))]
+        numeric = range(1, len(heads) - 1)
+
+        def line(cells):
+            parts = [
+                cell.rjust(w) if i in numeric else cell.ljust(w)
+                for i, (cell, w) in enumerate(zip(cells, widths, strict=True))
+            ]
+            return "  ".join(parts).rstrip()
+
+        return [line(heads)] + [line(r) for r in rows]
+
+    def __str__(self) -> str:
+        return self.to_text()
+
+
+def _paths(tree, schema) -> list[str]:
+    """The conditions leading to every node, joined by AND ("" for the root)."""
+    paths = [""] * tree.node_count
+    for node in range(tree.node_count):  # parents come before their children
+        if tree.kind[node] == LEAF:
+            continue
+        first = tree.child_start[node]
+        kids = tree.children[first : first + tree.n_children[node]]
+        for kid, condition in zip(kids, branch_conditions(tree, schema, node), strict=True):
+            paths[kid] = (paths[node] + " AND " if paths[node] else "") + str(condition)
+    return paths
+
+
+def _distribution(estimator, tree, node: int) -> str:
+    weight = float(tree.weighted_n_node_samples[node])
+    head = f"{weight:g} samples"
+    if tree.regression:
+        return f"{head}, mean {tree.leaf_values()[node, 0]:.4g}"
+    parts = [
+        f"{label} {count:g}"
+        for label, count in zip(estimator.classes_, tree.value[node], strict=True)
+        if count > 0
+    ]
+    return head + (": " + ", ".join(parts) if parts else "")
+
+
+def _split_text(feature, ok: float, threshold: float, sides: np.ndarray) -> str:
+    if ok <= 0:
+        return "not admissible"
+    if feature.kind == NOMINAL:
+        if (sides[: feature.n_categories] < 0).all():
+            return "one branch per value"
+        left = [str(c) for c, s in zip(feature.categories, sides, strict=False) if s == 0]
+        return f"{feature.name} in {{{', '.join(left)}}}"
+    if feature.kind == ORDINAL:
+        return f"{feature.name} <= {feature.categories[int(threshold - 0.5)]}"
+    return f"{feature.name} <= {format_threshold(threshold)}"

@@ -1,0 +1,99 @@
+"""The conditions of a flat tree's branches: ``Outlook = Sunny``, ``x <= 2.45``,
+``Weather in {windy, rainy}``, and the merging of the conditions along a path.
+
+Shared by rule post-pruning (C4.5rules) and by the readable exports (rules, text,
+explanations).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._config import NUMERIC_SPLIT
+from ..data.schema import ORDINAL
+from .arrays import Tree
+
+
+def format_threshold(x: float) -> str:
+    """A threshold as J48 prints it: at most six decimals, no trailing zeros."""
+    text = f"{x:.6f}".rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text
+
+
+@dataclass(frozen=True)
+class Condition:
+    """One test of a rule: ``name op value``.
+
+    ``op`` is ``<=`` or ``>`` (numeric and ordinal features: ``threshold`` compares the value,
+    or the level code), ``=`` (one category) or ``in`` (a set of categories); ``codes`` are
+    the category codes it accepts and ``text`` is the value as printed.
+    """
+
+    feature: int
+    name: str
+    op: str
+    threshold: float | None = None
+    codes: frozenset[int] = frozenset()
+    text: str = ""
+
+    def satisfied(self, X: np.ndarray) -> np.ndarray:
+        """Boolean mask of the rows of ``X`` (routing matrix) meeting the condition; a missing
+        value (NaN) meets none."""
+        v = X[:, self.feature]
+        if self.op == "<=":
+            return v <= self.threshold
+        if self.op == ">":
+            return v > self.threshold
+        return np.isin(v, list(self.codes))
+
+    def __str__(self) -> str:
+        return f"{self.name} {self.op} {self.text}"
+
+
+def branch_conditions(tree: Tree, schema, node: int) -> list[Condition]:
+    """The condition of each branch of the split at ``node``."""
+    f = int(tree.feature[node])
+    feature = schema.features[f]
+    name = feature.name
+    if tree.kind[node] == NUMERIC_SPLIT:
+        t = float(tree.threshold[node])
+        if feature.kind == ORDINAL:  # thresholds sit between level codes
+            text = str(feature.categories[int(t - 0.5)])
+        else:
+            text = format_threshold(t)
+        return [Condition(f, name, "<=", t, text=text), Condition(f, name, ">", t, text=text)]
+    table = tree.cat_table[tree.cat_start[node] : tree.cat_start[node] + feature.n_categories]
+    return [
+        category_condition(f, name, feature.categories, np.flatnonzero(table == k))
+        for k in range(tree.n_children[node])
+    ]
+
+
+def category_condition(f: int, name: str, categories, codes) -> Condition:
+    codes = frozenset(int(c) for c in codes)
+    names = [str(categories[c]) for c in sorted(codes)]
+    if len(names) == 1:
+        return Condition(f, name, "=", codes=codes, text=names[0])
+    return Condition(f, name, "in", codes=codes, text="{" + ", ".join(names) + "}")
+
+
+def merge_conditions(conditions: list[Condition], categories_of) -> tuple[Condition, ...]:
+    """One condition per (feature, side): the tightest numeric bound, the intersection of
+    category sets; in the order of their first appearance on the path."""
+    merged: dict[tuple, Condition] = {}
+    for c in conditions:
+        key = (c.feature, c.op if c.op in ("<=", ">") else "in")
+        old = merged.get(key)
+        if old is None:
+            merged[key] = c
+        elif c.op == "<=":
+            merged[key] = c if c.threshold < old.threshold else old
+        elif c.op == ">":
+            merged[key] = c if c.threshold > old.threshold else old
+        else:
+            merged[key] = category_condition(
+                c.feature, c.name, categories_of(c.feature), old.codes & c.codes
+            )
+    return tuple(merged.values())
