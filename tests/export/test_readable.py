@@ -1,0 +1,184 @@
+"""Reading a fitted tree: text, rules, Graphviz DOT, explanations, importances."""
+
+import re
+import shutil
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.datasets import load_iris
+from sklearn.inspection import permutation_importance
+
+import quercus
+from quercus.export import export_graphviz, export_rules, export_text, to_rules
+
+PLAYTENNIS_ID3 = """\
+Outlook = Overcast: Yes (4)
+Outlook = Rain
+|   Wind = Strong: No (2)
+|   Wind = Weak: Yes (3)
+Outlook = Sunny
+|   Humidity = High: No (3)
+|   Humidity = Normal: Yes (2)
+"""
+
+
+@pytest.fixture(scope="module")
+def playtennis():
+    df = quercus.datasets.load("playtennis")
+    return df.iloc[:, :-1], df["PlayTennis"]
+
+
+@pytest.fixture(scope="module")
+def id3(playtennis):
+    X, y = playtennis
+    return quercus.ID3Classifier().fit(X, y)
+
+
+def test_text_is_the_lecture_tree(id3):
+    assert export_text(id3) == PLAYTENNIS_ID3
+    assert id3.export_text() == PLAYTENNIS_ID3
+
+
+def test_text_depth_limit_names_and_weka_style(id3):
+    assert id3.export_text(max_depth=1).splitlines() == [
+        "Outlook = Overcast: Yes (4)",
+        "Outlook = Rain: Yes (5/2) [subtree of 2 leaves not shown]",
+        "Outlook = Sunny: No (5/2) [subtree of 2 leaves not shown]",
+    ]
+    assert id3.export_text(max_depth=0) == "Yes (14/5) [subtree of 5 leaves not shown]\n"
+    renamed = id3.export_text(feature_names=["O", "T", "H", "W"])
+    assert renamed.splitlines()[0] == "O = Overcast: Yes (4)"
+    assert id3.export_text(style="weka").splitlines()[0] == "Outlook = Overcast: Yes (4.0)"
+    with pytest.raises(ValueError, match="feature_names has 2 names"):
+        id3.export_text(feature_names=["a", "b"])
+    with pytest.raises(ValueError, match="style must be one of"):
+        id3.export_text(style="fancy")
+
+
+def test_text_thresholds_subsets_errors_and_regression():
+    X, y = load_iris(return_X_y=True, as_frame=True)
+    c45 = quercus.C45Classifier().fit(X, y)
+    lines = c45.export_text().splitlines()
+    # J48's iris tree, in the plain layout: thresholds at training values, (weight/errors).
+    assert lines[0] == "petal width (cm) <= 0.6: 0 (50)"
+    assert "|   |   petal length (cm) <= 4.9: 1 (48/1)" in lines
+    weather = pd.DataFrame({"Weather": ["sunny", "windy", "rainy", "sunny", "windy", "rainy"]})
+    cart = quercus.CARTClassifier().fit(weather, ["go", "stay", "stay", "go", "stay", "go"])
+    first = cart.export_text().splitlines()[0]
+    assert re.fullmatch(r"Weather in \{[a-z, ]+\}: (go|stay) \(\d/?\d?\)", first)
+    reg = quercus.CARTRegressor(max_depth=1).fit(X[["petal length (cm)"]], X["petal width (cm)"])
+    assert reg.export_text().splitlines() == [
+        "petal length (cm) <= 2.45: 0.25 (n=50)",
+        "petal length (cm) > 2.45: 1.68 (n=100)",
+    ]
+    assert reg.export_text(decimals=3).splitlines()[0] == "petal length (cm) <= 2.45: 0.246 (n=50)"
+
+
+def test_rules_one_per_leaf_with_support_and_confidence(id3, playtennis):
+    rules = to_rules(id3)
+    assert [str(r) for r in rules] == [
+        "IF Outlook = Overcast THEN Yes (support 4, confidence 100.0%)",
+        "IF Outlook = Rain AND Wind = Strong THEN No (support 2, confidence 100.0%)",
+        "IF Outlook = Rain AND Wind = Weak THEN Yes (support 3, confidence 100.0%)",
+        "IF Outlook = Sunny AND Humidity = High THEN No (support 3, confidence 100.0%)",
+        "IF Outlook = Sunny AND Humidity = Normal THEN Yes (support 2, confidence 100.0%)",
+    ]
+    assert export_rules(id3) == "".join(str(r) + "\n" for r in rules)
+    # Every training row meets exactly the rule of its leaf.
+    X, _ = playtennis
+    matrix = id3._predict_matrix(X)
+    met = np.array([[all(c.satisfied(matrix)[i] for c in r.conditions) for r in rules] for i in
+                    range(len(X))])
+    assert (met.sum(axis=1) == 1).all()
+    assert [rules[j].leaf for j in met.argmax(axis=1)] == id3.apply(X).tolist()
+
+
+def test_rules_merge_conditions_on_one_feature():
+    # x <= 5 then x <= 3 on one path: the rule keeps x <= 3 (and 2 < x keeps both sides).
+    x = np.arange(10.0)
+    y = np.array(["a", "a", "a", "b", "b", "c", "c", "c", "c", "c"])
+    tree = quercus.DecisionTreeClassifier().fit(x.reshape(-1, 1), y)
+    texts = [str(r).split(" THEN ")[0] for r in tree.to_rules()]
+    assert texts == ["IF x0 <= 2.5", "IF x0 > 2.5 AND x0 <= 4.5", "IF x0 > 4.5"]
+    for rule in tree.to_rules():
+        assert len({(c.feature, c.op) for c in rule.conditions}) == len(rule.conditions)
+
+
+def test_rules_of_a_regression_tree():
+    X, _ = load_iris(return_X_y=True, as_frame=True)
+    reg = quercus.CARTRegressor(max_depth=1).fit(X[["petal length (cm)"]], X["petal width (cm)"])
+    assert [str(r) for r in reg.to_rules()] == [
+        "IF petal length (cm) <= 2.45 THEN 0.25 (support 50)",
+        "IF petal length (cm) > 2.45 THEN 1.68 (support 100)",
+    ]
+
+
+def test_graphviz_dot(id3, tmp_path):
+    dot = export_graphviz(id3)
+    assert dot.startswith("digraph tree {") and dot.rstrip().endswith("}")
+    assert 'n0 [label="Outlook\\n14 samples: No 5, Yes 9"];' in dot
+    assert 'n0 -> n1 [label="Overcast"];' in dot
+    assert re.search(r'n1 \[label="Yes \(4\)", fillcolor="#[0-9a-f]{6}"\];', dot)
+    assert dot.count("->") == id3.tree_.node_count - 1
+    assert "fillcolor=\"#" not in id3.export_graphviz(filled=False)
+    if shutil.which("dot") is None:
+        pytest.skip("Graphviz's dot is not installed: the SVG is not drawn")
+    from quercus.export.graphviz import render_svg
+
+    svg = render_svg(dot)
+    assert "<svg" in svg and "Outlook" in svg
+
+
+def test_graphviz_says_how_to_get_dot(monkeypatch):
+    from quercus.export import graphviz
+
+    monkeypatch.setattr(graphviz.shutil, "which", lambda name: None)
+    with pytest.raises(RuntimeError, match="apt-get install graphviz"):
+        graphviz.render_svg("digraph tree {}")
+
+
+def test_explain_one_example(id3, playtennis):
+    X, _ = playtennis
+    text = id3.explain(X.iloc[0])  # Sunny, Hot, High, Weak: No
+    assert text.splitlines() == [
+        "At the root: 14 samples: No 5, Yes 9",
+        "1. Outlook is Sunny, so Outlook = Sunny: 5 samples: No 3, Yes 2",
+        "2. Humidity is High, so Humidity = High: 3 samples: No 3",
+        "Prediction: No (probability 1)",
+    ]
+    same = id3.explain({"Outlook": "Sunny", "Temperature": "Hot", "Humidity": "High", "Wind": "Weak"})
+    assert same == text
+    missing = id3.explain({"Outlook": "Rain", "Temperature": "Hot", "Humidity": "High", "Wind": None})
+    assert "Wind is missing, so it takes the branch for missing values" in missing
+    with pytest.raises(ValueError, match="one example"):
+        id3.explain(X.iloc[:2])
+
+
+def test_explain_fractional_missing_value():
+    df = quercus.datasets.load("playtennis")
+    X, y = df.iloc[:, :-1].copy(), df["PlayTennis"]
+    c45 = quercus.C45Classifier(pruning=None, min_samples_leaf=1).fit(X, y)
+    row = {"Outlook": None, "Temperature": "Hot", "Humidity": "High", "Wind": "Weak"}
+    text = c45.explain(row)
+    assert "Outlook is missing, so the example goes down every branch" in text
+    proba = c45.predict_proba(pd.DataFrame([row]))[0]
+    assert f"probability {round(proba.max(), 2):g}" in text.splitlines()[-1]
+
+
+def test_permutation_importance_works_with_quercus(playtennis):
+    X, y = playtennis
+    est = quercus.ID3Classifier().fit(X, y)
+    result = permutation_importance(est, X, y, n_repeats=20, random_state=0)
+    assert result.importances_mean.shape == (4,)
+    # Temperature is never tested: permuting it cannot change a prediction.
+    assert result.importances_mean[list(X.columns).index("Temperature")] == 0.0
+    assert result.importances_mean[list(X.columns).index("Outlook")] > 0.1
+
+
+def test_impurity_importances_sum_to_one_and_name_the_root(id3):
+    imp = id3.feature_importances_
+    assert imp.sum() == pytest.approx(1.0)
+    assert imp[1] == 0.0  # Temperature
+    # Outlook's split removes the most entropy: 14 * 0.247 bits against 5 * 0.971 twice.
+    assert np.argmax(imp) == 0
