@@ -110,3 +110,16 @@ def test_alpha_chosen_by_cross_validation_with_one_standard_error():
     assert est.get_n_leaves() < full.get_n_leaves()
     again = quercus.CARTClassifier(ccp_alpha="cv", random_state=0).fit(X, y)
     assert again.ccp_alpha_ == est.ccp_alpha_
+
+
+def test_pruning_cost_complexity_is_one_parameter_away():
+    from sklearn.datasets import make_classification
+
+    X, y = make_classification(600, 6, flip_y=0.15, random_state=1)
+    by_name = quercus.CARTClassifier(pruning="cost_complexity", random_state=0).fit(X, y)
+    by_cv = quercus.CARTClassifier(ccp_alpha="cv", random_state=0).fit(X, y)
+    assert by_name.ccp_alpha_ == by_cv.ccp_alpha_
+    assert by_name.export_text() == by_cv.export_text()
+    fixed = quercus.CARTClassifier(pruning="cost_complexity", ccp_alpha=0.01).fit(X, y)
+    assert not hasattr(fixed, "ccp_alpha_")
+    assert fixed.export_text() == quercus.CARTClassifier(ccp_alpha=0.01).fit(X, y).export_text()

@@ -343,7 +343,10 @@ class BaseDecisionTree(BaseEstimator):
             self.trace_ = LearningTrace.from_kernel(self, tree, *grown[5:])
         elif hasattr(self, "trace_"):
             del self.trace_
-        if isinstance(self.ccp_alpha, str):  # "cv"
+        by_cv = isinstance(self.ccp_alpha, str) or (
+            getattr(self, "pruning", None) == "cost_complexity" and params.ccp_alpha == 0.0
+        )
+        if by_cv:  # ccp_alpha="cv", or pruning="cost_complexity" without an alpha
             self.ccp_alpha_, self.cv_results_ = self._ccp_alpha_by_cv(
                 tree, typed, y_class, y_value, w
             )

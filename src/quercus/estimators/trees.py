@@ -20,7 +20,7 @@ from ..tree._predict import apply_rows
 from ..tree.thresholds import thresholds_at_training_values
 from .base import BaseDecisionTree
 
-_PRUNING = (None, "pessimistic", "reduced_error")
+_PRUNING = (None, "pessimistic", "reduced_error", "cost_complexity")
 _TOLERANCE = {"j48": 1e-6, "release8": 0.0}  # J48 compares with Utils.SMALL, C4.5 exactly
 
 _IMPURITY_OF_CRITERION = {
@@ -48,13 +48,16 @@ _COMMON_DOC = """
         links are pruned while their effective alpha is at most ``ccp_alpha`` (0: no pruning).
         See ``cost_complexity_pruning_path``. 'cv': chosen by 10-fold cross-validation with
         the one-standard-error rule (``ccp_alpha_`` and ``cv_results_`` record the choice).
-    pruning : {{None, 'pessimistic', 'reduced_error'}}, classifiers only
+    pruning : {{None, 'pessimistic', 'reduced_error', 'cost_complexity'}}, classifiers only
         'pessimistic': C4.5's error-based pruning as Weka's J48 does it (collapse, then
         bottom-up comparison of leaf, subtree and largest-branch error estimates at
         ``confidence``, with subtree raising). Default of C45Classifier.
         'reduced_error': grow on all but a held-out ``validation_fraction`` (or on all of
         ``X`` when ``fit`` gets ``X_val, y_val``), then repeatedly replace by a leaf the node
         whose replacement most increases validation accuracy, while none decreases it.
+        'cost_complexity': CART's pruning with ``ccp_alpha``; with ``ccp_alpha=0`` the
+        alpha is chosen by cross-validation, as ``ccp_alpha='cv'`` (any ``ccp_alpha > 0``
+        prunes whatever ``pruning`` is, as in scikit-learn).
     confidence : float, default 0.25
         Confidence level of the pessimistic error estimates (J48's -C); lower prunes more.
     subtree_raising : bool, default True
