@@ -109,6 +109,79 @@ def _max_features(value, n_features):
     )
 
 
+@dataclass
+class BinnedData:
+    """A typed frame binned once (for one tree, or for every tree of a forest)."""
+
+    mapper: object  # binning.BinMapper
+    binned: np.ndarray  # (n_rows, n_features), C order, bin codes
+    kinds: np.ndarray  # int8 kernel codes NUMERIC / NOMINAL / ORDINAL
+    bin_lo: np.ndarray  # (n_features, max bins): smallest training value of each bin
+    bin_hi: np.ndarray  # largest training value of each bin
+
+
+def bin_frame(typed: pd.DataFrame, schema, max_bins) -> BinnedData:
+    """Fit the bins of ``typed`` and bin it."""
+    mapper = fit_bins(typed, schema, max_bins)
+    binned = np.ascontiguousarray(mapper.transform(typed))
+    p = len(mapper.kinds)
+    width = int(mapper.n_bins.max()) if p else 1
+    bin_lo = np.full((p, width), np.nan)
+    bin_hi = np.full((p, width), np.nan)
+    for f in range(p):
+        if mapper.lo[f] is not None:
+            bin_lo[f, : len(mapper.lo[f])] = mapper.lo[f]
+            bin_hi[f, : len(mapper.hi[f])] = mapper.hi[f]
+    kinds = np.asarray([_KIND_CODES[k] for k in mapper.kinds], dtype=np.int8)
+    return BinnedData(mapper, binned, kinds, bin_lo, bin_hi)
+
+
+def grow_binned(
+    data: BinnedData,
+    binned: np.ndarray,
+    y_class: np.ndarray,
+    y_value: np.ndarray,
+    w: np.ndarray,
+    params: GrowthParams,
+    *,
+    regression: bool,
+    n_stats: int,
+    c45_classes: int = 0,
+    c45_tolerance: float = 0.0,
+    chi2_critical: np.ndarray | None = None,
+    trace: bool = False,
+):
+    """The growth kernel on binned rows (``binned``, ``y_class``, ``y_value``, ``w`` are
+    reordered in place: pass copies). Returns the kernel's arrays (see ``grow_tree``)."""
+    return grow_tree(
+        binned,
+        y_class,
+        y_value,
+        w,
+        data.kinds,
+        data.mapper.n_bins,
+        data.mapper.missing,
+        data.bin_lo,
+        data.bin_hi,
+        params.multiway,
+        params.criterion,
+        regression,
+        n_stats,
+        params.max_depth,
+        params.min_split,
+        params.min_leaf,
+        params.min_impurity_decrease,
+        params.max_leaf_nodes,
+        params.max_features,
+        params.seed,
+        c45_classes,
+        c45_tolerance,
+        np.zeros(1) if chi2_critical is None else chi2_critical,
+        params.missing,
+        bool(trace),
+    )
+
+
 class BaseDecisionTree(BaseEstimator):
     """Shared fit/predict machinery of the tree estimators (not for direct use)."""
 
@@ -292,44 +365,23 @@ class BaseDecisionTree(BaseEstimator):
         if not keep.all():  # a zero weight is the same as an absent row
             typed, y_class, y_value, w = typed[keep], y_class[keep], y_value[keep], w[keep]
         params = self._growth_params(typed.shape[1], float(w.sum()))
-        mapper = fit_bins(typed, self.schema_, self.max_bins)
-        binned = np.ascontiguousarray(mapper.transform(typed))
-        p = len(mapper.kinds)
-        width = int(mapper.n_bins.max()) if p else 1
-        bin_lo = np.full((p, width), np.nan)
-        bin_hi = np.full((p, width), np.nan)
-        for f in range(p):
-            if mapper.lo[f] is not None:
-                bin_lo[f, : len(mapper.lo[f])] = mapper.lo[f]
-                bin_hi[f, : len(mapper.hi[f])] = mapper.hi[f]
-        kinds = np.asarray([_KIND_CODES[k] for k in mapper.kinds], dtype=np.int8)
-        # The kernel reorders rows in place: it gets its own copies, never the caller's arrays.
-        grown = grow_tree(
-            binned,
+        data = bin_frame(typed, self.schema_, self.max_bins)
+        c45 = self._c45_thresholds()
+        # The kernel reorders rows in place: it gets its own copies, never the caller's arrays
+        # (the binned matrix is ours and not used again).
+        grown = grow_binned(
+            data,
+            data.binned,
             np.array(y_class, dtype=np.int32),
             np.array(y_value, dtype=np.float64),
             np.array(w, dtype=np.float64),
-            kinds,
-            mapper.n_bins,
-            mapper.missing,
-            bin_lo,
-            bin_hi,
-            params.multiway,
-            params.criterion,
-            self._regression,
-            n_stats,
-            params.max_depth,
-            params.min_split,
-            params.min_leaf,
-            params.min_impurity_decrease,
-            params.max_leaf_nodes,
-            params.max_features,
-            params.seed,
-            n_stats if self._c45_thresholds() else 0,
-            1e-6 if self._c45_thresholds() and self._c45_variant() == "j48" else 0.0,
-            self._chi2_critical(n_stats, mapper),
-            params.missing,
-            bool(trace),
+            params,
+            regression=self._regression,
+            n_stats=n_stats,
+            c45_classes=n_stats if c45 else 0,
+            c45_tolerance=1e-6 if c45 and self._c45_variant() == "j48" else 0.0,
+            chi2_critical=self._chi2_critical(n_stats, data.mapper),
+            trace=trace,
         )
         tree = Tree.from_grown(
             grown,
@@ -509,4 +561,4 @@ class BaseDecisionTree(BaseEstimator):
         return values
 
 
-__all__ = ["BaseDecisionTree", "GrowthParams"]
+__all__ = ["BaseDecisionTree", "BinnedData", "GrowthParams", "bin_frame", "grow_binned"]
