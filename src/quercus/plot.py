@@ -1,0 +1,334 @@
+"""A fitted tree drawn with matplotlib (the optional extra ``quercus[plot]``).
+
+The drawing shows what the Graphviz export shows: inner nodes name the attribute they test
+and their training cases (``Outlook`` / ``14 samples: No 5, Yes 9``), each edge carries the
+branch's condition (``Sunny``, ``<= 75.5``, ``in {a, b}``), and leaves show the prediction
+with ``(weight/errors)`` as C4.5 prints it, or the value and ``n=`` weight for regression.
+
+Layout: the leaves are spaced evenly from left to right in the order of the tree, each inner
+node is centred above its first and last child, and each depth has its own row. Unless a
+``fontsize`` is given, the text is made as large as fits (up to matplotlib's default size):
+no two boxes of a row, and no two edge labels, overlap.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .export._common import (
+    children,
+    conditions,
+    distribution_text,
+    fitted_tree,
+    is_leaf,
+    leaf_class,
+    leaf_summary,
+    printed_names,
+)
+from .export.graphviz import _PALETTE
+
+__all__ = ["plot_tree"]
+
+INSTALL_HINT = 'plot_tree needs matplotlib: pip install "quercus[plot]" (or pip install matplotlib)'
+
+# Room kept around the boxes when the font size is fitted: boxes side by side keep this
+# share of their widths free between them, a row keeps this share of its height for edges.
+_GAP = 1.15
+_ROW = 1.3
+_ROW_ARROW = 1.5  # below an edge label: room for the arrow's head
+# Where an edge label may sit, as a share of the way from the parent to the child: the middle
+# first, so that it wins ties.
+_ALONG = tuple(sorted((0.3 + 0.025 * i for i in range(17)), key=lambda t: abs(t - 0.5)))
+_SMALLEST = 0.5  # points: the fitted font size never goes below this
+
+
+@dataclass
+class _Node:
+    """One box of the drawing."""
+
+    node: int
+    parent: int
+    depth: int
+    label: str
+    edge: str | None  # the condition of the branch from the parent (None at the root)
+    colour: str
+    dashed: bool  # a subtree below max_depth, drawn as one box
+    x: float = 0.0
+    kids: tuple[int, ...] = ()  # positions in the node list of the boxes drawn below
+
+
+def _check(max_depth, decimals, fontsize) -> None:
+    if max_depth is not None and (
+        isinstance(max_depth, bool) or not isinstance(max_depth, int) or max_depth < 0
+    ):
+        raise ValueError(f"max_depth must be None or an integer >= 0, got {max_depth!r}")
+    if isinstance(decimals, bool) or not isinstance(decimals, int) or decimals < 0:
+        raise ValueError(f"decimals must be an integer >= 0, got {decimals!r}")
+    if fontsize is not None and (
+        isinstance(fontsize, bool) or not isinstance(fontsize, int | float) or fontsize <= 0
+    ):
+        raise ValueError(f"fontsize must be None or a number > 0, got {fontsize!r}")
+
+
+def _boxes(estimator, names, max_depth, decimals, filled) -> list[_Node]:
+    """The boxes to draw in pre-order (so leaves come left to right), with their positions."""
+    tree = estimator.tree_
+    boxes: list[_Node] = []
+    stack: list[tuple[int, int, int, str | None, int]] = [(0, -1, 0, None, -1)]
+    while stack:
+        node, parent, depth, edge, up = stack.pop()
+        here = len(boxes)
+        if up >= 0:
+            boxes[up].kids += (here,)
+        summary = leaf_summary(estimator, node, parent, decimals)
+        colour = "white"
+        if is_leaf(tree, node):
+            if filled and not tree.regression:
+                colour = _PALETTE[leaf_class(tree, node, parent) % len(_PALETTE)]
+            boxes.append(_Node(node, parent, depth, summary, edge, colour, False))
+            continue
+        if max_depth is not None and depth >= max_depth:
+            label = f"{summary}\n(subtree not shown)"
+            boxes.append(_Node(node, parent, depth, label, edge, colour, True))
+            continue
+        tested = names[tree.feature[node]]
+        label = f"{tested}\n{distribution_text(estimator, node, decimals)}"
+        boxes.append(_Node(node, parent, depth, label, edge, colour, False))
+        branches = list(zip(children(tree, node), conditions(estimator, node, names), strict=True))
+        for kid, condition in reversed(branches):
+            text = condition.text if condition.op == "=" else f"{condition.op} {condition.text}"
+            stack.append((kid, node, depth + 1, text, here))
+    slot = 0
+    for box in boxes:  # pre-order: the leaves in the order of the tree
+        if not box.kids:
+            box.x = float(slot)
+            slot += 1
+    for box in reversed(boxes):  # children before their parent
+        if box.kids:
+            box.x = (boxes[box.kids[0]].x + boxes[box.kids[-1]].x) / 2
+    return boxes
+
+
+def plot_tree(
+    estimator,
+    *,
+    ax=None,
+    max_depth: int | None = None,
+    feature_names: Sequence[str] | None = None,
+    decimals: int = 2,
+    fontsize: float | None = None,
+    filled: bool = True,
+) -> list:
+    """Draw a fitted quercus tree with matplotlib.
+
+    Parameters
+    ----------
+    estimator : fitted quercus tree
+        Any of quercus's tree estimators, classification or regression (multiway nominal
+        splits draw one edge per branch).
+    ax : matplotlib Axes, optional
+        Where to draw; the current axes (``plt.gca()``) when None. Its axis is turned off.
+    max_depth : int, optional
+        Levels of tests to draw; a deeper subtree is drawn as one dashed box with its root's
+        prediction and "(subtree not shown)".
+    feature_names : list of str, optional
+        Names to print instead of the training column names (one per feature).
+    decimals : int, default 2
+        Decimals of weights and values.
+    fontsize : float, optional
+        Font size of all text; when None, the largest size (up to ``rcParams["font.size"]``)
+        at which the boxes fit. For a big tree, enlarge the figure or set ``max_depth``.
+    filled : bool, default True
+        Colour the leaves by their predicted class (classification only).
+
+    Returns
+    -------
+    list of matplotlib.text.Annotation and matplotlib.text.Text
+        The node boxes in pre-order (their ``gid`` is ``"node-<id>"``, ``<id>`` the node's
+        index in ``tree_``), then the edge labels (``gid`` ``"edge-<parent>-<child>"``).
+    """
+    fitted_tree(estimator)
+    _check(max_depth, decimals, fontsize)
+    names = printed_names(estimator, feature_names)
+    try:
+        import matplotlib
+    except ImportError as error:
+        raise ImportError(INSTALL_HINT) from error
+
+    if ax is None:
+        import matplotlib.pyplot as plt
+
+        ax = plt.gca()
+    boxes = _boxes(estimator, names, max_depth, decimals, filled)
+    n_slots = sum(1 for box in boxes if not box.kids)
+    n_rows = max(box.depth for box in boxes) + 1
+    ax.set_xlim(-0.5, n_slots - 0.5)
+    ax.set_ylim(-n_rows + 0.5, 0.5)
+    ax.set_axis_off()
+
+    size = float(fontsize) if fontsize is not None else float(matplotlib.rcParams["font.size"])
+    nodes, edges = _draw(ax, boxes, size)
+    _arrange(ax, boxes, nodes, edges, fit=fontsize is None)
+    return nodes + edges
+
+
+def _draw(ax, boxes: list[_Node], size: float) -> tuple[list, list]:
+    """The node boxes (each with the arrow from its parent) and the edge labels."""
+    nodes, edges = [], []
+    parent_of = {kid: i for i, box in enumerate(boxes) for kid in box.kids}
+    for i, box in enumerate(boxes):
+        style = dict(
+            boxstyle="round,pad=0.4",
+            facecolor=box.colour,
+            edgecolor="0.25",
+            linewidth=1.0,
+            linestyle="--" if box.dashed else "-",
+        )
+        xy = (box.x, -box.depth)
+        up = parent_of.get(i)
+        start, arrow = xy, None
+        if up is not None:
+            start = (boxes[up].x, -boxes[up].depth)
+            arrow = dict(arrowstyle="<-", color="0.35", linewidth=1.0, shrinkA=0, shrinkB=0)
+        # The arrow starts at the parent's centre: a parent lies above its children (higher
+        # zorder), so its box hides that end.
+        nodes.append(
+            ax.annotate(
+                box.label,
+                xy=start,
+                xytext=xy,
+                xycoords="data",
+                textcoords="data",
+                ha="center",
+                va="center",
+                fontsize=size,
+                bbox=style,
+                arrowprops=arrow,
+                zorder=100 - 2 * box.depth,
+                gid=f"node-{box.node}",
+            )
+        )
+        if up is not None:
+            edges.append(
+                ax.text(
+                    *_along(start, xy, 0.5),
+                    box.edge,
+                    ha="center",
+                    va="center",
+                    fontsize=size,
+                    fontstyle="italic",
+                    bbox=dict(boxstyle="round,pad=0.15", facecolor="white", edgecolor="none"),
+                    zorder=101 - 2 * box.depth,
+                    gid=f"edge-{boxes[up].node}-{box.node}",
+                )
+            )
+    return nodes, edges
+
+
+def _along(start, end, t: float) -> tuple[float, float]:
+    """The point ``t`` of the way from ``start`` to ``end``."""
+    return start[0] + t * (end[0] - start[0]), start[1] + t * (end[1] - start[1])
+
+
+def _renderer(figure):
+    canvas = figure.canvas
+    if hasattr(canvas, "get_renderer"):
+        return canvas.get_renderer()
+    return figure._get_renderer()  # backends without get_renderer (matplotlib >= 3.6)
+
+
+def _arrange(ax, boxes: list[_Node], nodes, edges, fit: bool) -> None:
+    """Place the edge labels of each row of edges where they have the most room, and when
+    ``fit``, shrink the text until nothing overlaps (sizes scale near-linearly: few passes)."""
+    parent_of = {kid: i for i, box in enumerate(boxes) for kid in box.kids}
+    below = [i for i, box in enumerate(boxes) if box.edge is not None]
+    for attempt in range(5):
+        scale, where = _room(ax, boxes, nodes, edges)
+        for i, label in zip(below, edges, strict=True):
+            up = boxes[parent_of[i]]
+            start, end = (up.x, -up.depth), (boxes[i].x, -boxes[i].depth)
+            label.set_position(_along(start, end, where[up.depth]))
+        if not fit or scale >= 1.0 or attempt == 4:
+            break
+        size = max(nodes[0].get_fontsize() * scale * 0.98, _SMALLEST)
+        for artist in nodes + edges:
+            artist.set_fontsize(size)
+        if size <= _SMALLEST:
+            break
+
+
+def _room(ax, boxes: list[_Node], nodes, edges) -> tuple[float, dict[int, float]]:
+    """The factor by which the text may grow before boxes overlap or leave the axes (below 1:
+    it must shrink), and for each row of edges (by the parents' depth) how far down the
+    edges their labels go."""
+    renderer = _renderer(ax.figure)
+
+    def extent(artist):
+        if hasattr(artist, "update_positions"):  # an Annotation places its text when drawn
+            artist.update_positions(renderer)
+        artist.update_bbox_position_size(renderer)
+        return artist.get_bbox_patch().get_window_extent(renderer)
+
+    frame = ax.get_window_extent(renderer)
+    to_pixels = ax.transData.transform
+    pitch = abs(to_pixels((0, 0))[1] - to_pixels((0, -1))[1])  # height of a row
+    scale = float("inf")
+    rows: dict[int, list] = {}
+    heights: dict[int, float] = {}
+    for box, artist in zip(boxes, nodes, strict=True):
+        e = extent(artist)
+        cx, cy = to_pixels((box.x, -box.depth))
+        rows.setdefault(box.depth, []).append((cx, e.width))
+        heights[box.depth] = max(heights.get(box.depth, 0.0), e.height)
+        for room, need in (  # inside the axes
+            (cx - frame.x0, e.width / 2),
+            (frame.x1 - cx, e.width / 2),
+            (cy - frame.y0, e.height / 2),
+            (frame.y1 - cy, e.height / 2),
+        ):
+            if need > 0:
+                scale = min(scale, room / need)
+    for items in rows.values():
+        scale = min(scale, _side_by_side(items))
+    if len(rows) == 1:  # a single box: leave it room in its row
+        scale = min(scale, pitch / (heights[0] * _ROW))
+
+    parent_of = {kid: i for i, box in enumerate(boxes) for kid in box.kids}
+    bands: dict[int, list] = {}
+    labels: dict[int, float] = {}
+    below = [i for i, box in enumerate(boxes) if box.edge is not None]
+    for i, artist in zip(below, edges, strict=True):
+        e = extent(artist)
+        up = boxes[parent_of[i]]
+        x0 = to_pixels((up.x, -up.depth))[0]
+        x1 = to_pixels((boxes[i].x, -boxes[i].depth))[0]
+        bands.setdefault(up.depth, []).append((x0, x1, e.width))
+        labels[up.depth] = max(labels.get(up.depth, 0.0), e.height)
+    where: dict[int, float] = {}
+    for depth, members in bands.items():
+        # room above the label: half the parents' row; below it: half the children's
+        above = (heights[depth] + labels[depth]) / 2 * _ROW
+        under = (heights[depth + 1] + labels[depth]) / 2 * _ROW_ARROW
+        best, where[depth] = -1.0, 0.5
+        for t in _ALONG:
+            fits = min(
+                t * pitch / above,
+                (1 - t) * pitch / under,
+                _side_by_side([(x0 + t * (x1 - x0), w) for x0, x1, w in members]),
+            )
+            fits = min(fits, 1.0)  # beyond what the text needs, the middle is best
+            if fits > best * (1 + 1e-9):
+                best, where[depth] = fits, t
+        scale = min(scale, best)
+    return scale, where
+
+
+def _side_by_side(items) -> float:
+    """How much boxes in a row may grow (``items``: their centres x and widths)."""
+    scale = float("inf")
+    items = sorted(items)
+    for (x0, w0), (x1, w1) in zip(items, items[1:], strict=False):
+        if w0 + w1 > 0:
+            scale = min(scale, (x1 - x0) / ((w0 + w1) / 2 * _GAP))
+    return scale
