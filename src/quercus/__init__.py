@@ -12,6 +12,7 @@ from .criteria import (
     split_information,
 )
 from .data import DataError, DataWarning, Schema, Table, read_table
+from .ensemble import RandomForestClassifier, RandomForestRegressor
 from .estimators import (
     C45Classifier,
     C45RulesClassifier,
@@ -34,6 +35,8 @@ __all__ = [
     "DecisionTreeClassifier",
     "DecisionTreeRegressor",
     "ID3Classifier",
+    "RandomForestClassifier",
+    "RandomForestRegressor",
     "DataError",
     "DataWarning",
     "ModelError",

@@ -182,10 +182,9 @@ def grow_binned(
     )
 
 
-class BaseDecisionTree(BaseEstimator):
-    """Shared fit/predict machinery of the tree estimators (not for direct use)."""
-
-    _regression = False
+class TabularInput:
+    """Input handling shared by trees and forests: typing ``X`` and learning its schema in
+    ``fit``, matching prediction data to it, sample weights."""
 
     # -- input ----------------------------------------------------------------------------
 
@@ -249,7 +248,7 @@ class BaseDecisionTree(BaseEstimator):
     def _predict_matrix(self, X) -> np.ndarray:
         """Features as float64 for the routing kernel: numbers, or category codes (NaN =
         missing, including categories unseen in training)."""
-        check_is_fitted(self, "tree_")
+        check_is_fitted(self, "schema_")
         if (
             isinstance(X, np.ndarray)
             and X.dtype.kind in "fiu"
@@ -291,6 +290,12 @@ class BaseDecisionTree(BaseEstimator):
         if (w < 0).any():
             raise ValueError("Negative values in data passed to sample_weight")
         return w.copy()
+
+
+class BaseDecisionTree(TabularInput, BaseEstimator):
+    """Shared fit/predict machinery of the tree estimators (not for direct use)."""
+
+    _regression = False
 
     def _chi2_critical(self, n_classes: int, mapper) -> np.ndarray:
         """Critical chi-square values by degrees of freedom for ``significance``
@@ -561,4 +566,11 @@ class BaseDecisionTree(BaseEstimator):
         return values
 
 
-__all__ = ["BaseDecisionTree", "BinnedData", "GrowthParams", "bin_frame", "grow_binned"]
+__all__ = [
+    "BaseDecisionTree",
+    "BinnedData",
+    "TabularInput",
+    "GrowthParams",
+    "bin_frame",
+    "grow_binned",
+]

@@ -1,0 +1,52 @@
+"""Numba kernels: route rows through every tree of a packed forest in one pass.
+
+A packed forest is the trees' routing tables laid end to end, with their node, child-list
+and category-table indexes shifted so that each tree is a part of one big table: ``roots``
+gives each tree's root, and a row walks tree after tree with the single-tree step.
+"""
+
+from __future__ import annotations
+
+import numba
+
+from .._config import njit
+from ..tree._predict import _step
+
+# Rows per block: a block of rows goes through every tree before the next block, so that
+# the rows stay in cache while the trees stream past.
+BLOCK = 2048
+
+
+@njit(parallel=True)
+def forest_sum(X, roots, routes, children, cat_table, values, out):
+    """``out[i] += values[leaf]`` over every tree, for every row of ``X`` (float64; nominal
+    columns hold category codes, NaN for missing)."""
+    n = X.shape[0]
+    n_blocks = (n + BLOCK - 1) // BLOCK
+    n_out = values.shape[1]
+    for b in numba.prange(n_blocks):
+        lo = b * BLOCK
+        hi = min(n, lo + BLOCK)
+        for t in range(roots.shape[0]):
+            root = roots[t]
+            for i in range(lo, hi):
+                node = root
+                while routes[node].feature >= 0:
+                    node = _step(X, i, node, routes, children, cat_table)
+                for k in range(n_out):
+                    out[i, k] += values[node, k]
+
+
+@njit(parallel=True)
+def tree_sum_rows(X, rows, root, routes, children, cat_table, values, out, count):
+    """For one tree of the packed forest: ``out[r] += values[leaf]`` and ``count[r] += 1``
+    for each row ``r`` in ``rows`` (the out-of-bag rows of that tree)."""
+    n_out = values.shape[1]
+    for j in numba.prange(rows.shape[0]):
+        i = rows[j]
+        node = root
+        while routes[node].feature >= 0:
+            node = _step(X, i, node, routes, children, cat_table)
+        for k in range(n_out):
+            out[i, k] += values[node, k]
+        count[i] += 1

@@ -1,0 +1,561 @@
+"""Random forests: bagging plus randomised attributes, as the lectures present them.
+
+Each tree grows on a bootstrap sample, drawn as integer weights (a row drawn twice weighs
+2; no copy of the data is made beyond the rows drawn), from its own integer seed, so that
+its out-of-bag rows can be drawn again from the seed. Attributes are randomised per split
+(``max_features``) or once per tree (``feature_sampling="tree"``). The data are typed and
+binned once for all trees, and the trees grow in parallel threads (the growth kernel
+releases the GIL): the same ``random_state`` gives the same forest for any ``n_jobs``.
+Prediction routes all rows through all trees in one compiled pass over the packed trees.
+"""
+
+from __future__ import annotations
+
+import numbers
+import os
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone
+from sklearn.metrics import accuracy_score, r2_score
+from sklearn.utils import check_random_state
+from sklearn.utils.class_weight import compute_sample_weight
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted
+
+from .._config import CRITERIA, FRACTIONAL, NUMERIC_SPLIT
+from ..binning import BinMapper
+from ..estimators.base import BinnedData, TabularInput, _max_features, bin_frame, grow_binned
+from ..estimators.trees import DecisionTreeClassifier, DecisionTreeRegressor, _as_1d
+from ..tree import Tree
+from ..tree._predict import ROUTE_DTYPE, fractional_rows, pack_routes
+from ._predict import forest_sum, tree_sum_rows
+
+# Parameters of the trees (passed to each tree as they are).
+_TREE_PARAMS = (
+    "criterion",
+    "nominal_split",
+    "max_depth",
+    "min_samples_split",
+    "min_samples_leaf",
+    "min_impurity_decrease",
+    "max_leaf_nodes",
+    "max_features",
+    "missing",
+    "max_bins",
+    "nominal_features",
+    "ordinal_features",
+)
+
+
+def _n_threads(n_jobs) -> int:
+    if n_jobs is None:
+        return 1
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral) or n_jobs == 0:
+        raise ValueError(f"n_jobs must be None or a non-zero integer, got {n_jobs!r}")
+    cores = os.cpu_count() or 1
+    return int(n_jobs) if n_jobs > 0 else max(1, cores + 1 + int(n_jobs))
+
+
+def tree_seeds(base_seed: int, first: int, last: int) -> list[int]:
+    """The seeds of trees ``first`` to ``last - 1``: tree ``i``'s depends on ``i`` only, so
+    that ``warm_start`` adds the trees a larger forest would have had."""
+    return [
+        int(np.random.SeedSequence([base_seed, i]).generate_state(1, np.uint64)[0] % (2**62)) + 1
+        for i in range(first, last)
+    ]
+
+
+def bootstrap_counts(seed: int, n: int, n_draws: int) -> np.ndarray:
+    """How many times each of ``n`` rows is drawn in tree ``seed``'s bootstrap sample."""
+    rng = np.random.default_rng(seed)
+    return np.bincount(rng.integers(0, n, n_draws), minlength=n).astype(np.float64)
+
+
+def pack_forest(trees: list[Tree], values: list[np.ndarray]) -> tuple:
+    """``(roots, routes, children, cat_table, values)`` of ``trees`` laid end to end, each
+    tree's node, child-slot and category-table indexes shifted by those before it."""
+    n_nodes = np.array([t.node_count for t in trees], dtype=np.int64)
+    node_off = np.concatenate([[0], np.cumsum(n_nodes)[:-1]]).astype(np.int64)
+    child_off = np.concatenate([[0], np.cumsum([len(t.children) for t in trees])[:-1]])
+    cat_off = np.concatenate([[0], np.cumsum([len(t.cat_table) for t in trees])[:-1]])
+    if n_nodes.sum() >= 2**31:
+        raise ValueError("the forest has 2**31 nodes or more: too large to pack")
+    routes = np.concatenate([t.routes for t in trees]).astype(ROUTE_DTYPE)
+    inner = routes["feature"] >= 0
+    numeric = inner & (routes["kind"] == NUMERIC_SPLIT)
+    nominal = inner & ~numeric  # "second" holds the start of the node's child list
+    shift = np.repeat(node_off, n_nodes).astype(np.int32)
+    routes["first"][inner] += shift[inner]
+    routes["missing"][inner] += shift[inner]
+    routes["second"][numeric] += shift[numeric]
+    routes["second"][nominal] += np.repeat(child_off, n_nodes).astype(np.int32)[nominal]
+    routes["cat_start"][nominal] += np.repeat(cat_off, n_nodes).astype(np.int32)[nominal]
+    children = np.concatenate(
+        [t.children.astype(np.int64) + off for t, off in zip(trees, node_off, strict=True)]
+    ).astype(np.int32)
+    cat_table = np.concatenate([t.cat_table for t in trees]).astype(np.int32)
+    return node_off, routes, children, cat_table, np.ascontiguousarray(np.concatenate(values))
+
+
+class BaseForest(TabularInput, BaseEstimator):
+    """Shared machinery of the random forests (not for direct use)."""
+
+    _regression = False
+    _tree_class = DecisionTreeClassifier
+
+    # -- fitting --------------------------------------------------------------------------
+
+    def _tree_template(self):
+        params = {name: getattr(self, name) for name in _TREE_PARAMS}
+        if self.feature_sampling == "tree":
+            params["max_features"] = None  # drawn once per tree instead
+        return self._tree_class(**params)
+
+    def _check_forest_params(self, n: int) -> int:
+        """Validate the forest's own parameters; returns the bootstrap sample size."""
+        if isinstance(self.n_estimators, bool) or not (
+            isinstance(self.n_estimators, numbers.Integral) and self.n_estimators >= 1
+        ):
+            raise ValueError(f"n_estimators must be an integer >= 1, got {self.n_estimators!r}")
+        if self.feature_sampling not in ("node", "tree"):
+            raise ValueError(
+                f"feature_sampling must be 'node' or 'tree', got {self.feature_sampling!r}"
+            )
+        if self.oob_score and not self.bootstrap:
+            raise ValueError("oob_score needs bootstrap=True (no row is out of bag otherwise)")
+        size = self.max_samples
+        if size is None or not self.bootstrap:
+            return n
+        if isinstance(size, numbers.Integral) and not isinstance(size, bool) and size >= 1:
+            return int(size)
+        if isinstance(size, numbers.Real) and 0.0 < size <= 1.0:
+            return max(1, round(size * n))
+        raise ValueError(
+            f"max_samples must be None, an integer >= 1 or a float in (0, 1], got {size!r}"
+        )
+
+    def fit(self, X, y, sample_weight=None):
+        """Grow ``n_estimators`` trees on bootstrap samples of ``X, y`` (with
+        ``warm_start``, only the trees that a refit with more trees adds)."""
+        typed = self._validate_X(X, reset=True)
+        y = _as_1d(y, len(typed))
+        w = self._check_sample_weight(sample_weight, len(y))
+        y_class, y_value, n_stats = self._encode_target(y)
+        if self._class_weight_mode() == "balanced":
+            w = w * compute_sample_weight("balanced", y)
+        elif isinstance(self.class_weight, dict):
+            w = w * compute_sample_weight(self.class_weight, y)
+        n_draws = self._check_forest_params(len(y))
+        template = self._tree_template()
+        keep_old = self.warm_start and hasattr(self, "estimators_")
+        if keep_old and len(self.estimators_) > self.n_estimators:
+            raise ValueError(
+                f"n_estimators={self.n_estimators} is fewer than the {len(self.estimators_)} "
+                "trees already grown: warm_start only adds trees"
+            )
+        if not keep_old:
+            self.estimators_, self._seeds = [], []
+            self._base_seed = int(check_random_state(self.random_state).randint(0, 2**31 - 1))
+        first = len(self.estimators_)
+        seeds = tree_seeds(self._base_seed, first, self.n_estimators)
+        if seeds:
+            data = bin_frame(typed, self.schema_, self.max_bins)
+            params = template._growth_params(typed.shape[1], float(w.sum()))
+            k_per_tree = params.max_features
+            if self.feature_sampling == "tree":
+                k_per_tree = _max_features(self.max_features, typed.shape[1])
+
+            def grow(seed: int):
+                return self._grow_one(
+                    data,
+                    template,
+                    params,
+                    seed,
+                    y,
+                    y_class,
+                    y_value,
+                    w,
+                    n_stats,
+                    n_draws,
+                    k_per_tree,
+                )
+
+            with ThreadPoolExecutor(_n_threads(self.n_jobs)) as pool:
+                new_trees = list(pool.map(grow, seeds))
+            self.estimators_ = self.estimators_ + new_trees
+            self._seeds = self._seeds + seeds
+        self._pack()
+        if self.oob_score:
+            self._compute_oob(typed, y, y_class, y_value, n_draws)
+        elif hasattr(self, "oob_score_"):
+            del self.oob_score_
+        return self
+
+    def _class_weight_mode(self):
+        cw = getattr(self, "class_weight", None)
+        if cw in (None, "balanced", "balanced_subsample") or isinstance(cw, dict):
+            return cw
+        raise ValueError(
+            f"class_weight must be None, 'balanced', 'balanced_subsample' or a dict, got {cw!r}"
+        )
+
+    def _grow_one(
+        self, data, template, params, seed, y, y_class, y_value, w, n_stats, n_draws, k_per_tree
+    ):
+        """One tree: its bootstrap sample as weights, optionally its own attributes."""
+        n, p = data.binned.shape
+        counts = bootstrap_counts(seed, n, n_draws) if self.bootstrap else np.ones(n)
+        tree_w = w * counts
+        if self._class_weight_mode() == "balanced_subsample":
+            drawn = counts > 0
+            tree_w[drawn] *= compute_sample_weight("balanced", y[drawn], indices=None)
+        rows = np.flatnonzero(tree_w > 0)
+        features = np.arange(p)
+        if self.feature_sampling == "tree" and k_per_tree < p:
+            features = np.sort(np.random.default_rng(seed + 1).choice(p, k_per_tree, replace=False))
+        sub = data if len(features) == p else _feature_subset(data, features)
+        binned = np.ascontiguousarray(data.binned[np.ix_(rows, features)])
+        grown = grow_binned(
+            sub,
+            binned,
+            y_class[rows].astype(np.int32),
+            y_value[rows].astype(np.float64),
+            tree_w[rows],
+            replace(params, seed=seed),
+            regression=self._regression,
+            n_stats=n_stats,
+        )
+        tree = Tree.from_grown(
+            grown,
+            regression=self._regression,
+            median_leaves=params.criterion == CRITERIA["absolute_error"],
+            fractional=params.missing == FRACTIONAL,
+        )
+        if len(features) < p:
+            tree.feature = np.where(tree.feature >= 0, features[tree.feature], -1).astype(np.int32)
+            tree.routes = pack_routes(tree)  # with the features' own indexes
+        est = clone(template)
+        est.tree_ = tree
+        est.schema_ = self.schema_
+        est.n_features_in_ = self.n_features_in_
+        if hasattr(self, "feature_names_in_"):
+            est.feature_names_in_ = self.feature_names_in_
+        est.max_features_ = params.max_features
+        if not self._regression:
+            est.classes_ = self.classes_
+            est.n_classes_ = self.n_classes_
+        return est
+
+    def _pack(self):
+        trees = [e.tree_ for e in self.estimators_]
+        self._packed = pack_forest(trees, [self._tree_values(t) for t in trees])
+
+    def _tree_values(self, tree: Tree) -> np.ndarray:
+        return tree.leaf_values()
+
+    # -- out of bag -----------------------------------------------------------------------
+
+    def _compute_oob(self, typed, y, y_class, y_value, n_draws):
+        """Out-of-bag predictions: each row through the trees whose sample missed it (the
+        rows drawn again from each tree's seed)."""
+        matrix = self._routing_matrix(typed)
+        n = len(matrix)
+        roots, routes, children, cat_table, values = self._packed
+        out = np.zeros((n, values.shape[1]))
+        count = np.zeros(n, dtype=np.int64)
+        for t, seed in enumerate(self._seeds):
+            rows = np.flatnonzero(bootstrap_counts(seed, n, n_draws) == 0)
+            tree_sum_rows(matrix, rows, roots[t], routes, children, cat_table, values, out, count)
+        seen = count > 0
+        if not seen.all():
+            import warnings
+
+            warnings.warn(
+                f"{int((~seen).sum())} rows were in every bootstrap sample: their out-of-bag "
+                "prediction is NaN (grow more trees)",
+                UserWarning,
+                stacklevel=3,
+            )
+        with np.errstate(invalid="ignore", divide="ignore"):
+            oob = out / count[:, None]
+        self._store_oob(oob, seen, y, y_class, y_value)
+
+    # -- prediction -----------------------------------------------------------------------
+
+    def _forest_average(self, X) -> np.ndarray:
+        """The trees' outputs for every row, averaged (one compiled pass)."""
+        check_is_fitted(self, "estimators_")
+        matrix = self._predict_matrix(X)
+        roots, routes, children, cat_table, values = self._packed
+        out = np.zeros((len(matrix), values.shape[1]))
+        forest_sum(matrix, roots, routes, children, cat_table, values, out)
+        if self.estimators_[0].tree_.fractional:
+            self._fractional_rows(matrix, out)
+        return out / len(self.estimators_)
+
+    def _fractional_rows(self, matrix, out):
+        """C4.5's missing values: rows with one go down every branch in each tree."""
+        rows = np.flatnonzero(np.isnan(matrix).any(axis=1))
+        if len(rows) == 0:
+            return
+        out[rows] = 0.0
+        part = np.zeros_like(out)
+        for est in self.estimators_:
+            t = est.tree_
+            fractional_rows(
+                matrix,
+                rows,
+                t.routes,
+                t.children,
+                t.cat_table,
+                t.child_start,
+                t.n_children,
+                t.weighted_n_node_samples,
+                self._tree_values(t),
+                part,
+            )
+            out[rows] += part[rows]
+
+    @property
+    def feature_importances_(self) -> np.ndarray:
+        """Impurity-based importances: the trees' normalised importances, averaged."""
+        check_is_fitted(self, "estimators_")
+        each = np.array([e.feature_importances_ for e in self.estimators_])
+        total = each.mean(axis=0)
+        return total / total.sum() if total.sum() > 0 else total
+
+    def save(self, path):
+        """Write the fitted forest to ``path`` (a zip of JSON metadata and NumPy arrays, read
+        back by ``quercus.load`` without pickle)."""
+        from ..export.forest_file import save_forest
+
+        return save_forest(self, path)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        tags.input_tags.categorical = True
+        tags.input_tags.string = True
+        return tags
+
+
+def _feature_subset(data, features):
+    """``data`` restricted to ``features`` (bin tables only; rows are gathered by the caller)."""
+
+    m = data.mapper
+    mapper = BinMapper(
+        [m.kinds[f] for f in features],
+        [m.edges[f] for f in features],
+        [m.lo[f] for f in features],
+        [m.hi[f] for f in features],
+        m.n_bins[features],
+        m.dtype,
+    )
+    return BinnedData(
+        mapper, None, data.kinds[features], data.bin_lo[features], data.bin_hi[features]
+    )
+
+
+_FOREST_DOC = """
+    n_estimators : int, default 100
+        Number of trees.
+    criterion, nominal_split, max_depth, min_samples_split, min_samples_leaf,
+    min_impurity_decrease, max_leaf_nodes, missing, max_bins, nominal_features,
+    ordinal_features :
+        The trees' parameters, as for the single trees (every tree is grown fully unless
+        they say otherwise; nominal and missing values are used as they are).
+    max_features : int, float, 'sqrt', 'log2' or None, default {max_features!r}
+        Number of attributes drawn at random: at each split (``feature_sampling='node'``)
+        or once per tree (``'tree'``).
+    feature_sampling : {{'node', 'tree'}}, default 'node'
+        Where attributes are randomised: per split, or per tree (each tree then searches
+        all of its attributes at every split).
+    bootstrap : bool, default True
+        Grow each tree on a bootstrap sample (as integer weights); False: on all rows.
+    max_samples : int, float or None
+        Rows drawn per tree (a float: a share of the rows); None: as many as there are.
+    oob_score : bool, default False
+        Score the forest on the out-of-bag rows: ``oob_score_`` and {oob_attr}.
+    n_jobs : int or None
+        Threads growing trees at once (-1: one per core). The forest does not depend on it.
+    random_state : int, RandomState or None
+        Seeds every tree's bootstrap sample and attribute draws.
+    warm_start : bool, default False
+        A refit with more ``n_estimators`` keeps the trees grown and adds the others (the
+        same trees a forest of that size would have).
+"""
+
+
+class RandomForestClassifier(ClassifierMixin, BaseForest):
+    _regression = False
+    _tree_class = DecisionTreeClassifier
+
+    def __init__(
+        self,
+        n_estimators=100,
+        *,
+        criterion="gini",
+        nominal_split="binary",
+        max_depth=None,
+        min_samples_split=2,
+        min_samples_leaf=1,
+        min_impurity_decrease=0.0,
+        max_leaf_nodes=None,
+        max_features="sqrt",
+        feature_sampling="node",
+        bootstrap=True,
+        max_samples=None,
+        oob_score=False,
+        voting="soft",
+        missing="learned",
+        max_bins="auto",
+        class_weight=None,
+        nominal_features=None,
+        ordinal_features=None,
+        n_jobs=None,
+        random_state=None,
+        warm_start=False,
+    ):
+        self.n_estimators = n_estimators
+        self.criterion = criterion
+        self.nominal_split = nominal_split
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_impurity_decrease = min_impurity_decrease
+        self.max_leaf_nodes = max_leaf_nodes
+        self.max_features = max_features
+        self.feature_sampling = feature_sampling
+        self.bootstrap = bootstrap
+        self.max_samples = max_samples
+        self.oob_score = oob_score
+        self.voting = voting
+        self.missing = missing
+        self.max_bins = max_bins
+        self.class_weight = class_weight
+        self.nominal_features = nominal_features
+        self.ordinal_features = ordinal_features
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.warm_start = warm_start
+
+    def _encode_target(self, y):
+        check_classification_targets(y)
+        if self.voting not in ("soft", "hard"):
+            raise ValueError(f"voting must be 'soft' or 'hard', got {self.voting!r}")
+        classes, y_class = np.unique(y, return_inverse=True)
+        if hasattr(self, "classes_") and self.warm_start and hasattr(self, "estimators_"):
+            if not np.array_equal(classes, self.classes_):
+                raise ValueError("warm_start: the classes differ from those of the first fit")
+        self.classes_, self.n_classes_ = classes, len(classes)
+        return y_class.astype(np.int32), np.zeros(len(y)), self.n_classes_
+
+    def _tree_values(self, tree: Tree) -> np.ndarray:
+        if self.voting == "hard":  # one vote for the leaf's class
+            return np.eye(self.n_classes_)[tree.node_class]
+        return tree.leaf_values()
+
+    def _store_oob(self, oob, seen, y, y_class, y_value):
+        self.oob_decision_function_ = oob
+        self.oob_score_ = accuracy_score(y_class[seen], np.argmax(oob[seen], axis=1))
+
+    def predict_proba(self, X) -> np.ndarray:
+        """Average of the trees' class probabilities (``voting='hard'``: share of votes)."""
+        return self._forest_average(X)
+
+    def predict_log_proba(self, X) -> np.ndarray:
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))
+
+    def predict(self, X) -> np.ndarray:
+        """The class of highest average probability (``voting='hard'``: most votes; the
+        first class on ties)."""
+        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+
+
+class RandomForestRegressor(RegressorMixin, BaseForest):
+    _regression = True
+    _tree_class = DecisionTreeRegressor
+
+    def __init__(
+        self,
+        n_estimators=100,
+        *,
+        criterion="squared_error",
+        nominal_split="binary",
+        max_depth=None,
+        min_samples_split=2,
+        min_samples_leaf=1,
+        min_impurity_decrease=0.0,
+        max_leaf_nodes=None,
+        max_features=1.0,
+        feature_sampling="node",
+        bootstrap=True,
+        max_samples=None,
+        oob_score=False,
+        missing="learned",
+        max_bins="auto",
+        nominal_features=None,
+        ordinal_features=None,
+        n_jobs=None,
+        random_state=None,
+        warm_start=False,
+    ):
+        self.n_estimators = n_estimators
+        self.criterion = criterion
+        self.nominal_split = nominal_split
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_impurity_decrease = min_impurity_decrease
+        self.max_leaf_nodes = max_leaf_nodes
+        self.max_features = max_features
+        self.feature_sampling = feature_sampling
+        self.bootstrap = bootstrap
+        self.max_samples = max_samples
+        self.oob_score = oob_score
+        self.missing = missing
+        self.max_bins = max_bins
+        self.nominal_features = nominal_features
+        self.ordinal_features = ordinal_features
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.warm_start = warm_start
+
+    class_weight = None  # regression: no class weights
+
+    def _encode_target(self, y):
+        try:
+            y_value = np.asarray(y, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise ValueError("RandomForestRegressor needs numeric targets y") from None
+        if not np.isfinite(y_value).all():
+            raise ValueError("Input y contains NaN or infinity.")
+        return np.zeros(len(y_value), dtype=np.int32), y_value, 3
+
+    def _store_oob(self, oob, seen, y, y_class, y_value):
+        self.oob_prediction_ = oob[:, 0]
+        self.oob_score_ = r2_score(y_value[seen], oob[seen, 0])
+
+    def predict(self, X) -> np.ndarray:
+        """Average of the trees' predictions."""
+        return self._forest_average(X)[:, 0]
+
+
+RandomForestClassifier.__doc__ = (
+    "A random forest classifier: bagged trees with randomised attributes, soft or hard\n"
+    "voting; nominal and missing values used as they are.\n\n    Parameters\n    ----------"
+    + _FOREST_DOC.format(max_features="sqrt", oob_attr="``oob_decision_function_``")
+    + """    voting : {'soft', 'hard'}, default 'soft'
+        'soft': average the trees' class probabilities; 'hard': majority vote.
+    class_weight : None, dict, 'balanced' or 'balanced_subsample'
+        Class weights (``'balanced_subsample'``: computed on each tree's bootstrap sample).
+"""
+)
+RandomForestRegressor.__doc__ = (
+    "A random forest regressor: the average of bagged regression trees.\n\n"
+    "    Parameters\n    ----------"
+    + _FOREST_DOC.format(max_features=1.0, oob_attr="``oob_prediction_``")
+)
