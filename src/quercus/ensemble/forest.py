@@ -142,6 +142,8 @@ class BaseForest(TabularInput, BaseEstimator):
         typed = self._validate_X(X, reset=True)
         y = _as_1d(y, len(typed))
         w = self._check_sample_weight(sample_weight, len(y))
+        if not (w > 0).any():
+            raise ValueError("sample_weight is zero for every sample: nothing to learn from")
         y_class, y_value, n_stats = self._encode_target(y)
         if self._class_weight_mode() == "balanced":
             w = w * compute_sample_weight("balanced", y)
@@ -472,6 +474,7 @@ class RandomForestClassifier(ClassifierMixin, BaseForest):
     def predict(self, X) -> np.ndarray:
         """The class of highest average probability (``voting='hard'``: most votes; the
         first class on ties)."""
+        check_is_fitted(self, "estimators_")
         return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
 
 

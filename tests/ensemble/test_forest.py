@@ -1,0 +1,184 @@
+"""Random forests: determinism, out-of-bag estimates, voting, nominal and missing values."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.datasets import make_classification, make_regression
+from sklearn.model_selection import cross_val_score, train_test_split
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+import quercus
+from quercus.ensemble.forest import bootstrap_counts, tree_seeds
+
+
+@pytest.fixture(scope="module")
+def noisy():
+    X, y = make_classification(
+        3000, 12, n_informative=6, n_redundant=2, flip_y=0.15, random_state=0
+    )
+    return train_test_split(X, y, test_size=0.3, random_state=0)
+
+
+def test_same_forest_for_any_n_jobs(noisy):
+    X_train, X_test, y_train, _ = noisy
+    one = quercus.RandomForestClassifier(12, random_state=3, n_jobs=1).fit(X_train, y_train)
+    two = quercus.RandomForestClassifier(12, random_state=3, n_jobs=2).fit(X_train, y_train)
+    assert np.array_equal(one.predict_proba(X_test), two.predict_proba(X_test))
+    for a, b in zip(one.estimators_, two.estimators_, strict=True):
+        assert a.export_text() == b.export_text()
+    other = quercus.RandomForestClassifier(12, random_state=4).fit(X_train, y_train)
+    assert not np.array_equal(one.predict_proba(X_test), other.predict_proba(X_test))
+
+
+def test_prediction_is_the_average_of_the_trees(noisy):
+    X_train, X_test, y_train, _ = noisy
+    forest = quercus.RandomForestClassifier(7, random_state=0).fit(X_train, y_train)
+    average = np.mean([t.predict_proba(X_test) for t in forest.estimators_], axis=0)
+    assert np.allclose(forest.predict_proba(X_test), average, atol=1e-12)
+    hard = quercus.RandomForestClassifier(7, random_state=0, voting="hard").fit(X_train, y_train)
+    votes = np.mean([t.predict(X_test)[:, None] == hard.classes_ for t in hard.estimators_], axis=0)
+    assert np.allclose(hard.predict_proba(X_test), votes)
+    assert np.array_equal(hard.predict(X_test), hard.classes_[np.argmax(votes, axis=1)])
+
+
+def test_bootstrap_is_integer_weights_from_the_seed(noisy):
+    X_train, _, y_train, _ = noisy
+    forest = quercus.RandomForestClassifier(3, random_state=1).fit(X_train, y_train)
+    n = len(y_train)
+    for tree, seed in zip(forest.estimators_, forest._seeds, strict=True):
+        counts = bootstrap_counts(seed, n, n)
+        assert counts.sum() == n  # n draws with replacement
+        assert tree.tree_.weighted_n_node_samples[0] == n
+        assert tree.tree_.n_node_samples[0] == np.count_nonzero(counts)  # rows, not copies
+        assert 0.60 < np.count_nonzero(counts) / n < 0.66  # about 1 - 1/e of the rows
+
+
+def test_forest_beats_a_single_tree_on_noisy_data(noisy):
+    X_train, X_test, y_train, y_test = noisy
+    tree = quercus.CARTClassifier(random_state=0).fit(X_train, y_train)
+    forest = quercus.RandomForestClassifier(60, random_state=0, n_jobs=2).fit(X_train, y_train)
+    assert forest.score(X_test, y_test) > tree.score(X_test, y_test) + 0.05
+
+
+def test_oob_score_is_close_to_cross_validated_accuracy(noisy):
+    X_train, _, y_train, _ = noisy
+    forest = quercus.RandomForestClassifier(80, oob_score=True, random_state=0, n_jobs=2)
+    forest.fit(X_train, y_train)
+    cv = cross_val_score(
+        quercus.RandomForestClassifier(80, random_state=0, n_jobs=2), X_train, y_train, cv=5
+    ).mean()
+    assert abs(forest.oob_score_ - cv) < 0.03
+    assert forest.oob_decision_function_.shape == (len(y_train), 2)
+    # Each row's out-of-bag vote is the average over the trees whose sample missed it.
+    i = 5
+    missed = [
+        t
+        for t, seed in zip(forest.estimators_, forest._seeds, strict=True)
+        if bootstrap_counts(seed, len(y_train), len(y_train))[i] == 0
+    ]
+    expected = np.mean([t.predict_proba(X_train[i : i + 1])[0] for t in missed], axis=0)
+    assert np.allclose(forest.oob_decision_function_[i], expected)
+
+
+def test_regressor_oob_and_accuracy():
+    X, y = make_regression(1500, 8, n_informative=5, noise=10.0, random_state=0)
+    X_train, X_test, y_train, y_test = train_test_split(X, y, random_state=0)
+    forest = quercus.RandomForestRegressor(50, oob_score=True, random_state=0, n_jobs=2)
+    forest.fit(X_train, y_train)
+    tree = quercus.CARTRegressor().fit(X_train, y_train)
+    assert forest.score(X_test, y_test) > tree.score(X_test, y_test) + 0.1
+    assert abs(forest.oob_score_ - forest.score(X_test, y_test)) < 0.08
+    average = np.mean([t.predict(X_test) for t in forest.estimators_], axis=0)
+    assert np.allclose(forest.predict(X_test), average)
+
+
+def test_warm_start_adds_the_same_trees(noisy):
+    X_train, X_test, y_train, _ = noisy
+    grown = quercus.RandomForestClassifier(5, random_state=2, warm_start=True).fit(X_train, y_train)
+    first = grown.estimators_[0]
+    grown.set_params(n_estimators=9).fit(X_train, y_train)
+    assert grown.estimators_[0] is first and len(grown.estimators_) == 9
+    direct = quercus.RandomForestClassifier(9, random_state=2).fit(X_train, y_train)
+    assert np.array_equal(grown.predict_proba(X_test), direct.predict_proba(X_test))
+    with pytest.raises(ValueError, match="warm_start only adds trees"):
+        grown.set_params(n_estimators=4).fit(X_train, y_train)
+    assert tree_seeds(7, 0, 3)[2] == tree_seeds(7, 2, 3)[0]
+
+
+def test_attributes_per_tree(noisy):
+    X_train, X_test, y_train, y_test = noisy
+    forest = quercus.RandomForestClassifier(
+        30, feature_sampling="tree", max_features=4, random_state=0
+    ).fit(X_train, y_train)
+    for tree in forest.estimators_:
+        used = set(tree.tree_.feature[tree.tree_.feature >= 0].tolist())
+        assert 1 <= len(used) <= 4
+    assert len({frozenset(t.tree_.feature[t.tree_.feature >= 0]) for t in forest.estimators_}) > 5
+    assert forest.score(X_test, y_test) > 0.75
+    assert np.allclose(
+        forest.predict_proba(X_test),
+        np.mean([t.predict_proba(X_test) for t in forest.estimators_], axis=0),
+    )
+
+
+def test_nominal_and_missing_values_without_encoding():
+    rng = np.random.default_rng(0)
+    n = 1200
+    colour = rng.choice(["red", "green", "blue", "grey"], n)
+    size = rng.normal(size=n)
+    y = np.where((colour == "red") | (size > 1.0), "yes", "no")
+    X = pd.DataFrame({"colour": colour, "size": size})
+    X.loc[rng.random(n) < 0.1, "colour"] = None
+    X.loc[rng.random(n) < 0.1, "size"] = np.nan
+    for missing in ("learned", "fractional", "majority"):
+        forest = quercus.RandomForestClassifier(
+            25, max_features=None, missing=missing, nominal_split="multiway", random_state=0
+        ).fit(X, y)
+        assert forest.score(X, y) > 0.9, missing
+        assert forest.schema_["colour"].kind == "nominal"
+        proba = forest.predict_proba(X)
+        assert np.allclose(proba.sum(axis=1), 1.0)
+        if missing == "fractional":  # rows with a missing value mix the leaves they reach
+            average = np.mean([t.predict_proba(X) for t in forest.estimators_], axis=0)
+            assert np.allclose(proba, average)
+
+
+def test_importances_are_the_trees_average(noisy):
+    X_train, _, y_train, _ = noisy
+    forest = quercus.RandomForestClassifier(10, random_state=0).fit(X_train, y_train)
+    expected = np.mean([t.feature_importances_ for t in forest.estimators_], axis=0)
+    assert np.allclose(forest.feature_importances_, expected / expected.sum())
+
+
+def test_parameters_are_checked(noisy):
+    X_train, _, y_train, _ = noisy
+    for params, message in [
+        ({"n_estimators": 0}, "n_estimators must be"),
+        ({"feature_sampling": "leaf"}, "feature_sampling must be"),
+        ({"voting": "loud"}, "voting must be"),
+        ({"bootstrap": False, "oob_score": True}, "oob_score needs bootstrap"),
+        ({"max_samples": 1.5}, "max_samples must be"),
+        ({"n_jobs": 0}, "n_jobs must be"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            quercus.RandomForestClassifier(**params).fit(X_train, y_train)
+
+
+# Bootstrap samples draw rows: a row of weight 2 is not two rows that the draws can separate.
+SKIPPED = {
+    "check_sample_weight_equivalence_on_dense_data": (
+        "bootstrap sampling: a weight is not the same as repeated rows (as scikit-learn's "
+        "own random forests)"
+    )
+}
+
+
+@parametrize_with_checks(
+    [
+        quercus.RandomForestClassifier(n_estimators=5, random_state=0),
+        quercus.RandomForestRegressor(n_estimators=5, random_state=0),
+    ],
+    expected_failed_checks=lambda est: SKIPPED,
+)
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
