@@ -326,3 +326,19 @@ def test_fit_leaves_the_callers_arrays_unchanged():
     quercus.DecisionTreeRegressor(criterion="absolute_error").fit(X, yr)
     for before, after in zip(copies, (X, y, w, yr), strict=True):
         np.testing.assert_array_equal(before, after)
+
+
+def test_normalised_weights_count_as_samples():
+    # Boosting passes weights that sum to 1: they are read as shares of the samples, so the
+    # tree is the one grown on unit weights.
+    from sklearn.datasets import load_iris
+
+    X, y = load_iris(return_X_y=True)
+    for make in (
+        lambda: quercus.CARTClassifier(min_samples_leaf=5),
+        lambda: quercus.C45Classifier(pruning=None),
+    ):
+        plain = make().fit(X, y)
+        scaled = make().fit(X, y, sample_weight=np.full(len(y), 1 / len(y)))
+        assert np.array_equal(plain.tree_.feature, scaled.tree_.feature)
+        assert np.allclose(plain.tree_.threshold, scaled.tree_.threshold, equal_nan=True)

@@ -82,6 +82,22 @@ def _size_param(name, value, total_weight, low_int):
     raise ValueError(f"{name} must be an integer >= {low_int} or a float in (0, 1], got {value!r}")
 
 
+def _as_counts(w: np.ndarray) -> np.ndarray:
+    """Sample weights in units of samples. Weights that sum to 1 over several rows are
+    shares (boosting normalises its weights so): they are scaled to average 1 over the rows
+    of positive weight, so that ``min_samples_*`` and C4.5's counts read as numbers of
+    samples. Other weights (counts, bootstrap draws, fractions) are kept as they are."""
+    positive = w[w > 0]
+    if len(positive) < 2 or abs(positive.sum() - 1.0) > 1e-9:
+        return w.copy()
+    scaled = w / positive.mean()
+    # Normalising by a sum leaves rounding noise: 1/n over n rows is not 1 again exactly.
+    whole = np.rint(scaled)
+    near = np.abs(scaled - whole) <= 1e-9 * np.maximum(whole, 1.0)
+    scaled[near] = whole[near]
+    return scaled
+
+
 def _check_ccp_alpha(value) -> float:
     """The pruning alpha; 0.0 for "cv" (chosen by cross-validation after growing)."""
     if isinstance(value, str) and value == "cv":
@@ -282,14 +298,14 @@ class TabularInput:
             return np.ones(n, dtype=np.float64)
         w = np.asarray(sample_weight, dtype=np.float64)
         if w.ndim == 0:
-            return np.full(n, float(w))
+            return _as_counts(np.full(n, float(w)))
         if w.ndim != 1 or len(w) != n:
             raise ValueError(f"sample_weight.shape == {w.shape}, expected ({n},)!")
         if not np.isfinite(w).all():
             raise ValueError("sample_weight must be finite")
         if (w < 0).any():
             raise ValueError("Negative values in data passed to sample_weight")
-        return w.copy()
+        return _as_counts(w)
 
 
 class BaseDecisionTree(TabularInput, BaseEstimator):
