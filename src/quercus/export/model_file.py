@@ -12,13 +12,14 @@ from __future__ import annotations
 import json
 import math
 import os
-import tempfile
+import secrets
 import warnings
 from dataclasses import fields
 from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
+from sklearn.exceptions import NotFittedError
 
 from .._config import LEAF, MULTIWAY_SPLIT, NUMERIC_SPLIT, SUBSET_SPLIT
 from ..data.schema import NOMINAL, NUMERIC, ORDINAL, Feature, Schema
@@ -121,7 +122,7 @@ def model_to_dict(estimator) -> dict:
     if classes.get(name) is not type(estimator):
         raise TypeError(f"only quercus tree estimators can be saved, got {name}")
     if not hasattr(estimator, "tree_"):
-        raise ValueError(f"this {name} is not fitted yet: call fit before save")
+        raise NotFittedError(f"this {name} is not fitted yet: call fit before save")
     params, skipped = {}, []
     for key, value in estimator.get_params(deep=False).items():
         if isinstance(value, np.random.RandomState):
@@ -209,20 +210,20 @@ def _rules_to_dict(estimator) -> dict:
             {
                 "conditions": [
                     {
-                        "feature": c.feature,
-                        "name": c.name,
+                        "feature": int(c.feature),
+                        "name": str(c.name),
                         "op": c.op,
-                        "threshold": c.threshold,
-                        "codes": sorted(c.codes),
-                        "text": c.text,
+                        "threshold": None if c.threshold is None else float(c.threshold),
+                        "codes": sorted(int(code) for code in c.codes),
+                        "text": str(c.text),
                     }
                     for c in rule.conditions
                 ],
-                "class_index": rule.class_index,
-                "covered": rule.covered,
-                "errors": rule.errors,
-                "accuracy": rule.accuracy,
-                "leaf": rule.leaf,
+                "class_index": int(rule.class_index),
+                "covered": float(rule.covered),
+                "errors": float(rule.errors),
+                "accuracy": float(rule.accuracy),
+                "leaf": int(rule.leaf),
                 "distribution": _floats(rule.distribution),
             }
             for rule in estimator.rules_
@@ -234,23 +235,44 @@ def save_model(estimator, path) -> Path:
     """Write ``estimator`` to ``path`` as a JSON model file; returns the path."""
     path = Path(path)
     text = json.dumps(model_to_dict(estimator), ensure_ascii=False, allow_nan=False)
-    directory = path.parent if str(path.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+    # A new file beside the target ("x": never an existing one), created with the usual
+    # permissions (0666 less the umask; tempfile.mkstemp would make it private, 0600).
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
+    out = open(tmp, "x", encoding="utf-8")  # outside the try: a name taken is not ours to remove
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
+        with out:
             out.write(text)
+            out.flush()
+            os.fsync(out.fileno())
         os.replace(tmp, path)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        tmp.unlink(missing_ok=True)
         raise
     return path
 
 
 # -- reading -------------------------------------------------------------------------------
 
+# What a malformed document raises while it is read (a wrong type, a missing key, a value
+# out of range for its dtype, nesting too deep): all reported as a ModelError.
+_MALFORMED = (
+    KeyError,
+    TypeError,
+    ValueError,
+    IndexError,
+    AttributeError,
+    OverflowError,
+    RecursionError,
+)
+
 
 def load_model(path):
-    """The estimator saved in ``path`` by :func:`save_model` (``quercus.load``)."""
+    """The estimator saved in ``path`` by :func:`save_model` (``quercus.load``).
+
+    Raises :class:`ModelError`, with a message naming the file, when the file is missing or
+    unreadable, not JSON (truncated or corrupt), of another format or version, or
+    inconsistent.
+    """
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
@@ -260,9 +282,11 @@ def load_model(path):
         raise ModelError(
             f"model file {str(path)!r} is not UTF-8 text: not a quercus model"
         ) from None
+    except OSError as exc:
+        raise ModelError(f"model file {str(path)!r} cannot be read: {exc.strerror}") from None
     try:
         doc = json.loads(text)
-    except json.JSONDecodeError as exc:
+    except (json.JSONDecodeError, RecursionError) as exc:
         raise ModelError(
             f"model file {str(path)!r} is not valid JSON (truncated or corrupt?): {exc}"
         ) from None
@@ -270,28 +294,42 @@ def load_model(path):
         return model_from_dict(doc)
     except ModelError as exc:
         raise ModelError(f"model file {str(path)!r}: {exc}") from None
-    except (KeyError, TypeError, ValueError, IndexError) as exc:
-        detail = f"missing entry {exc}" if isinstance(exc, KeyError) else str(exc)
-        raise ModelError(f"model file {str(path)!r} is inconsistent: {detail}") from None
 
 
 def model_from_dict(doc: dict):
-    """The estimator described by a model document, after checking it."""
+    """The estimator described by a model document, after checking it (:class:`ModelError`
+    when it is not a quercus model of this format version, or is inconsistent)."""
+    try:
+        return _model_from_dict(doc)
+    except ModelError:
+        raise
+    except _MALFORMED as exc:
+        detail = f"missing entry {exc}" if isinstance(exc, KeyError) else str(exc)
+        raise ModelError(f"inconsistent contents: {detail}") from None
+
+
+def _model_from_dict(doc: dict):
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise ModelError(f'not a quercus model (no "format": "{FORMAT}" entry)')
     version = doc.get("format_version")
-    if version != FORMAT_VERSION:
+    if type(version) is not int or version != FORMAT_VERSION:
+        newer = type(version) is int and version > FORMAT_VERSION
         raise ModelError(
-            f"format version {version!r} is not supported: this quercus reads version "
-            f"{FORMAT_VERSION} (the file says it was written by quercus "
-            f"{doc.get('quercus_version', '?')})"
+            f"format version {version!r} is not supported: this quercus "
+            f"reads version {FORMAT_VERSION}"
+            + (
+                f"; the file was written by a newer quercus "
+                f"({doc.get('quercus_version', '?')}): upgrade quercus to load it"
+                if newer
+                else ""
+            )
         )
     classes = _estimator_classes()
     name = doc["estimator"]
-    if name not in classes:
+    if not isinstance(name, str) or name not in classes:
         raise ModelError(f"unknown estimator {name!r}; expected one of {sorted(classes)}")
     cls = classes[name]
-    params = {key: _unplain(value) for key, value in doc["params"].items()}
+    params = {str(key): _unplain(value) for key, value in doc["params"].items()}
     unknown = set(params) - set(cls().get_params(deep=False))
     if unknown:
         raise ModelError(f"parameters {sorted(unknown)} are not parameters of {name}")
@@ -302,16 +340,16 @@ def model_from_dict(doc: dict):
     n_features = int(training["n_features"])
     if n_features != len(schema.features):
         raise ModelError(f"n_features {n_features} but the schema has {len(schema.features)}")
-    regression = bool(doc["tree"]["regression"])
+    regression = doc["tree"]["regression"]
+    if not isinstance(regression, bool):
+        raise ModelError(f"'regression' must be true or false, not {regression!r}")
     if regression != bool(getattr(cls, "_regression", False)):
-        raise ModelError(f"a {'regression' if regression else 'classification'} tree in a {name}")
+        raise ModelError(
+            f"a {'regression' if regression else 'classification'} tree in a model of {name}"
+        )
     n_classes = None
     if not regression:
-        labels = doc["classes"]
-        dtype = object if labels["dtype"] == "O" else np.dtype(labels["dtype"])
-        values = _unplain(labels["values"])
-        estimator.classes_ = np.empty(len(values), dtype=dtype)
-        estimator.classes_[:] = values
+        estimator.classes_ = _classes_from_dict(doc["classes"])
         n_classes = estimator.classes_.shape[0]
         estimator.n_classes_ = n_classes
     tree = _tree_from_dict(doc["tree"], schema, n_classes)
@@ -320,79 +358,144 @@ def model_from_dict(doc: dict):
     estimator.n_features_in_ = n_features
     if training.get("feature_names_in") is not None:
         names = training["feature_names_in"]
-        if len(names) != n_features:
-            raise ModelError("feature_names_in does not match n_features")
+        if names != schema.names:
+            raise ModelError(
+                f"feature_names_in {names} are not the schema's feature names {schema.names}"
+            )
         estimator.feature_names_in_ = np.asarray(names, dtype=object)
     for key, value in doc.get("fitted", {}).items():
         if key not in _SCALARS:
             raise ModelError(f"unknown fitted attribute {key!r}")
         setattr(estimator, key, _unplain(value))
+    if ("rules" in doc) != hasattr(cls, "apply_rules"):
+        raise ModelError(f"a model of {name} {'with' if 'rules' in doc else 'without'} rules")
     if "rules" in doc:
-        if not hasattr(cls, "apply_rules"):
-            raise ModelError(f"rules in a model of {name}")
         _rules_from_dict(estimator, doc["rules"], schema, n_classes)
     return estimator
+
+
+def _is_label(value) -> bool:
+    """A class label or category as a model file holds it: a string, integer, boolean or
+    finite float."""
+    if isinstance(value, float):
+        return math.isfinite(value)
+    return isinstance(value, str | int)  # bool is an int
+
+
+def _classes_from_dict(doc: dict) -> np.ndarray:
+    values = _unplain(doc["values"])
+    if (
+        not isinstance(values, list)
+        or not values
+        or not all(_is_label(v) for v in values)
+        or len(set(values)) != len(values)
+    ):
+        raise ModelError("the class labels must be a non-empty list of distinct values")
+    dtype = np.dtype(object) if doc["dtype"] == "O" else np.dtype(doc["dtype"])
+    if dtype.kind not in "biufUO":
+        raise ModelError(f"class labels of dtype {doc['dtype']!r}")
+    labels = np.empty(len(values), dtype=dtype)
+    labels[:] = values
+    if labels.tolist() != values:
+        raise ModelError(f"the class labels {values} do not fit their dtype {doc['dtype']!r}")
+    return labels
 
 
 def _schema_from_dict(doc: dict) -> Schema:
     features = []
     for f in doc["features"]:
-        kind = f["kind"]
+        name, kind = f["name"], f["kind"]
+        if not isinstance(name, str):
+            raise ModelError(f"feature name {name!r} is not a string")
         if kind not in (NUMERIC, NOMINAL, ORDINAL):
-            raise ModelError(f"feature {f['name']!r} has an unknown kind {kind!r}")
+            raise ModelError(f"feature {name!r} has an unknown kind {kind!r}")
         categories = f["categories"]
         if (categories is None) != (kind == NUMERIC):
-            raise ModelError(f"feature {f['name']!r}: categories do not match its kind {kind}")
+            raise ModelError(f"feature {name!r}: categories do not match its kind {kind}")
         if categories is not None:
-            categories = tuple(_unplain(categories))
+            categories = _unplain(categories)
+            if not isinstance(categories, list) or not all(_is_label(c) for c in categories):
+                raise ModelError(f"feature {name!r}: categories must be a list of values")
+            categories = tuple(categories)
             if len(set(categories)) != len(categories):
-                raise ModelError(f"feature {f['name']!r} repeats a category")
-        features.append(Feature(str(f["name"]), kind, categories))
-    return Schema(tuple(features), target=doc.get("target"))
+                raise ModelError(f"feature {name!r} repeats a category")
+        features.append(Feature(name, kind, categories))
+    names = [f.name for f in features]
+    if not features or len(set(names)) != len(names):
+        raise ModelError(f"the feature names must be present and distinct: {names}")
+    target = doc.get("target")
+    return Schema(tuple(features), target=None if target is None else str(target))
+
+
+def _ints(values, dtype, what: str) -> np.ndarray:
+    """A JSON list of integers as an array of ``dtype``; anything else is a ModelError."""
+    if not isinstance(values, list) or not all(
+        isinstance(v, int) and not isinstance(v, bool) for v in values
+    ):
+        raise ModelError(f"tree array {what!r} must be a list of integers")
+    info = np.iinfo(dtype)
+    if values and not info.min <= min(values) <= max(values) <= info.max:
+        raise ModelError(f"tree array {what!r} has a value out of range for {np.dtype(dtype)}")
+    return np.asarray(values, dtype=dtype).reshape(-1)
 
 
 def _tree_from_dict(doc: dict, schema: Schema, n_classes: int | None) -> Tree:
-    n = int(doc["n_nodes"])
-    if n < 1:
-        raise ModelError("the tree has no node")
+    n = doc["n_nodes"]
+    if type(n) is not int or n < 1:
+        raise ModelError(f"the tree must have at least one node, n_nodes is {n!r}")
     arrays = {}
     for key, dtype in _NODE_ARRAYS.items():
         values = doc[key]
-        if len(values) != n:
-            raise ModelError(f"tree array {key!r} has {len(values)} entries for {n} nodes")
-        arrays[key] = _unfloats(values) if dtype is np.float64 else np.asarray(values, dtype)
+        if not isinstance(values, list) or len(values) != n:
+            size = len(values) if isinstance(values, list) else "no list of"
+            raise ModelError(f"tree array {key!r} has {size} entries for {n} nodes")
+        arrays[key] = _unfloats(values) if dtype is np.float64 else _ints(values, dtype, key)
     for key, dtype in _FLAT_ARRAYS.items():
-        arrays[key] = np.asarray(doc[key], dtype=dtype).reshape(-1)
+        arrays[key] = _ints(doc[key], dtype, key)
+    regression = doc["regression"]
     value = np.asarray([_unfloats(row) for row in doc["value"]], dtype=np.float64)
-    n_stats = 3 if doc["regression"] else n_classes
+    n_stats = 3 if regression else n_classes
     if value.shape != (n, n_stats):
         raise ModelError(f"tree values have shape {value.shape}, expected {(n, n_stats)}")
     median = None if doc["median"] is None else _unfloats(doc["median"])
-    if median is not None and median.shape != (n,):
-        raise ModelError("tree medians do not match the nodes")
+    if median is not None and (
+        not regression or median.shape != (n,) or not np.isfinite(median).all()
+    ):
+        raise ModelError("tree medians must be finite, one per node, in a regression tree")
+    fractional = doc["fractional"]
+    if not isinstance(fractional, bool):
+        raise ModelError(f"'fractional' must be true or false, not {fractional!r}")
     _check_structure(arrays, value, schema)
     known = {f.name for f in fields(Tree)}
     return Tree(
         **{k: v for k, v in arrays.items() if k in known},
         value=value,
         median=median,
-        regression=bool(doc["regression"]),
-        fractional=bool(doc["fractional"]),
+        regression=regression,
+        fractional=fractional,
     )
 
 
 def _check_structure(a: dict, value: np.ndarray, schema: Schema) -> None:
-    """Every node reachable once from the root, children after their parent, splits that
-    fit their features: what prediction relies on to end and to index within bounds."""
+    """Every node reachable once from the root, children after their parent, depths that
+    count the steps from the root, splits that fit their features: what prediction relies on
+    to end and to index within bounds (the routing kernels do not check bounds)."""
     n = len(a["kind"])
-    if not np.isin(a["kind"], (LEAF, NUMERIC_SPLIT, MULTIWAY_SPLIT, SUBSET_SPLIT)).all():
+    kind = a["kind"]
+    if not np.isin(kind, (LEAF, NUMERIC_SPLIT, MULTIWAY_SPLIT, SUBSET_SPLIT)).all():
         raise ModelError("a node has an unknown kind")
     if not (np.isfinite(value).all() and np.isfinite(a["weighted_n_node_samples"]).all()):
         raise ModelError("tree statistics must be finite")
+    leaves = kind == LEAF
+    # Routing takes a node whose feature is -1 for a leaf, and export walks n_children.
+    if (a["feature"][leaves] != -1).any() or (a["n_children"][leaves] != 0).any():
+        raise ModelError("a leaf has a feature or children")
+    if a["depth"][0] != 0:
+        raise ModelError("the root is not at depth 0")
     parent_count = np.zeros(n, dtype=np.int64)
     children, cat_table = a["children"], a["cat_table"]
-    for node in np.flatnonzero(a["kind"] != LEAF):
-        kind, f = a["kind"][node], a["feature"][node]
+    for node in np.flatnonzero(~leaves):
+        f = a["feature"][node]
         first, count = a["child_start"][node], a["n_children"][node]
         if not (0 <= f < len(schema.features)):
             raise ModelError(f"node {node} tests feature {f}, which does not exist")
@@ -402,10 +505,13 @@ def _check_structure(a: dict, value: np.ndarray, schema: Schema) -> None:
         if (kids <= node).any() or (kids >= n).any():
             raise ModelError(f"node {node} has a child that is not a later node")
         parent_count[kids] += 1
+        # decision_path sizes its output by the largest depth.
+        if (a["depth"][kids] != a["depth"][node] + 1).any():
+            raise ModelError(f"node {node} has a child whose depth is not one more than its own")
         if not 0 <= a["missing_child"][node] < count:
             raise ModelError(f"node {node} sends missing values to no branch")
         feature = schema.features[f]
-        if kind == NUMERIC_SPLIT:
+        if kind[node] == NUMERIC_SPLIT:
             if count != 2 or not np.isfinite(a["threshold"][node]) or feature.kind == NOMINAL:
                 raise ModelError(
                     f"node {node} is a threshold split that does not fit {feature.name!r}"
@@ -428,26 +534,34 @@ def _rules_from_dict(estimator, doc: dict, schema: Schema, n_classes: int) -> No
     for r in doc["rules"]:
         conditions = []
         for c in r["conditions"]:
-            if not 0 <= c["feature"] < len(schema.features) or c["op"] not in (
-                "<=",
-                ">",
-                "=",
-                "in",
-            ):
-                raise ModelError("a rule has a condition on no feature or with an unknown test")
+            f, op, threshold, codes = c["feature"], c["op"], c["threshold"], c["codes"]
+            if type(f) is not int or not 0 <= f < len(schema.features):
+                raise ModelError(f"a rule has a condition on feature {f!r}, which does not exist")
+            if op in ("<=", ">"):
+                if not isinstance(threshold, int | float) or not math.isfinite(threshold):
+                    raise ModelError(f"a rule compares with {threshold!r}, not a number")
+            elif op in ("=", "in"):
+                n_categories = schema.features[f].n_categories
+                if not all(type(k) is int and 0 <= k < n_categories for k in codes):
+                    raise ModelError("a rule tests a category that does not exist")
+            else:
+                raise ModelError(f"a rule has an unknown test {op!r}")
             conditions.append(
                 Condition(
-                    int(c["feature"]),
+                    f,
                     str(c["name"]),
-                    c["op"],
-                    None if c["threshold"] is None else float(c["threshold"]),
-                    frozenset(int(x) for x in c["codes"]),
+                    op,
+                    None if threshold is None else float(threshold),
+                    frozenset(int(x) for x in codes),
                     str(c["text"]),
                 )
             )
-        k = int(r["class_index"])
-        if not 0 <= k < n_classes:
+        k = r["class_index"]
+        if type(k) is not int or not 0 <= k < n_classes:
             raise ModelError("a rule predicts a class that does not exist")
+        distribution = _unfloats(r["distribution"])
+        if distribution.shape != (n_classes,):
+            raise ModelError("a rule's class distribution does not match the classes")
         rules.append(
             Rule(
                 conditions=tuple(conditions),
@@ -457,13 +571,13 @@ def _rules_from_dict(estimator, doc: dict, schema: Schema, n_classes: int) -> No
                 errors=float(r["errors"]),
                 accuracy=float(r["accuracy"]),
                 leaf=int(r["leaf"]),
-                distribution=_unfloats(r["distribution"]),
+                distribution=distribution,
             )
         )
     proba = np.asarray([_unfloats(row) for row in doc["rule_proba"]], dtype=np.float64)
-    if proba.shape != (len(rules) + 1, n_classes):
+    if proba.shape != (len(rules) + 1, n_classes) or not np.isfinite(proba).all():
         raise ModelError("rule probabilities do not match the rules")
-    default = int(doc["default_class"])
-    if not 0 <= default < n_classes:
+    default = doc["default_class"]
+    if type(default) is not int or not 0 <= default < n_classes:
         raise ModelError("the default class does not exist")
     estimator.rules_, estimator.default_class_, estimator.rule_proba_ = rules, default, proba
