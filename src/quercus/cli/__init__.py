@@ -1,39 +1,235 @@
-"""The ``quercus`` command: a thin argparse front end over the public API."""
+"""The ``quercus`` command: a thin argparse front end over the public API.
+
+``quercus fit | predict | show | gain | cv | demo`` (also ``python -m quercus``). The
+subcommands live in :mod:`quercus.cli.commands`; this module holds the parser and turns
+errors into exit statuses: 0 success, 2 a usage error, 1 bad data, a bad model file or a
+failed step, reported as one line ``quercus: error: <message>`` on stderr (a traceback only
+with ``quercus --debug ...``).
+"""
 
 from __future__ import annotations
 
 import argparse
+import ast
+import os
 import sys
+import warnings
 
-from .. import __version__
-from ..data.errors import DataError
+from .. import DataError, ModelError, __version__
+from . import commands
+from .commands import ALGORITHMS, UsageError
 from .demo import run_demo
 
 
+def parse_value(text: str):
+    """A ``--set`` value: a Python literal where it is one (``3``, ``0.5``, ``None``,
+    ``True``, ``'gini'``, ``[0, 1]``), else the text itself (``entropy``)."""
+    text = text.strip()
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return text
+
+
+def parse_setting(text: str) -> tuple[str, object]:
+    """``name=value`` from ``--set`` as ``(name, value)``; argparse reports a bad one."""
+    name, sep, value = text.partition("=")
+    name = name.strip()
+    if not sep or not name.isidentifier():
+        raise argparse.ArgumentTypeError(
+            f"expected name=value (for example max_depth=3), got {text!r}"
+        )
+    return name, parse_value(value)
+
+
+def _folds(text: str) -> int:
+    try:
+        folds = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if folds < 2:
+        raise argparse.ArgumentTypeError(f"at least 2 folds are needed, got {folds}")
+    return folds
+
+
+def _shared_options() -> dict[str, argparse.ArgumentParser]:
+    """Option groups that several subcommands take (argparse "parents")."""
+    quiet = argparse.ArgumentParser(add_help=False)
+    quiet.add_argument(
+        "-q", "--quiet", action="store_true", help="no progress line, warnings or notices"
+    )
+    target = argparse.ArgumentParser(add_help=False)
+    target.add_argument(
+        "--target", metavar="COL", help="the class (or target) column (default: the last one)"
+    )
+    learner = argparse.ArgumentParser(add_help=False)
+    learner.add_argument(
+        "--set",
+        metavar="NAME=VALUE",
+        type=parse_setting,
+        action="append",
+        default=[],
+        help="an estimator parameter, e.g. --set max_depth=3 --set criterion=entropy "
+        "(values are Python literals where they are one, else text)",
+    )
+    return {"quiet": quiet, "target": target, "learner": learner}
+
+
+def _algorithm(parser: argparse.ArgumentParser, default: str | None, note: str = "") -> None:
+    parser.add_argument(
+        "--algorithm",
+        choices=list(ALGORITHMS),
+        default=default,
+        help=f"id3, c45 (C4.5), c45rules (C4.5's rules) or cart (classification, or regression "
+        f"for a numeric target){note}",
+    )
+
+
+def _subcommand(sub, name: str, run, parents, help: str, description: str = ""):
+    parser = sub.add_parser(name, parents=parents, help=help, description=description or help)
+    parser.set_defaults(run=run, subparser=parser)
+    return parser
+
+
 def build_parser() -> argparse.ArgumentParser:
+    """The parser of ``quercus`` and its subcommands."""
     parser = argparse.ArgumentParser(
         prog="quercus", description="Decision trees: ID3, C4.5, CART and forests."
     )
     parser.add_argument("--version", action="version", version=f"quercus {__version__}")
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    sub.add_parser("demo", help="the lecture data sets, worked through")
+    shared = _shared_options()
+    data_help = "a data file: CSV, TSV, ARFF, Parquet or C4.5 .names/.data"
+
+    fit = _subcommand(
+        sub,
+        "fit",
+        commands.run_fit,
+        [shared["target"], shared["learner"], shared["quiet"]],
+        "learn a tree, print it and its training score",
+        "Learn a tree from DATA, print it and its training accuracy (R^2 for regression), "
+        "and save it with -o.",
+    )
+    fit.add_argument("data", metavar="DATA", help=data_help)
+    _algorithm(fit, "c45", " (default: c45)")
+    fit.add_argument("-o", "--output", metavar="MODEL", help="save the model (JSON) here")
+
+    predict = _subcommand(
+        sub,
+        "predict",
+        commands.run_predict,
+        [shared["quiet"]],
+        "predict with a saved model, as CSV",
+        "Predict the rows of DATA with MODEL: CSV with a column 'prediction' (and with "
+        "--proba one column 'P(<class>)' per class). Columns are matched by name; extra "
+        "columns, such as the target, are ignored.",
+    )
+    predict.add_argument("model", metavar="MODEL", help="a model file saved by quercus fit -o")
+    predict.add_argument("data", metavar="DATA", help=data_help)
+    predict.add_argument("-o", "--output", metavar="FILE", help="write the CSV here")
+    predict.add_argument("--proba", action="store_true", help="also the class probabilities")
+
+    show = _subcommand(
+        sub, "show", commands.run_show, [], "show a saved model as text, rules, DOT, SVG or JSON"
+    )
+    show.add_argument("model", metavar="MODEL", help="a model file saved by quercus fit -o")
+    show.add_argument(
+        "--format",
+        choices=["text", "rules", "dot", "svg", "json"],
+        default="text",
+        help="text (default), rules, dot (Graphviz), svg (needs Graphviz's dot) or json",
+    )
+    show.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
+
+    gain = _subcommand(
+        sub,
+        "gain",
+        commands.run_gain,
+        [shared["target"], shared["learner"], shared["quiet"]],
+        "every attribute's information gain, or the whole learning trace",
+        "Print the gain table of DATA (every attribute's information gain, split "
+        "information, gain ratio and Gini decrease, best first), or with --trace every "
+        "candidate split of every node as the algorithm learns its tree.",
+    )
+    gain.add_argument("data", metavar="DATA", help=data_help)
+    gain.add_argument("--trace", action="store_true", help="the learning trace of a tree")
+    _algorithm(gain, None, " (with --trace; default: id3)")
+
+    cv = _subcommand(
+        sub,
+        "cv",
+        commands.run_cv,
+        [shared["target"], shared["learner"], shared["quiet"]],
+        "k-fold cross-validated accuracy (or R^2) and confusion matrix",
+    )
+    cv.add_argument("data", metavar="DATA", help=data_help)
+    _algorithm(cv, "c45", " (default: c45)")
+    cv.add_argument("--folds", type=_folds, default=10, help="number of folds (default: 10)")
+    cv.add_argument("--seed", type=int, default=0, help="seed of the shuffle (default: 0)")
+
+    _subcommand(sub, "demo", lambda args, out: run_demo(out), [], "the lecture data sets, worked")
     return parser
 
 
+def _one_line(exc: object) -> str:
+    """The message of ``exc`` on one line; for an OSError, the file it concerns first."""
+    if isinstance(exc, OSError) and exc.filename is not None and exc.strerror:
+        message = f"{exc.filename}: {exc.strerror}"
+    else:
+        message = str(exc) or type(exc).__name__
+    return " ".join(line.strip() for line in message.strip().splitlines())
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    print(f"quercus: warning: {_one_line(message)}", file=sys.stderr)
+
+
+def _run(args) -> int:
+    with warnings.catch_warnings():
+        if getattr(args, "quiet", False):
+            warnings.simplefilter("ignore")
+        else:
+            warnings.showwarning = _show_warning
+        return args.run(args, sys.stdout)
+
+
 def main(argv: list[str] | None = None) -> int:
+    """Run ``quercus`` with ``argv`` (default: the process's arguments); the exit status."""
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help()
         return 2
     try:
-        if args.command == "demo":
-            return run_demo(sys.stdout)
-    except (DataError, OSError) as exc:
+        return _run(args)
+    except UsageError as exc:
         if args.debug:
             raise
-        print(f"quercus: error: {exc}", file=sys.stderr)
+        args.subparser.print_usage(sys.stderr)
+        print(f"{args.subparser.prog}: error: {_one_line(exc)}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        if args.debug:
+            raise
+        print("quercus: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        # The reader of stdout went away (quercus ... | head): stop quietly.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
         return 1
-    parser.error(f"unknown command {args.command!r}")
-    return 2
+    except (DataError, ModelError, OSError, ValueError, RuntimeError) as exc:
+        if args.debug:
+            raise
+        print(f"quercus: error: {_one_line(exc)}", file=sys.stderr)
+        return 1
+    except Exception as exc:  # a bug: still one line, the traceback with --debug
+        if args.debug:
+            raise
+        print(
+            f"quercus: error: unexpected {type(exc).__name__}: {_one_line(exc)} "
+            "(run quercus --debug ... to see the traceback)",
+            file=sys.stderr,
+        )
+        return 1

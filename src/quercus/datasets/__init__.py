@@ -5,8 +5,15 @@
 - ``weekend``: 10 weekends, Weather, Parents, Money -> Decision.
 - ``restaurant``: 12 examples, Alt, Bar, Fri, Hun, Pat, Price, Rain, Res, Type, Est ->
   WillWait (Russell and Norvig).
+- ``car``: the UCI Car Evaluation data set, 1,728 cars, buying, maint, doors, persons,
+  lug_boot, safety -> class (unacc 1210, acc 384, good 69, vgood 65). Created by Marko
+  Bohanec (donors: Marko Bohanec and Blaz Zupan), from the UCI Machine Learning Repository
+  (https://archive.ics.uci.edu/dataset/19/car+evaluation), licensed under Creative Commons
+  Attribution 4.0 (CC BY 4.0); converted to CSV, values unchanged, from the ARFF copy of
+  Weka's UCI collection (GitHub repository renatopp/arff-datasets).
 
-Every table is nominal; the class is the last column.
+Every table is nominal (``car``'s ``doors`` and ``persons`` mix numbers and words: ``2``,
+``5more``); the class is the last column.
 """
 
 from __future__ import annotations
@@ -21,6 +28,7 @@ _DESCRIPTIONS = {
     "playtennis": "14 days: Outlook, Temperature, Humidity, Wind -> PlayTennis",
     "weekend": "10 weekends: Weather, Parents, Money -> Decision",
     "restaurant": "12 examples: Alt, Bar, Fri, Hun, Pat, Price, Rain, Res, Type, Est -> WillWait",
+    "car": "1,728 cars: buying, maint, doors, persons, lug_boot, safety -> class",
 }
 
 

@@ -1,0 +1,369 @@
+"""The subcommands of ``quercus``, driven as a user drives them (through a subprocess), and
+a few in-process checks of the pieces that a subprocess cannot reach cheaply."""
+
+import io
+import json
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import quercus
+from quercus.cli import main, parse_setting, parse_value
+from quercus.cli.commands import read_features, target_task
+from quercus.cli.evaluate import cross_validate
+from quercus.cli.progress import Progress
+
+
+def run(*args):
+    return subprocess.run(
+        [sys.executable, "-m", "quercus", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def one_line_error(result, status=1):
+    """The error message of a failed run, checked to be one line without a traceback."""
+    assert result.returncode == status, (result.stdout, result.stderr)
+    assert "Traceback" not in result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("quercus: error: ")
+    return lines[0]
+
+
+@pytest.fixture(scope="module")
+def work(tmp_path_factory):
+    """A directory with PlayTennis as CSV and a small numeric table for regression."""
+    path = tmp_path_factory.mktemp("cli")
+    quercus.datasets.load("playtennis").to_csv(path / "playtennis.csv", index=False)
+    rng = np.random.default_rng(0)
+    x = rng.uniform(0, 10, 80)
+    colour = rng.choice(["red", "green", "blue"], 80)
+    y = np.where(x > 5, 20.0, 5.0) + (colour == "red") * 3 + rng.normal(0, 0.5, 80)
+    pd.DataFrame({"x": x, "colour": colour, "y": y.round(3)}).to_csv(
+        path / "numeric.csv", index=False
+    )
+    return path
+
+
+@pytest.fixture(scope="module")
+def id3_model(work):
+    """``quercus fit`` of ID3 on PlayTennis, saved with -o: the run and the model path."""
+    model = work / "id3.json"
+    result = run(
+        "fit", work / "playtennis.csv", "--target", "PlayTennis", "--algorithm", "id3", "-o", model
+    )
+    return result, model
+
+
+# -- fit, predict ------------------------------------------------------------------------------
+
+
+def test_fit_prints_the_tree_and_its_accuracy_and_saves_it(id3_model):
+    result, model = id3_model
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert out.startswith("task: classification of 'PlayTennis' into 2 classes (No, Yes)")
+    assert "ID3 (ID3Classifier)" in out
+    assert "Outlook = Overcast: Yes (4)" in out
+    assert "|   Humidity = High: No (3)" in out
+    assert "training accuracy: 1.000 (14 of 14 rows)" in out
+    assert model.exists() and isinstance(quercus.load(model), quercus.ID3Classifier)
+
+
+def test_predict_gives_the_estimators_predictions(id3_model, work):
+    _, model = id3_model
+    result = run("predict", model, work / "playtennis.csv")
+    assert result.returncode == 0, result.stderr
+    predicted = pd.read_csv(io.StringIO(result.stdout), dtype=str)
+    assert list(predicted.columns) == ["prediction"]
+    X, y = quercus.read_table(work / "playtennis.csv", target="PlayTennis")
+    expected = quercus.ID3Classifier().fit(X, y).predict(X)
+    assert predicted["prediction"].tolist() == list(expected)
+
+
+def test_predict_proba_to_a_file(id3_model, work):
+    _, model = id3_model
+    out = work / "proba.csv"
+    # The data without its target column: the model does not need it.
+    features = work / "features.csv"
+    quercus.datasets.load("playtennis").drop(columns=["PlayTennis"]).to_csv(features, index=False)
+    result = run("predict", model, features, "--proba", "-o", out)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == ""
+    table = pd.read_csv(out)
+    assert list(table.columns) == ["prediction", "P(No)", "P(Yes)"]
+    assert len(table) == 14
+    np.testing.assert_allclose(table[["P(No)", "P(Yes)"]].sum(axis=1), 1.0)
+    assert (table["prediction"] == np.where(table["P(Yes)"] > 0.5, "Yes", "No")).all()
+
+
+# -- show ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "fmt, expected",
+    [
+        ("text", "Outlook = Overcast: Yes (4)"),
+        ("rules", "IF Outlook = Rain AND Wind = Strong THEN No"),
+        ("dot", "digraph tree {"),
+        ("json", '"format": "quercus-model"'),
+    ],
+)
+def test_show_formats(id3_model, fmt, expected):
+    _, model = id3_model
+    result = run("show", model, "--format", fmt)
+    assert result.returncode == 0, result.stderr
+    assert expected in result.stdout
+    if fmt == "json":
+        assert json.loads(result.stdout)["estimator"] == "ID3Classifier"
+        assert result.stdout.startswith("{\n  ")  # pretty-printed
+
+
+@pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz's dot is not installed")
+def test_show_svg(id3_model, work):
+    _, model = id3_model
+    result = run("show", model, "--format", "svg", "-o", work / "tree.svg")
+    assert result.returncode == 0, result.stderr
+    assert "<svg" in (work / "tree.svg").read_text()
+
+
+def test_show_svg_without_graphviz_says_how_to_install_it(id3_model, monkeypatch, capsys):
+    _, model = id3_model
+    monkeypatch.setattr(shutil, "which", lambda name, *args, **kwargs: None)
+    assert main(["show", str(model), "--format", "svg"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("quercus: error: Graphviz's 'dot' program was not found")
+    assert "install Graphviz" in err and err.count("\n") == 1
+
+
+def test_c45_rules_are_shown_as_c45rules_prints_them(work):
+    model = work / "rules.json"
+    fitted = run("fit", work / "playtennis.csv", "--algorithm", "c45rules", "-o", model, "-q")
+    assert fitted.returncode == 0, fitted.stderr
+    assert fitted.stderr == ""  # --quiet: not even the "model saved" notice
+    assert "Rules:" in fitted.stdout
+    result = run("show", model, "--format", "rules")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.rstrip().splitlines()[-1].startswith("Default class: ")
+
+
+# -- gain, cv --------------------------------------------------------------------------------
+
+
+def test_gain_prints_the_gain_table(work):
+    result = run("gain", work / "playtennis.csv", "--target", "PlayTennis")
+    assert result.returncode == 0, result.stderr
+    assert "Entropy(PlayTennis) = 0.940 bits" in result.stdout
+    rows = [line.split() for line in result.stdout.splitlines()[3:]]
+    assert [(row[0], row[2]) for row in rows] == [
+        ("Outlook", "0.247"),
+        ("Humidity", "0.152"),
+        ("Wind", "0.048"),
+        ("Temperature", "0.029"),
+    ]
+
+
+def test_gain_trace_shows_every_candidate_split(work):
+    result = run("gain", work / "playtennis.csv", "--trace")
+    assert result.returncode == 0, result.stderr
+    assert "node 0 (root)" in result.stdout
+    assert "<- chosen" in result.stdout
+    assert "ID3 (ID3Classifier)" in result.stdout
+
+
+def test_cv_prints_fold_accuracies_and_the_confusion_matrix(work):
+    result = run("cv", work / "playtennis.csv", "--folds", "3", "--algorithm", "id3")
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "3-fold stratified cross-validation (shuffled, seed 0)" in out
+    for fold in (1, 2, 3):
+        assert f"fold {fold}: accuracy 0." in out or f"fold {fold}: accuracy 1.000" in out
+    assert "accuracy: mean " in out and ", standard deviation " in out
+    lines = out.splitlines()
+    header = lines.index("true \\ predicted  No  Yes")
+    matrix = [line.split()[1:] for line in lines[header + 1 : header + 3]]
+    assert [line.split()[0] for line in lines[header + 1 : header + 3]] == ["No", "Yes"]
+    counts = np.array(matrix, dtype=int)
+    assert counts.sum(axis=1).tolist() == [5, 9]  # rows: the true classes
+
+
+def test_cv_with_more_folds_than_a_class_has_rows(work):
+    message = one_line_error(run("cv", work / "playtennis.csv", "--folds", "6"))
+    assert "class 'No' has only 5 rows" in message
+    assert "--folds 5" in message
+
+
+# -- regression ------------------------------------------------------------------------------
+
+
+def test_cart_on_a_numeric_target_is_a_regression(work):
+    result = run(
+        "fit",
+        work / "numeric.csv",
+        "--algorithm",
+        "cart",
+        "--set",
+        "max_depth=2",
+        "--set",
+        "criterion=absolute_error",
+    )
+    assert result.returncode == 0, result.stderr
+    first, *tree, score = result.stdout.splitlines()
+    assert first.startswith("task: regression of 'y' (numeric with ")
+    assert "CART (CARTRegressor)" in first
+    assert not any(line.startswith("|   |   ") for line in tree)  # max_depth=2
+    assert score.startswith("training R^2: 0.9")
+
+
+def test_id3_on_a_numeric_target_says_to_use_cart(work):
+    message = one_line_error(run("fit", work / "numeric.csv", "--algorithm", "id3"))
+    assert "target 'y' is numeric" in message
+    assert "--algorithm cart" in message
+
+
+def test_cv_of_a_regression_tree(work):
+    result = run("cv", work / "numeric.csv", "--algorithm", "cart", "--folds", "4")
+    assert result.returncode == 0, result.stderr
+    assert "4-fold cross-validation" in result.stdout
+    assert "fold 4: R^2 " in result.stdout
+    assert "R^2: mean " in result.stdout
+    assert "confusion" not in result.stdout
+
+
+# -- errors ----------------------------------------------------------------------------------
+
+
+def test_missing_data_file(work):
+    message = one_line_error(run("fit", work / "nowhere.csv"))
+    assert "nowhere.csv: no such file" in message
+
+
+def test_unknown_target_column(work):
+    message = one_line_error(run("fit", work / "playtennis.csv", "--target", "Play"))
+    assert "'Play' not found" in message and "playtennis.csv" in message
+
+
+def test_corrupt_model_file(id3_model, work):
+    _, model = id3_model
+    truncated = work / "truncated.json"
+    truncated.write_text(model.read_text()[:200])
+    message = one_line_error(run("show", truncated))
+    assert "truncated.json" in message and "not valid JSON" in message
+
+
+def test_prediction_data_lacking_a_column(id3_model, work):
+    _, model = id3_model
+    data = work / "no_wind.csv"
+    quercus.datasets.load("playtennis").drop(columns=["Wind"]).to_csv(data, index=False)
+    out = work / "kept.csv"
+    out.write_text("an earlier result\n")
+    message = one_line_error(run("predict", model, data, "-o", out))
+    assert "no_wind.csv" in message and "column 'Wind' is missing" in message
+    assert out.read_text() == "an earlier result\n"  # an error leaves the output as it was
+
+
+def test_unknown_parameter_is_a_usage_error(work):
+    result = run("fit", work / "playtennis.csv", "--set", "depth=3")
+    assert result.returncode == 2
+    assert "unknown parameter 'depth'" in result.stderr
+    assert "max_depth" in result.stderr  # the valid ones are listed
+
+
+def test_set_without_equals_is_a_usage_error(work):
+    result = run("cv", work / "playtennis.csv", "--set", "max_depth")
+    assert result.returncode == 2
+    assert "expected name=value" in result.stderr
+
+
+def test_value_rejected_by_fit(work):
+    message = one_line_error(run("fit", work / "playtennis.csv", "--set", "max_depth=-1"))
+    assert "max_depth" in message and "-1" in message
+
+
+def test_debug_shows_the_traceback(work):
+    result = run("--debug", "fit", work / "nowhere.csv")
+    assert result.returncode == 1
+    assert "Traceback (most recent call last)" in result.stderr
+    assert "DataError" in result.stderr
+
+
+# -- in-process ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text, value",
+    [
+        ("3", 3),
+        ("0.25", 0.25),
+        ("None", None),
+        ("True", True),
+        ("entropy", "entropy"),
+        ("'gini'", "gini"),
+        ("[1, 2]", [1, 2]),
+        ("sqrt", "sqrt"),
+    ],
+)
+def test_set_values_are_literals_where_they_are_one(text, value):
+    assert parse_value(text) == value
+    assert parse_setting(f"name={text}") == ("name", value)
+
+
+def test_a_numeric_target_with_few_integer_values_is_a_class(work):
+    frame = pd.DataFrame({"x": [1.0, 2.0, 3.0, 4.0], "grade": [1, 2, 2, 3]})
+    frame.to_csv(work / "grades.csv", index=False)
+    regression, y = target_task(quercus.read_table(work / "grades.csv"))
+    assert not regression and y.tolist() == [1, 2, 2, 3] and y.dtype == np.int64
+    regression, _ = target_task(quercus.read_table(work / "numeric.csv"))
+    assert regression
+
+
+def test_cross_validation_with_integer_classes():
+    X = pd.DataFrame({"x": np.arange(12.0)})
+    y = pd.Series([0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2])
+    result = cross_validate(quercus.CARTClassifier(), X, y, folds=2)
+    assert result.labels == [0, 1, 2]
+    assert result.confusion.sum() == 12 and len(result.scores) == 2
+
+
+def test_prediction_data_is_read_with_the_training_categories(work):
+    # 'doors' is nominal in training (it mixes numbers and words); a file to predict whose
+    # doors are all numbers must still match the categories '2' and '3', not 2.0 and 3.0.
+    train = pd.DataFrame(
+        {"doors": ["2", "3", "5more", "2", "3", "5more"], "ok": ["n", "y", "y", "n", "y", "y"]}
+    )
+    train.to_csv(work / "doors.csv", index=False)
+    with pytest.warns(quercus.DataWarning, match="doors"):
+        X, y = quercus.read_table(work / "doors.csv")
+    model = quercus.ID3Classifier().fit(X, y)
+    train.iloc[:2].to_csv(work / "doors_numbers.csv", index=False)
+    features = read_features(str(work / "doors_numbers.csv"), model.schema_)
+    assert features["doors"].astype(str).tolist() == ["2", "3"]
+    assert model.predict(features).tolist() == ["n", "y"]
+
+
+class _Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_progress_line_only_on_a_terminal_and_not_when_quiet():
+    terminal = _Terminal()
+    with Progress(stream=terminal) as progress:
+        progress.update("cv: fold 10/10")
+        progress.update("cv: fold 1/10")
+    assert terminal.getvalue() == "\rcv: fold 10/10\rcv: fold 1/10 " + "\r" + " " * 13 + "\r"
+    quiet = _Terminal()
+    with Progress(quiet=True, stream=quiet) as progress:
+        progress.update("cv: fold 1/10")
+    assert quiet.getvalue() == ""
+    pipe = io.StringIO()
+    with Progress(stream=pipe) as progress:
+        progress.update("cv: fold 1/10")
+    assert pipe.getvalue() == ""
