@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import quercus
 from quercus.binning import fit_bins
 from quercus.data import DataError, align_frame, encode_classes, infer_schema
 
@@ -62,3 +63,14 @@ def test_encode_classes():
     assert list(codes) == [0, 1]
     with pytest.raises(DataError, match="class label 'maybe' is not one of"):
         encode_classes(["maybe"], classes=["yes", "no"])
+
+
+def test_number_like_categories_read_back_as_numbers_still_match():
+    # Trained on doors '2', '3', '4', '5more'; a file holding only 2, 3, 4 reads them as
+    # numbers: they must still be those categories, not unseen values.
+    train = pd.DataFrame({"doors": ["2", "3", "4", "5more", "2", "3"]})
+    y = ["a", "b", "a", "b", "a", "b"]
+    tree = quercus.ID3Classifier().fit(train, y)
+    as_numbers = pd.DataFrame({"doors": [2.0, 3.0, 4.0]})
+    as_text = pd.DataFrame({"doors": ["2", "3", "4"]})
+    assert tree.predict(as_numbers).tolist() == tree.predict(as_text).tolist() == ["a", "b", "a"]

@@ -77,13 +77,23 @@ def align_column(feature: Feature, values: pd.Series) -> tuple[pd.Series | pd.Ca
     categories = list(feature.categories)
     cleaned = _clean_object_column(values)
     if all(isinstance(c, str) for c in categories):
-        cleaned = cleaned.map(lambda v: v if pd.isna(v) else str(v))
+        known = set(categories)
+        cleaned = cleaned.map(lambda v: v if pd.isna(v) else _category_text(v, known))
     seen = cleaned.isin(categories)
     unseen = int((cleaned.notna() & ~seen).sum())
     cat = pd.Categorical(
         cleaned.where(seen), categories=categories, ordered=feature.kind == ORDINAL
     )
     return cat, unseen
+
+
+def _category_text(value, known: set) -> str:
+    """A value as the text of a category: a file whose column holds only numbers reads
+    ``2`` as the number 2.0, which is the category ``"2"`` of training."""
+    text = str(value)
+    if text not in known and isinstance(value, float | np.floating) and float(value).is_integer():
+        return str(int(value))
+    return text
 
 
 def align_frame(X, schema: Schema) -> pd.DataFrame:
