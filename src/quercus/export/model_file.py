@@ -479,7 +479,8 @@ def _tree_from_dict(doc: dict, schema: Schema, n_classes: int | None) -> Tree:
 def _check_structure(a: dict, value: np.ndarray, schema: Schema) -> None:
     """Every node reachable once from the root, children after their parent, depths that
     count the steps from the root, splits that fit their features: what prediction relies on
-    to end and to index within bounds (the routing kernels do not check bounds)."""
+    to end and to index within bounds (the routing kernels do not check bounds). Vectorised:
+    a forest's trees have millions of nodes."""
     n = len(a["kind"])
     kind = a["kind"]
     if not np.isin(kind, (LEAF, NUMERIC_SPLIT, MULTIWAY_SPLIT, SUBSET_SPLIT)).all():
@@ -492,37 +493,62 @@ def _check_structure(a: dict, value: np.ndarray, schema: Schema) -> None:
         raise ModelError("a leaf has a feature or children")
     if a["depth"][0] != 0:
         raise ModelError("the root is not at depth 0")
-    parent_count = np.zeros(n, dtype=np.int64)
-    children, cat_table = a["children"], a["cat_table"]
-    for node in np.flatnonzero(~leaves):
-        f = a["feature"][node]
-        first, count = a["child_start"][node], a["n_children"][node]
-        if not (0 <= f < len(schema.features)):
-            raise ModelError(f"node {node} tests feature {f}, which does not exist")
-        if count < 2 or first < 0 or first + count > len(children):
-            raise ModelError(f"node {node} has children out of range")
-        kids = children[first : first + count]
-        if (kids <= node).any() or (kids >= n).any():
-            raise ModelError(f"node {node} has a child that is not a later node")
-        parent_count[kids] += 1
-        # decision_path sizes its output by the largest depth.
-        if (a["depth"][kids] != a["depth"][node] + 1).any():
-            raise ModelError(f"node {node} has a child whose depth is not one more than its own")
-        if not 0 <= a["missing_child"][node] < count:
-            raise ModelError(f"node {node} sends missing values to no branch")
-        feature = schema.features[f]
-        if kind[node] == NUMERIC_SPLIT:
-            if count != 2 or not np.isfinite(a["threshold"][node]) or feature.kind == NOMINAL:
-                raise ModelError(
-                    f"node {node} is a threshold split that does not fit {feature.name!r}"
-                )
-            continue
-        start = a["cat_start"][node]
-        if feature.kind != NOMINAL or start < 0 or start + feature.n_categories > len(cat_table):
-            raise ModelError(f"node {node}: a category split on {feature.name!r} out of range")
-        table = cat_table[start : start + feature.n_categories]
-        if ((table < 0) | (table >= count)).any():
-            raise ModelError(f"node {node} maps a category to no branch")
+
+    def first_bad(mask, nodes) -> int:
+        return int(nodes[np.flatnonzero(mask)[0]])
+
+    nodes = np.flatnonzero(~leaves)
+    f = a["feature"][nodes].astype(np.int64)
+    first = a["child_start"][nodes].astype(np.int64)
+    count = a["n_children"][nodes].astype(np.int64)
+    children, cat_table = a["children"].astype(np.int64), a["cat_table"].astype(np.int64)
+    bad = (f < 0) | (f >= len(schema.features))
+    if bad.any():
+        node = first_bad(bad, nodes)
+        raise ModelError(f"node {node} tests feature {a['feature'][node]}, which does not exist")
+    bad = (count < 2) | (first < 0) | (first + count > len(children))
+    if bad.any():
+        raise ModelError(f"node {first_bad(bad, nodes)} has children out of range")
+    offsets = np.cumsum(count) - count
+    slots = np.repeat(first - offsets, count) + np.arange(count.sum())
+    kids = children[slots]
+    parents = np.repeat(nodes, count)
+    bad = (kids <= parents) | (kids >= n)
+    if bad.any():
+        node = int(parents[np.flatnonzero(bad)[0]])
+        raise ModelError(f"node {node} has a child that is not a later node")
+    # decision_path sizes its output by the largest depth.
+    bad = a["depth"][kids] != a["depth"][parents] + 1
+    if bad.any():
+        node = int(parents[np.flatnonzero(bad)[0]])
+        raise ModelError(f"node {node} has a child whose depth is not one more than its own")
+    missing = a["missing_child"][nodes]
+    bad = (missing < 0) | (missing >= count)
+    if bad.any():
+        raise ModelError(f"node {first_bad(bad, nodes)} sends missing values to no branch")
+    nominal_feature = np.array([ft.kind == NOMINAL for ft in schema.features], dtype=bool)
+    n_categories = np.array([ft.n_categories for ft in schema.features], dtype=np.int64)
+    numeric = kind[nodes] == NUMERIC_SPLIT
+    bad = numeric & ((count != 2) | ~np.isfinite(a["threshold"][nodes]) | nominal_feature[f])
+    if bad.any():
+        node = first_bad(bad, nodes)
+        name = schema.features[a["feature"][node]].name
+        raise ModelError(f"node {node} is a threshold split that does not fit {name!r}")
+    cat_nodes, cat_f, cat_count = nodes[~numeric], f[~numeric], count[~numeric]
+    start = a["cat_start"][cat_nodes].astype(np.int64)
+    size = n_categories[cat_f]
+    bad = ~nominal_feature[cat_f] | (start < 0) | (start + size > len(cat_table))
+    if bad.any():
+        node = first_bad(bad, cat_nodes)
+        name = schema.features[a["feature"][node]].name
+        raise ModelError(f"node {node}: a category split on {name!r} out of range")
+    cat_offsets = np.cumsum(size) - size
+    entries = cat_table[np.repeat(start - cat_offsets, size) + np.arange(size.sum())]
+    bad = (entries < 0) | (entries >= np.repeat(cat_count, size))
+    if bad.any():
+        node = int(np.repeat(cat_nodes, size)[np.flatnonzero(bad)[0]])
+        raise ModelError(f"node {node} maps a category to no branch")
+    parent_count = np.bincount(kids, minlength=n)
     if parent_count[0] != 0 or (parent_count[1:] != 1).any():
         raise ModelError("the nodes do not form one tree")
 
