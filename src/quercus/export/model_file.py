@@ -274,6 +274,10 @@ def load_model(path):
     inconsistent.
     """
     path = Path(path)
+    from .forest_file import is_forest_file, load_forest
+
+    if is_forest_file(path):  # a zip archive: a forest's arrays
+        return load_forest(path)
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
