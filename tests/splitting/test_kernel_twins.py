@@ -42,7 +42,7 @@ from quercus.splitting._scan import (
     scan_threshold,
     stats_weight,
 )
-from quercus.splitting._stats import feature_stats, node_stats
+from quercus.splitting._stats import feature_stats, node_stats, stats_scratch
 
 CLASSIFICATION = (GINI, ENTROPY, MISCLASSIFICATION, GAIN_RATIO)
 TOL = 1e-9  # float noise allowed between a kernel's number and its twin's
@@ -352,6 +352,7 @@ def test_feature_stats_dense_and_sort_paths_match_twin(case, extra_bins):
                 missing,
                 order_buf,
                 code_buf,
+                stats_scratch(max(n, 1), room, code_buf),
             )
             assert got == len(e_present), (f, n_bins)
             np.testing.assert_array_equal(present[:got], e_present)

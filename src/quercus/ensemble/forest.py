@@ -26,7 +26,14 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._config import CRITERIA, FRACTIONAL, NUMERIC_SPLIT
 from ..binning import BinMapper
-from ..estimators.base import BinnedData, TabularInput, _max_features, bin_frame, grow_binned
+from ..estimators.base import (
+    BinnedData,
+    TabularInput,
+    _max_features,
+    bin_frame,
+    grow_binned,
+    pad_rows,
+)
 from ..estimators.trees import DecisionTreeClassifier, DecisionTreeRegressor, _as_1d
 from ..tree import Tree
 from ..tree._predict import ROUTE_DTYPE, fractional_rows, pack_routes
@@ -207,7 +214,7 @@ class BaseForest(TabularInput, BaseEstimator):
         self, data, template, params, seed, y, y_class, y_value, w, n_stats, n_draws, k_per_tree
     ):
         """One tree: its bootstrap sample as weights, optionally its own attributes."""
-        n, p = data.binned.shape
+        n, p = data.binned.shape[0], len(data.kinds)
         counts = bootstrap_counts(seed, n, n_draws) if self.bootstrap else np.ones(n)
         tree_w = w * counts
         if self._class_weight_mode() == "balanced_subsample":
@@ -218,7 +225,10 @@ class BaseForest(TabularInput, BaseEstimator):
         if self.feature_sampling == "tree" and k_per_tree < p:
             features = np.sort(np.random.default_rng(seed + 1).choice(p, k_per_tree, replace=False))
         sub = data if len(features) == p else _feature_subset(data, features)
-        binned = np.ascontiguousarray(data.binned[np.ix_(rows, features)])
+        if len(features) == p:
+            binned = data.binned[rows]  # a copy, padding included
+        else:
+            binned = pad_rows(data.binned[np.ix_(rows, features)])
         grown = grow_binned(
             sub,
             binned,

@@ -130,16 +130,28 @@ class BinnedData:
     """A typed frame binned once (for one tree, or for every tree of a forest)."""
 
     mapper: object  # binning.BinMapper
-    binned: np.ndarray  # (n_rows, n_features), C order, bin codes
+    binned: np.ndarray  # (n_rows, >= n_features), C order, bin codes, rows padded
     kinds: np.ndarray  # int8 kernel codes NUMERIC / NOMINAL / ORDINAL
     bin_lo: np.ndarray  # (n_features, max bins): smallest training value of each bin
     bin_hi: np.ndarray  # largest training value of each bin
 
 
+def pad_rows(binned: np.ndarray) -> np.ndarray:
+    """``binned`` C-ordered with its rows padded to whole 8-byte words (zero columns after
+    the features), as the growth kernel moves rows a word at a time."""
+    per_word = 8 // binned.itemsize
+    width = -(-binned.shape[1] // per_word) * per_word
+    if width == binned.shape[1] and binned.flags.c_contiguous:
+        return binned
+    out = np.zeros((binned.shape[0], width), dtype=binned.dtype)
+    out[:, : binned.shape[1]] = binned
+    return out
+
+
 def bin_frame(typed: pd.DataFrame, schema, max_bins) -> BinnedData:
-    """Fit the bins of ``typed`` and bin it."""
+    """Fit the bins of ``typed`` and bin it (rows padded for the kernel: ``pad_rows``)."""
     mapper = fit_bins(typed, schema, max_bins)
-    binned = np.ascontiguousarray(mapper.transform(typed))
+    binned = pad_rows(mapper.transform(typed))
     p = len(mapper.kinds)
     width = int(mapper.n_bins.max()) if p else 1
     bin_lo = np.full((p, width), np.nan)
@@ -589,4 +601,5 @@ __all__ = [
     "GrowthParams",
     "bin_frame",
     "grow_binned",
+    "pad_rows",
 ]

@@ -142,6 +142,7 @@ def scan_threshold(
     bin_lo,
     bin_hi,
     f,
+    acc=None,
 ):
     """Best binary cut "code <= present[i]" over ordered bins.
 
@@ -174,7 +175,12 @@ def scan_threshold(
     """
     n_stats = stats.shape[1]
     # rows: all known, left, right, left and right with the missing rows, all rows
-    acc = np.zeros((6, n_stats))
+    # (``acc``: scratch space of at least that shape from the caller, which saves an
+    # allocation per node and feature: allocations serialise threads growing trees)
+    if acc is None:
+        acc = np.zeros((6, n_stats))
+    else:
+        acc[:6] = 0.0
     for i in range(n_present):
         for k in range(n_stats):
             acc[0, k] += stats[i, k]
@@ -275,7 +281,15 @@ def scan_threshold(
 
 @njit
 def scan_multiway(
-    present, stats, n_present, missing, criterion, regression, min_leaf, missing_mode=FRACTIONAL
+    present,
+    stats,
+    n_present,
+    missing,
+    criterion,
+    regression,
+    min_leaf,
+    missing_mode=FRACTIONAL,
+    scratch=None,
 ):
     """Gain of the multiway split with one branch per category.
 
@@ -289,7 +303,11 @@ def scan_multiway(
     -1).
     """
     n_stats = stats.shape[1]
-    total = np.zeros((2, n_stats))  # known rows, all rows
+    if scratch is None:  # known rows, all rows
+        total = np.zeros((2, n_stats))
+    else:
+        total = scratch[:2]
+        total[:] = 0.0
     for i in range(n_present):
         for k in range(n_stats):
             total[0, k] += stats[i, k]

@@ -31,12 +31,27 @@ def node_stats(y_class, y_value, w, start, end, regression, out, i):
             out[i, y_class[r]] += w[r]
 
 
+@njit
+def stats_scratch(n_rows, max_bins, code_dtype_example):
+    """Scratch space of :func:`feature_stats` for nodes of up to ``n_rows`` rows and
+    features of up to ``max_bins`` codes (``code_dtype_example``: an array of the codes'
+    dtype)."""
+    return (
+        np.zeros(max(max_bins, 1), dtype=np.bool_),
+        np.empty(max(n_rows, 1), dtype=code_dtype_example.dtype),
+        np.empty(max(n_rows, 1), dtype=np.int64),
+        np.empty(257, dtype=np.int64),
+    )
+
+
 @njit(inline="always")
-def sort_codes(codes, rows, n, n_bins):
+def sort_codes(codes, rows, n, n_bins, tmp_codes, tmp_rows, counts):
     """Sort ``codes[:n]`` ascending, carrying ``rows[:n]`` along (stable).
 
     Insertion sort for a few rows, else an LSD radix sort on 8-bit digits: one pass per
     byte of the largest code, O(n) each, where a comparison sort costs O(n log n).
+    ``tmp_codes`` and ``tmp_rows`` (room for ``n``) and ``counts`` (257) are scratch space,
+    allocated once by the caller: an allocation per call costs more than a small sort.
     """
     if n <= 32:
         for i in range(1, n):
@@ -50,9 +65,6 @@ def sort_codes(codes, rows, n, n_bins):
             codes[j + 1] = c
             rows[j + 1] = r
         return
-    tmp_codes = np.empty(n, dtype=codes.dtype)
-    tmp_rows = np.empty(n, dtype=rows.dtype)
-    counts = np.empty(257, dtype=np.int64)
     shift = 0
     while (n_bins - 1) >> shift > 0:
         counts[:] = 0
@@ -65,8 +77,8 @@ def sort_codes(codes, rows, n, n_bins):
             tmp_codes[counts[d]] = codes[i]
             tmp_rows[counts[d]] = rows[i]
             counts[d] += 1
-        codes[:n] = tmp_codes
-        rows[:n] = tmp_rows
+        codes[:n] = tmp_codes[:n]
+        rows[:n] = tmp_rows[:n]
         shift += 8
 
 
@@ -88,19 +100,22 @@ def feature_stats(
     missing,
     order_buf,
     code_buf,
+    scratch,
 ):
     """Fill ``present[:P]``, ``stats[:P]`` (and ``missing[0]``) for feature ``f``; return ``P``.
 
     ``dense`` is a scratch array of at least ``n_bins`` rows; ``order_buf`` and ``code_buf``
-    have room for the node's rows.
+    have room for the node's rows; ``scratch`` is ``(seen, tmp_codes, tmp_rows, counts)``
+    from :func:`stats_scratch`.
     """
+    seen, tmp_codes, tmp_rows, counts = scratch
     n_stats = stats.shape[1]
     for k in range(n_stats):
         missing[0, k] = 0.0
     m = end - start
     if n_bins <= 4 * m + 16:
         dense[:n_bins] = 0.0
-        seen = np.zeros(n_bins, dtype=np.bool_)
+        seen[:n_bins] = False
         if regression:
             for r in range(start, end):
                 c = data[r, f]
@@ -144,7 +159,7 @@ def feature_stats(
             n_known += 1
     if n_known == 0:
         return 0
-    sort_codes(code_buf, order_buf, n_known, n_bins)
+    sort_codes(code_buf, order_buf, n_known, n_bins, tmp_codes, tmp_rows, counts)
     n_present = 0
     last = -1
     for t in range(n_known):

@@ -34,7 +34,7 @@ from .._config import (
 )
 from ..splitting._absolute import absolute_split, node_ranks, weighted_median
 from ..splitting._scan import impurity, scan_multiway, scan_subset, scan_threshold, stats_weight
-from ..splitting._stats import feature_stats, node_stats
+from ..splitting._stats import feature_stats, node_stats, stats_scratch
 
 (
     I_KIND,
@@ -101,7 +101,14 @@ def _candidate_features(n_features, max_features, rng_state, out):
     for j in range(max_features):
         pick = j + np.int64(_next_random(rng_state) % np.uint64(n_features - j))
         out[j], out[pick] = out[pick], out[j]
-    out[:max_features].sort()
+    # Insertion sort in place (Array.sort allocates, and allocations serialise threads).
+    for j in range(1, max_features):
+        v = out[j]
+        i = j - 1
+        while i >= 0 and out[i] > v:
+            out[i + 1] = out[i]
+            i -= 1
+        out[i + 1] = v
     return max_features
 
 
@@ -134,6 +141,8 @@ def _evaluate_feature(
     missing_mode,
     bin_lo,
     bin_hi,
+    scratch,
+    acc,
 ):
     """Best split of one feature at a node: ``(gain, cut, split_info, n_order, missing)``.
 
@@ -161,6 +170,7 @@ def _evaluate_feature(
         missing,
         order_buf,
         code_buf,
+        scratch,
     )
     if kind == NOMINAL and multiway:
         # J48 counts a branch as large enough within its tolerance (0 unless J48's C4.5).
@@ -173,6 +183,7 @@ def _evaluate_feature(
             regression,
             min_leaf - c45_tolerance,
             missing_mode,
+            acc,
         )
         return gain, cut, info, 0, present[index] if index >= 0 else -1
     if kind == NOMINAL:
@@ -203,6 +214,7 @@ def _evaluate_feature(
         bin_lo,
         bin_hi,
         f,
+        acc,
     )
     return gain, cut, info, 0, side
 
@@ -329,6 +341,9 @@ def grow_tree(
 ):
     """Grow a tree; ``data``, ``y_class``, ``y_value`` and ``w`` are reordered in place.
 
+    ``data`` is C-ordered, its rows padded to a whole number of 8-byte words (columns past
+    ``len(kinds)`` are padding; see ``estimators.base.pad_rows``).
+
     ``kinds[f]`` is NUMERIC, NOMINAL or ORDINAL; ``bin_lo``/``bin_hi`` give the smallest and
     largest training value of each numeric bin (for real-valued thresholds). ``max_depth`` and
     ``max_leaf_nodes`` are -1 for no limit; ``c45_classes`` > 0 applies C4.5's rules for
@@ -345,7 +360,9 @@ def grow_tree(
     ``TRACE_FIELDS`` (node, feature, gain, split information, admissible, threshold) and,
     for binary subset splits, the side of each category (0 left, 1 right, -1 absent).
     """
-    n, p = data.shape
+    n = data.shape[0]
+    p = kinds.shape[0]  # the matrix may have padding columns after the features
+    words = data.shape[1] * data.itemsize // 8
     cap = 64
     inodes = np.zeros((cap, N_INT_FIELDS), dtype=np.int32)
     fnodes = np.zeros((cap, N_FLOAT_FIELDS), dtype=np.float64)
@@ -366,6 +383,16 @@ def grow_tree(
     missing = np.zeros((1, n_stats))
     order_buf = np.zeros(n, dtype=np.int64)
     code_buf = np.zeros(n, dtype=data.dtype)
+    scratch = stats_scratch(n, max_b, code_buf)
+    # Scratch space of the scans and of partitioning, allocated once: an allocation per
+    # node serialises the threads of a forest (numba's allocator takes a lock).
+    acc_buf = np.zeros((6, n_stats))
+    max_ch = max(max_b, 2)
+    part_w = np.zeros(max_ch)
+    part_class = np.zeros((max_ch, n_stats))
+    part_shares = np.zeros(max_ch)
+    part_counts = np.zeros(max_ch + 1, dtype=np.int64)
+    part_fill = np.zeros(max_ch + 1, dtype=np.int64)
     features = np.zeros(p, dtype=np.int64)
     feat_gain = np.zeros(p)
     feat_info = np.zeros(p)
@@ -544,6 +571,8 @@ def grow_tree(
                         missing_mode,
                         bin_lo,
                         bin_hi,
+                        scratch,
+                        acc_buf,
                     )
                 feat_gain[j] = gain
                 feat_miss[j] = miss
@@ -650,8 +679,10 @@ def grow_tree(
         cat_start = inodes[node, I_CAT_START]
         n_ch = n_bins[f] if kind == MULTIWAY_SPLIT else 2
         by_class = missing_mode == CLASS_MAJORITY and not regression
-        child_w = np.zeros(n_ch)
-        class_w = np.zeros((n_ch if by_class else 1, n_stats))
+        child_w = part_w[:n_ch]
+        child_w[:] = 0.0
+        class_w = part_class[: n_ch if by_class else 1]
+        class_w[:] = 0.0
         n_missing = 0
         for r in range(start, end):
             c = data[r, f]
@@ -677,7 +708,8 @@ def grow_tree(
         if missing_mode == LEARNED and inodes[node, I_MISSING_CHILD] >= 0:
             missing_child = inodes[node, I_MISSING_CHILD]
         fractional = missing_mode == FRACTIONAL and n_missing > 0 and w_known > 0.0
-        shares = np.zeros(n_ch)
+        shares = part_shares[:n_ch]
+        shares[:] = 0.0
         if fractional:
             for ch in range(n_ch):
                 shares[ch] = child_w[ch] / w_known
@@ -709,7 +741,8 @@ def grow_tree(
             for c in range(n_bins[f]):
                 if cat_table[cat_start + c] < 0:
                     cat_table[cat_start + c] = heaviest
-        counts = np.zeros(n_ch + 1, dtype=np.int64)
+        counts = part_counts[: n_ch + 1]
+        counts[:] = 0
         for r in range(start, end):
             ch = child_of[r - start]
             if ch >= 0:
@@ -720,7 +753,8 @@ def grow_tree(
                     counts[ch + 1] += n_missing
         for ch in range(n_ch):
             counts[ch + 1] += counts[ch]
-        fill = counts.copy()
+        fill = part_fill[: n_ch + 1]
+        fill[:] = counts
         if fractional:
             # The children's rows (with the copies) go to free space after every pending
             # node's rows: depth-first, that is past the ends of the nodes on the work list.
@@ -750,11 +784,15 @@ def grow_tree(
                     w[dest] = w[r] if ch >= 0 else w[r] * shares[b]
         else:
             base = start
+            # Rows move as 8-byte words (the caller pads rows to whole words): a row view
+            # per row would cost a reference count, a byte per feature 8 times the moves.
+            data_words = data.view(np.uint64)
+            buf_words = buf_data.view(np.uint64)
             for r in range(start, end):
                 dest = fill[child_of[r - start]]
                 fill[child_of[r - start]] += 1
-                for j in range(p):  # element-wise: a row view per row would cost a refcount
-                    buf_data[dest, j] = data[r, j]
+                for j in range(words):
+                    buf_words[dest, j] = data_words[r, j]
                 buf_yc[dest] = y_class[r]
                 buf_yv[dest] = y_value[r]
                 buf_w[dest] = w[r]
