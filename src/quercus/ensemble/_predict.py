@@ -8,6 +8,7 @@ gives each tree's root, and a row walks tree after tree with the single-tree ste
 from __future__ import annotations
 
 import numba
+import numpy as np
 
 from .._config import njit
 from ..tree._predict import _step
@@ -15,6 +16,7 @@ from ..tree._predict import _step
 # Rows per block: a block of rows goes through every tree before the next block, so that
 # the rows stay in cache while the trees stream past.
 BLOCK = 2048
+GROUP = 8
 
 
 @njit(parallel=True)
@@ -27,14 +29,26 @@ def forest_sum(X, roots, routes, children, cat_table, values, out):
     for b in numba.prange(n_blocks):
         lo = b * BLOCK
         hi = min(n, lo + BLOCK)
+        # GROUP rows walk a tree side by side: their steps do not depend on each other, so
+        # the processor overlaps the memory loads that one walk would wait for in turn.
+        current = np.empty(GROUP, dtype=np.int64)
         for t in range(roots.shape[0]):
             root = roots[t]
-            for i in range(lo, hi):
-                node = root
-                while routes[node].feature >= 0:
-                    node = _step(X, i, node, routes, children, cat_table)
-                for k in range(n_out):
-                    out[i, k] += values[node, k]
+            for first in range(lo, hi, GROUP):
+                size = min(GROUP, hi - first)
+                for j in range(size):
+                    current[j] = root
+                moving = size
+                while moving > 0:
+                    moving = 0
+                    for j in range(size):
+                        node = current[j]
+                        if routes[node].feature >= 0:
+                            current[j] = _step(X, first + j, node, routes, children, cat_table)
+                            moving += 1
+                for j in range(size):
+                    for k in range(n_out):
+                        out[first + j, k] += values[current[j], k]
 
 
 @njit(parallel=True)
