@@ -565,6 +565,28 @@ class BaseDecisionTree(TabularInput, BaseEstimator):
 
         return explain(self, x, **options)
 
+    def gain_table(self, X, y, node: int = 0, sample_weight=None, **options):
+        """The worked numbers at ``node`` of this tree: :func:`quercus.gain_table` of the
+        cases of ``X, y`` (the training data, usually) whose path passes through ``node``.
+
+        A case with a missing value follows one branch here (the one ``apply`` takes),
+        also in a C4.5 tree, where training split it fractionally. ``fit(X, y,
+        trace=True)`` keeps the numbers of the tree as it was grown, in the tree's own
+        criterion (``trace_.node(node)``).
+        """
+        from ..criteria import gain_table
+
+        check_is_fitted(self, "tree_")
+        if not 0 <= node < self.tree_.node_count:
+            raise ValueError(f"node must be in [0, {self.tree_.node_count}), got {node!r}")
+        rows = self.decision_path(X).tocsc()[:, node].nonzero()[0]
+        frame = self._validate_X(X, reset=False).iloc[rows]
+        labels = np.asarray(y)[rows]
+        weights = None if sample_weight is None else np.asarray(sample_weight)[rows]
+        if len(rows) == 0:
+            raise ValueError(f"no case of X reaches node {node}")
+        return gain_table(frame, labels, weights, **options)
+
     def save(self, path):
         """Write the fitted model to ``path`` as a JSON model file (``quercus.load`` reads
         it back; the format is described in docs/model-format.md)."""

@@ -32,6 +32,7 @@ from sklearn.utils.validation import check_is_fitted
 from ..tree import Tree
 from .model_file import (
     _MALFORMED,
+    _NODE_ARRAYS,
     ModelError,
     _check_structure,
     _classes_from_dict,
@@ -44,22 +45,6 @@ from .model_file import (
 FORMAT = "quercus-forest"
 FORMAT_VERSION = 1
 _META = "forest.json"
-
-# Per-node arrays laid end to end, with their dtypes on file.
-_NODE_ARRAYS = {
-    "kind": np.int8,
-    "feature": np.int32,
-    "threshold": np.float64,
-    "child_start": np.int32,
-    "n_children": np.int32,
-    "cat_start": np.int32,
-    "missing_child": np.int32,
-    "impurity": np.float64,
-    "n_node_samples": np.int32,
-    "weighted_n_node_samples": np.float64,
-    "depth": np.int32,
-}
-
 
 def _forest_classes() -> dict:
     from .. import ensemble
