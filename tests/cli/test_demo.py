@@ -31,6 +31,8 @@ def test_demo_prints_the_worked_numbers():
     accuracy = float(car.split("accuracy ")[1].split()[0])
     assert 0.90 < accuracy < 0.96
     assert "leaves" in car
+    oob = float(car.split("out-of-bag accuracy ")[1].split(";")[0])
+    assert oob > accuracy  # the forest beats the single tree on car
 
 
 def test_no_command_is_a_usage_error():

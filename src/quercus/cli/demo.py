@@ -13,6 +13,7 @@ import pandas as pd
 
 from .. import datasets
 from ..criteria import entropy, gain_table
+from ..ensemble import RandomForestClassifier
 from ..estimators import C45Classifier, ID3Classifier
 from ..export import export_rules, export_text
 from .evaluate import cross_validate
@@ -51,6 +52,20 @@ def _car(out: TextIO) -> None:
     )
     out.write(
         f"C4.5 on all {len(frame):,} cars: {tree.get_n_leaves()} leaves, depth {tree.get_depth()}\n"
+    )
+    forest = RandomForestClassifier(
+        n_estimators=100, oob_score=True, nominal_features=list(X.columns), random_state=SEED
+    ).fit(X, y)
+    out.write(
+        f"Random forest of 100 trees: out-of-bag accuracy {forest.oob_score_:.3f}; "
+        "attributes by importance: "
+        + ", ".join(
+            f"{name} {value:.2f}"
+            for value, name in sorted(
+                zip(forest.feature_importances_, X.columns, strict=True), reverse=True
+            )
+        )
+        + "\n"
     )
 
 
