@@ -224,10 +224,10 @@ class BaseForest(TabularInput, BaseEstimator):
         features = np.arange(p)
         if self.feature_sampling == "tree" and k_per_tree < p:
             features = np.sort(np.random.default_rng(seed + 1).choice(p, k_per_tree, replace=False))
-        sub = data if len(features) == p else _feature_subset(data, features)
         if len(features) == p:
-            binned = data.binned[rows]  # a copy, padding included
+            sub, binned = data, data.binned[rows]  # a copy, padding included
         else:
+            sub = _feature_subset(data, features)
             binned = pad_rows(data.binned[np.ix_(rows, features)])
         grown = grow_binned(
             sub,
@@ -355,7 +355,6 @@ class BaseForest(TabularInput, BaseEstimator):
 
 def _feature_subset(data, features):
     """``data`` restricted to ``features`` (bin tables only; rows are gathered by the caller)."""
-
     m = data.mapper
     mapper = BinMapper(
         [m.kinds[f] for f in features],
