@@ -182,3 +182,18 @@ SKIPPED = {
 )
 def test_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+def test_compact_layout_routes_missing_values_as_the_trees_do():
+    # Numeric splits only: the forest predicts through 16-byte nodes with renumbered
+    # children; missing values must still take each split's learned side.
+    X, y = make_classification(1500, 6, n_informative=4, random_state=3)
+    rng = np.random.default_rng(3)
+    X[rng.random(X.shape) < 0.15] = np.nan
+    forest = quercus.RandomForestClassifier(15, random_state=0).fit(X, y)
+    assert len(forest._packed) == 3  # the compact layout
+    average = np.mean([t.predict_proba(X) for t in forest.estimators_], axis=0)
+    assert np.allclose(forest.predict_proba(X), average)
+    reg = quercus.RandomForestRegressor(10, random_state=0).fit(X, y + 0.5 * (X[:, 0] > 0))
+    assert len(reg._packed) == 3
+    assert np.allclose(reg.predict(X), np.mean([t.predict(X) for t in reg.estimators_], axis=0))

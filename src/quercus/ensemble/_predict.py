@@ -64,3 +64,72 @@ def tree_sum_rows(X, rows, root, routes, children, cat_table, values, out, count
         for k in range(n_out):
             out[i, k] += values[node, k]
         count[i] += 1
+
+
+# -- the compact layout: numeric thresholds only ---------------------------------------------
+#
+# When every split of every tree is a numeric threshold, a node fits in 16 bytes: its
+# threshold, its feature (-1 for a leaf; bit 30 set when a missing value goes right) and the
+# index of its left child, the right child coming next. Half the bytes of the general
+# record, and the child is chosen without a branch.
+
+MISSING_RIGHT = 1 << 30
+
+
+@njit(inline="always")
+def _compact_leaf(X, i, node, nodes):
+    while True:
+        f = nodes[node].feature
+        if f < 0:
+            return node
+        v = X[i, f & (MISSING_RIGHT - 1)]
+        if v != v:  # NaN: the side the tree learned for missing values
+            node = nodes[node].left + ((f >> 30) & 1)
+        else:
+            node = nodes[node].left + np.int64(v > nodes[node].threshold)
+
+
+@njit(parallel=True)
+def compact_forest_sum(X, roots, nodes, values, out):
+    """:func:`forest_sum` over the compact layout."""
+    n = X.shape[0]
+    n_blocks = (n + BLOCK - 1) // BLOCK
+    n_out = values.shape[1]
+    for b in numba.prange(n_blocks):
+        lo = b * BLOCK
+        hi = min(n, lo + BLOCK)
+        current = np.empty(GROUP, dtype=np.int64)
+        for t in range(roots.shape[0]):
+            root = roots[t]
+            for first in range(lo, hi, GROUP):
+                size = min(GROUP, hi - first)
+                for j in range(size):
+                    current[j] = root
+                moving = size
+                while moving > 0:  # one step of each of the GROUP walks in turn
+                    moving = 0
+                    for j in range(size):
+                        node = current[j]
+                        f = nodes[node].feature
+                        if f >= 0:
+                            v = X[first + j, f & (MISSING_RIGHT - 1)]
+                            if v != v:
+                                current[j] = nodes[node].left + ((f >> 30) & 1)
+                            else:
+                                current[j] = nodes[node].left + np.int64(v > nodes[node].threshold)
+                            moving += 1
+                for j in range(size):
+                    for k in range(n_out):
+                        out[first + j, k] += values[current[j], k]
+
+
+@njit(parallel=True)
+def compact_tree_sum_rows(X, rows, root, nodes, values, out, count):
+    """:func:`tree_sum_rows` over the compact layout."""
+    n_out = values.shape[1]
+    for j in numba.prange(rows.shape[0]):
+        i = rows[j]
+        node = _compact_leaf(X, i, root, nodes)
+        for k in range(n_out):
+            out[i, k] += values[node, k]
+        count[i] += 1

@@ -24,7 +24,7 @@ from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
-from .._config import CRITERIA, FRACTIONAL, NUMERIC_SPLIT
+from .._config import CRITERIA, FRACTIONAL, LEAF, NUMERIC_SPLIT
 from ..binning import BinMapper
 from ..estimators.base import (
     BinnedData,
@@ -37,7 +37,13 @@ from ..estimators.base import (
 from ..estimators.trees import DecisionTreeClassifier, DecisionTreeRegressor, _as_1d
 from ..tree import Tree
 from ..tree._predict import ROUTE_DTYPE, fractional_rows, pack_routes
-from ._predict import forest_sum, tree_sum_rows
+from ._predict import (
+    MISSING_RIGHT,
+    compact_forest_sum,
+    compact_tree_sum_rows,
+    forest_sum,
+    tree_sum_rows,
+)
 
 # Parameters of the trees (passed to each tree as they are).
 _TREE_PARAMS = (
@@ -104,6 +110,43 @@ def pack_forest(trees: list[Tree], values: list[np.ndarray]) -> tuple:
     ).astype(np.int32)
     cat_table = np.concatenate([t.cat_table for t in trees]).astype(np.int32)
     return node_off, routes, children, cat_table, np.ascontiguousarray(np.concatenate(values))
+
+
+COMPACT_DTYPE = np.dtype([("threshold", np.float64), ("feature", np.int32), ("left", np.int32)])
+
+
+def pack_compact(trees: list[Tree], values: list[np.ndarray]) -> tuple | None:
+    """``(roots, nodes, values)`` in the compact layout (16-byte nodes, see ``_predict``), or
+    None when a tree has a category split. Nodes are renumbered so that each split's two
+    children are neighbours: the k-th split (in node order, parents first) has its children
+    at 2k + 1 and 2k + 2 of its tree."""
+    if any((t.kind > NUMERIC_SPLIT).any() for t in trees):
+        return None
+    total = sum(t.node_count for t in trees)
+    if total >= 2**31:
+        raise ValueError("the forest has 2**31 nodes or more: too large to pack")
+    nodes = np.empty(total, dtype=COMPACT_DTYPE)
+    out_values = np.empty((total, values[0].shape[1]))
+    roots = np.empty(len(trees), dtype=np.int64)
+    offset = 0
+    for t, (tree, value) in enumerate(zip(trees, values, strict=True)):
+        n = tree.node_count
+        inner = np.flatnonzero(tree.kind != LEAF)  # increasing: a parent before its children
+        left = 1 + 2 * np.arange(len(inner))
+        new_id = np.zeros(n, dtype=np.int64)
+        new_id[tree.children[tree.child_start[inner]]] = left
+        new_id[tree.children[tree.child_start[inner] + 1]] = left + 1
+        part = nodes[offset : offset + n]
+        part["threshold"][new_id] = tree.threshold
+        feature = tree.feature.astype(np.int64)
+        feature[inner] |= np.where(tree.missing_child[inner] == 1, MISSING_RIGHT, 0)
+        part["feature"][new_id] = feature
+        part["left"][new_id] = 0
+        part["left"][new_id[inner]] = left + offset
+        out_values[offset + new_id] = value
+        roots[t] = offset
+        offset += n
+    return roots, nodes, out_values
 
 
 class BaseForest(TabularInput, BaseEstimator):
@@ -261,8 +304,27 @@ class BaseForest(TabularInput, BaseEstimator):
         return est
 
     def _pack(self):
+        """The packed forest that prediction walks: the compact layout when every split is
+        a numeric threshold, else the general one."""
         trees = [e.tree_ for e in self.estimators_]
-        self._packed = pack_forest(trees, [self._tree_values(t) for t in trees])
+        values = [self._tree_values(t) for t in trees]
+        self._packed = pack_compact(trees, values) or pack_forest(trees, values)
+
+    def _sum_trees(self, matrix, out, rows=None, tree=None, count=None):
+        """Add the trees' outputs for the rows of ``matrix`` to ``out``: every tree for every
+        row, or (``rows``, ``tree``) one tree for some rows, counted in ``count``."""
+        packed = self._packed
+        roots, values = packed[0], packed[-1]
+        compact = len(packed) == 3
+        if rows is None:
+            if compact:
+                compact_forest_sum(matrix, roots, packed[1], values, out)
+            else:
+                forest_sum(matrix, *packed[:4], values, out)
+        elif compact:
+            compact_tree_sum_rows(matrix, rows, roots[tree], packed[1], values, out, count)
+        else:
+            tree_sum_rows(matrix, rows, roots[tree], *packed[1:4], values, out, count)
 
     def _tree_values(self, tree: Tree) -> np.ndarray:
         return tree.leaf_values()
@@ -274,12 +336,11 @@ class BaseForest(TabularInput, BaseEstimator):
         rows drawn again from each tree's seed)."""
         matrix = self._routing_matrix(typed)
         n = len(matrix)
-        roots, routes, children, cat_table, values = self._packed
-        out = np.zeros((n, values.shape[1]))
+        out = np.zeros((n, self._packed[-1].shape[1]))
         count = np.zeros(n, dtype=np.int64)
         for t, seed in enumerate(self._seeds):
             rows = np.flatnonzero(bootstrap_counts(seed, n, n_draws) == 0)
-            tree_sum_rows(matrix, rows, roots[t], routes, children, cat_table, values, out, count)
+            self._sum_trees(matrix, out, rows=rows, tree=t, count=count)
         seen = count > 0
         if not seen.all():
             import warnings
@@ -300,9 +361,8 @@ class BaseForest(TabularInput, BaseEstimator):
         """The trees' outputs for every row, averaged (one compiled pass)."""
         check_is_fitted(self, "estimators_")
         matrix = self._predict_matrix(X)
-        roots, routes, children, cat_table, values = self._packed
-        out = np.zeros((len(matrix), values.shape[1]))
-        forest_sum(matrix, roots, routes, children, cat_table, values, out)
+        out = np.zeros((len(matrix), self._packed[-1].shape[1]))
+        self._sum_trees(matrix, out)
         if self.estimators_[0].tree_.fractional:
             self._fractional_rows(matrix, out)
         return out / len(self.estimators_)
