@@ -77,16 +77,12 @@ MISSING_RIGHT = 1 << 30
 
 
 @njit(inline="always")
-def _compact_leaf(X, i, node, nodes):
-    while True:
-        f = nodes[node].feature
-        if f < 0:
-            return node
-        v = X[i, f & (MISSING_RIGHT - 1)]
-        if v != v:  # NaN: the side the tree learned for missing values
-            node = nodes[node].left + ((f >> 30) & 1)
-        else:
-            node = nodes[node].left + np.int64(v > nodes[node].threshold)
+def _compact_step(X, i, node, f, nodes):
+    """The child of inner ``node`` (testing feature code ``f``) that row ``i`` goes to."""
+    v = X[i, f & (MISSING_RIGHT - 1)]
+    if v != v:  # NaN: the side the tree learned for missing values
+        return nodes[node].left + ((f >> 30) & 1)
+    return nodes[node].left + np.int64(v > nodes[node].threshold)
 
 
 @njit(parallel=True)
@@ -112,11 +108,7 @@ def compact_forest_sum(X, roots, nodes, values, out):
                         node = current[j]
                         f = nodes[node].feature
                         if f >= 0:
-                            v = X[first + j, f & (MISSING_RIGHT - 1)]
-                            if v != v:
-                                current[j] = nodes[node].left + ((f >> 30) & 1)
-                            else:
-                                current[j] = nodes[node].left + np.int64(v > nodes[node].threshold)
+                            current[j] = _compact_step(X, first + j, node, f, nodes)
                             moving += 1
                 for j in range(size):
                     for k in range(n_out):
@@ -129,7 +121,9 @@ def compact_tree_sum_rows(X, rows, root, nodes, values, out, count):
     n_out = values.shape[1]
     for j in numba.prange(rows.shape[0]):
         i = rows[j]
-        node = _compact_leaf(X, i, root, nodes)
+        node = root
+        while nodes[node].feature >= 0:
+            node = _compact_step(X, i, node, nodes[node].feature, nodes)
         for k in range(n_out):
             out[i, k] += values[node, k]
         count[i] += 1

@@ -291,13 +291,18 @@ class BaseForest(TabularInput, BaseEstimator):
         if len(features) < p:
             tree.feature = np.where(tree.feature >= 0, features[tree.feature], -1).astype(np.int32)
             tree.routes = pack_routes(tree)  # with the features' own indexes
+        return self._tree_estimator(template, tree, params.max_features)
+
+    def _tree_estimator(self, template, tree: Tree, max_features: int):
+        """A fitted tree estimator (one of ``estimators_``) around ``tree``, sharing the
+        forest's schema and classes."""
         est = clone(template)
         est.tree_ = tree
         est.schema_ = self.schema_
         est.n_features_in_ = self.n_features_in_
         if hasattr(self, "feature_names_in_"):
             est.feature_names_in_ = self.feature_names_in_
-        est.max_features_ = params.max_features
+        est.max_features_ = max_features
         if not self._regression:
             est.classes_ = self.classes_
             est.n_classes_ = self.n_classes_

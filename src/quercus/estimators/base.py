@@ -579,8 +579,14 @@ class BaseDecisionTree(TabularInput, BaseEstimator):
         check_is_fitted(self, "tree_")
         if not 0 <= node < self.tree_.node_count:
             raise ValueError(f"node must be in [0, {self.tree_.node_count}), got {node!r}")
-        rows = self.decision_path(X).tocsc()[:, node].nonzero()[0]
-        frame = self._validate_X(X, reset=False).iloc[rows]
+        typed = self._validate_X(X, reset=False)
+        indptr, indices = path_rows(
+            self._routing_matrix(typed), *self._tree_args(), self.tree_.max_depth + 1
+        )
+        # Rows whose path lists ``node``: the row of each path entry, kept where it is node.
+        row_of_entry = np.repeat(np.arange(len(typed)), np.diff(indptr))
+        rows = row_of_entry[indices == node]
+        frame = typed.iloc[rows]
         labels = np.asarray(y)[rows]
         weights = None if sample_weight is None else np.asarray(sample_weight)[rows]
         if len(rows) == 0:

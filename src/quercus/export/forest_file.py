@@ -39,7 +39,7 @@ from .model_file import (
     _plain,
     _schema_from_dict,
     _schema_to_dict,
-    _unplain,
+    estimator_from,
 )
 
 FORMAT = "quercus-forest"
@@ -175,16 +175,8 @@ def _read_arrays(archive: zipfile.ZipFile, meta: dict) -> dict:
 
 
 def _forest_from(meta: dict, arrays: dict):
-    classes = _forest_classes()
-    name = meta["estimator"]
-    if name not in classes:
-        raise ModelError(f"unknown estimator {name!r}; expected one of {sorted(classes)}")
-    cls = classes[name]
-    params = {str(k): _unplain(v) for k, v in meta["params"].items()}
-    unknown = set(params) - set(cls().get_params(deep=False))
-    if unknown:
-        raise ModelError(f"parameters {sorted(unknown)} are not parameters of {name}")
-    forest = cls(**params)
+    forest = estimator_from(meta, _forest_classes())
+    cls, name = type(forest), meta["estimator"]
     schema = _schema_from_dict(meta["schema"])
     training = meta["training"]
     regression = training["regression"]
@@ -233,14 +225,7 @@ def _forest_from(meta: dict, arrays: dict):
             regression=regression,
             fractional=bool(training["fractional"]),
         )
-        est = template.__class__(**template.get_params())
-        est.tree_, est.schema_, est.n_features_in_ = tree, schema, forest.n_features_in_
-        est.max_features_ = int(training["max_features"])
-        if hasattr(forest, "feature_names_in_"):
-            est.feature_names_in_ = forest.feature_names_in_
-        if not regression:
-            est.classes_, est.n_classes_ = forest.classes_, forest.n_classes_
-        estimators.append(est)
+        estimators.append(forest._tree_estimator(template, tree, int(training["max_features"])))
     forest.estimators_ = estimators
     forest._seeds = [int(s) for s in training["seeds"]]
     forest._base_seed = int(training["base_seed"])

@@ -328,16 +328,8 @@ def _model_from_dict(doc: dict):
                 else ""
             )
         )
-    classes = _estimator_classes()
-    name = doc["estimator"]
-    if not isinstance(name, str) or name not in classes:
-        raise ModelError(f"unknown estimator {name!r}; expected one of {sorted(classes)}")
-    cls = classes[name]
-    params = {str(key): _unplain(value) for key, value in doc["params"].items()}
-    unknown = set(params) - set(cls().get_params(deep=False))
-    if unknown:
-        raise ModelError(f"parameters {sorted(unknown)} are not parameters of {name}")
-    estimator = cls(**params)
+    estimator = estimator_from(doc, _estimator_classes())
+    cls, name = type(estimator), doc["estimator"]
 
     schema = _schema_from_dict(doc["schema"])
     training = doc["training"]
@@ -376,6 +368,20 @@ def _model_from_dict(doc: dict):
     if "rules" in doc:
         _rules_from_dict(estimator, doc["rules"], schema, n_classes)
     return estimator
+
+
+def estimator_from(doc: dict, classes: dict):
+    """A new estimator of the allow-listed class that ``doc["estimator"]`` names, built with
+    ``doc["params"]`` (a :class:`ModelError` for an unknown class or parameter)."""
+    name = doc["estimator"]
+    if not isinstance(name, str) or name not in classes:
+        raise ModelError(f"unknown estimator {name!r}; expected one of {sorted(classes)}")
+    cls = classes[name]
+    params = {str(key): _unplain(value) for key, value in doc["params"].items()}
+    unknown = set(params) - set(cls().get_params(deep=False))
+    if unknown:
+        raise ModelError(f"parameters {sorted(unknown)} are not parameters of {name}")
+    return cls(**params)
 
 
 def _is_label(value) -> bool:

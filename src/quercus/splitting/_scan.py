@@ -176,7 +176,7 @@ def scan_threshold(
     n_stats = stats.shape[1]
     # rows: all known, left, right, left and right with the missing rows, all rows
     # (``acc``: scratch space of at least that shape from the caller, which saves an
-    # allocation per node and feature: allocations serialise threads growing trees)
+    # allocation per node and feature)
     if acc is None:
         acc = np.zeros((6, n_stats))
     else:

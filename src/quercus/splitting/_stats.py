@@ -51,7 +51,7 @@ def sort_codes(codes, rows, n, n_bins, tmp_codes, tmp_rows, counts):
     Insertion sort for a few rows, else an LSD radix sort on 8-bit digits: one pass per
     byte of the largest code, O(n) each, where a comparison sort costs O(n log n).
     ``tmp_codes`` and ``tmp_rows`` (room for ``n``) and ``counts`` (257) are scratch space,
-    allocated once by the caller: an allocation per call costs more than a small sort.
+    allocated once by the caller rather than at every node.
     """
     if n <= 32:
         for i in range(1, n):

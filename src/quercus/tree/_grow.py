@@ -101,7 +101,7 @@ def _candidate_features(n_features, max_features, rng_state, out):
     for j in range(max_features):
         pick = j + np.int64(_next_random(rng_state) % np.uint64(n_features - j))
         out[j], out[pick] = out[pick], out[j]
-    # Insertion sort in place (Array.sort allocates, and allocations serialise threads).
+    # Insertion sort in place (Array.sort allocates a buffer at every node).
     for j in range(1, max_features):
         v = out[j]
         i = j - 1
@@ -384,8 +384,8 @@ def grow_tree(
     order_buf = np.zeros(n, dtype=np.int64)
     code_buf = np.zeros(n, dtype=data.dtype)
     scratch = stats_scratch(n, max_b, code_buf)
-    # Scratch space of the scans and of partitioning, allocated once: an allocation per
-    # node serialises the threads of a forest (numba's allocator takes a lock).
+    # Scratch space of the scans and of partitioning, allocated once per tree rather than
+    # at every node (about 68,000 allocations per forest tree at 80,000 rows before).
     acc_buf = np.zeros((6, n_stats))
     max_ch = max(max_b, 2)
     part_w = np.zeros(max_ch)
