@@ -386,7 +386,7 @@ def grow_tree(
     scratch = stats_scratch(n, max_b, code_buf)
     # Scratch space of the scans and of partitioning, allocated once per tree rather than
     # at every node (about 68,000 allocations per forest tree at 80,000 rows before).
-    acc_buf = np.zeros((6, n_stats))
+    acc_buf = np.zeros((6 + max_b, n_stats))
     max_ch = max(max_b, 2)
     part_w = np.zeros(max_ch)
     part_class = np.zeros((max_ch, n_stats))
