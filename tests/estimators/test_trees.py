@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from sklearn.datasets import load_breast_cancer, load_iris, make_classification
 
 import quercus
+from quercus.estimators.base import encode_classes
 
 
 @st.composite
@@ -342,3 +343,26 @@ def test_normalised_weights_count_as_samples():
         scaled = make().fit(X, y, sample_weight=np.full(len(y), 1 / len(y)))
         assert np.array_equal(plain.tree_.feature, scaled.tree_.feature)
         assert np.allclose(plain.tree_.threshold, scaled.tree_.threshold, equal_nan=True)
+
+
+@pytest.mark.parametrize(
+    "y",
+    [
+        np.array(["nonskin", "skin", "Skin", "é", "b", "skin", ""], dtype=object),
+        np.array([3, 1, 3, -2]),
+        np.array(["x", "y"]),  # a NumPy string array, not objects
+    ],
+)
+def test_encode_classes_is_np_unique(y):
+    # The fast path for string labels must give the classes and codes np.unique gives.
+    classes, codes = encode_classes(y)
+    want_classes, want_codes = np.unique(y, return_inverse=True)
+    assert list(classes) == list(want_classes)
+    assert np.array_equal(codes, want_codes)
+
+
+def test_encode_classes_rejects_continuous_and_mixed_labels():
+    with pytest.raises(ValueError, match="continuous"):
+        encode_classes(np.array([0.5, 1.0, 2.5]))
+    with pytest.raises(TypeError):
+        encode_classes(np.array(["a", None], dtype=object))

@@ -21,7 +21,6 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone
 from sklearn.metrics import accuracy_score, r2_score
 from sklearn.utils import check_random_state
 from sklearn.utils.class_weight import compute_sample_weight
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from .._config import CRITERIA, FRACTIONAL, LEAF, NUMERIC_SPLIT
@@ -31,6 +30,7 @@ from ..estimators.base import (
     TabularInput,
     _max_features,
     bin_frame,
+    encode_classes,
     grow_binned,
     pad_rows,
 )
@@ -518,10 +518,9 @@ class RandomForestClassifier(ClassifierMixin, BaseForest):
         self.warm_start = warm_start
 
     def _encode_target(self, y):
-        check_classification_targets(y)
         if self.voting not in ("soft", "hard"):
             raise ValueError(f"voting must be 'soft' or 'hard', got {self.voting!r}")
-        classes, y_class = np.unique(y, return_inverse=True)
+        classes, y_class = encode_classes(y)
         if hasattr(self, "classes_") and self.warm_start and hasattr(self, "estimators_"):
             if not np.array_equal(classes, self.classes_):
                 raise ValueError("warm_start: the classes differ from those of the first fit")

@@ -10,7 +10,6 @@ import pandas as pd
 from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.model_selection import train_test_split
 from sklearn.utils.class_weight import compute_sample_weight
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from ..criteria.measures import entropy_of_counts, error_of_counts, gini_of_counts
@@ -18,7 +17,7 @@ from ..pruning import prune_pessimistic, prune_reduced_error
 from ..pruning.subtree import collapse_unhelpful
 from ..tree._predict import apply_rows
 from ..tree.thresholds import thresholds_at_training_values
-from .base import BaseDecisionTree
+from .base import BaseDecisionTree, encode_classes
 
 _PRUNING = (None, "pessimistic", "reduced_error", "cost_complexity")
 _TOLERANCE = {"j48": 1e-6, "release8": 0.0}  # J48 compares with Utils.SMALL, C4.5 exactly
@@ -190,8 +189,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
             raise ValueError(f"pruning must be one of {_PRUNING}, got {self.pruning!r}")
         typed = self._validate_X(X, reset=True)
         y = _as_1d(y, len(typed))
-        check_classification_targets(y)
-        self.classes_, y_class = np.unique(y, return_inverse=True)
+        self.classes_, y_class = encode_classes(y)
         self.n_classes_ = len(self.classes_)
         w = self._check_sample_weight(sample_weight, len(y_class))
         if self.class_weight is not None:
