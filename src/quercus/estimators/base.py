@@ -193,7 +193,7 @@ def grow_binned(
     trace: bool = False,
 ):
     """The growth kernel on binned rows (``binned``, ``y_class``, ``y_value``, ``w`` are
-    reordered in place: pass copies). Returns the kernel's arrays (see ``grow_tree``)."""
+    overwritten: pass copies). Returns the kernel's arrays (see ``grow_tree``)."""
     return grow_tree(
         binned,
         y_class,
@@ -413,7 +413,7 @@ class BaseDecisionTree(TabularInput, BaseEstimator):
         params = self._growth_params(typed.shape[1], float(w.sum()))
         data = bin_frame(typed, self.schema_, self.max_bins)
         c45 = self._c45_thresholds()
-        # The kernel reorders rows in place: it gets its own copies, never the caller's arrays
+        # The kernel overwrites its arrays: it gets its own copies, never the caller's arrays
         # (the binned matrix is ours and not used again).
         grown = grow_binned(
             data,
