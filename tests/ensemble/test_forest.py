@@ -8,7 +8,8 @@ from sklearn.model_selection import cross_val_score, train_test_split
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import quercus
-from quercus.ensemble.forest import bootstrap_counts, tree_seeds
+from quercus.ensemble import forest as forest_module
+from quercus.ensemble.forest import bootstrap_counts, distinct_rows, tree_seeds
 
 
 @pytest.fixture(scope="module")
@@ -141,6 +142,78 @@ def test_nominal_and_missing_values_without_encoding():
         if missing == "fractional":  # rows with a missing value mix the leaves they reach
             average = np.mean([t.predict_proba(X) for t in forest.estimators_], axis=0)
             assert np.allclose(proba, average)
+
+
+def _repeated_rows(regression):
+    """Rows drawn from a few hundred distinct ones, with a nominal column and missing values."""
+    rng = np.random.default_rng(5)
+    base = pd.DataFrame(
+        {
+            "a": rng.integers(0, 6, 300).astype(float),
+            "b": rng.choice(["x", "y", "z"], 300),
+            "c": rng.integers(0, 4, 300).astype(float),
+        }
+    )
+    base.loc[rng.random(300) < 0.1, "a"] = np.nan
+    target = rng.integers(0, 7, 300)  # integers: every weighted sum is exact
+    pick = rng.integers(0, 300, 3000)
+    X = base.iloc[pick].reset_index(drop=True)
+    y = target[pick].astype(float) if regression else np.array(list("pqr"))[target[pick] % 3]
+    return X, y
+
+
+@pytest.mark.parametrize("regression", [False, True])
+@pytest.mark.parametrize("missing", ["fractional", "learned"])
+def test_repeated_rows_grow_as_one_weighted_row(regression, missing, monkeypatch):
+    X, y = _repeated_rows(regression)
+    cls = quercus.RandomForestRegressor if regression else quercus.RandomForestClassifier
+    params = dict(n_estimators=6, missing=missing, max_features=2, random_state=0)
+    grouped = cls(**params).fit(X, y)
+    typed = grouped._validate_X(X, reset=False)
+    y_class, y_value, _ = grouped._encode_target(y)
+    binned = forest_module.bin_frame(typed, grouped.schema_, grouped.max_bins).binned
+    distinct = distinct_rows(binned, y_class, y_value, regression)
+    assert distinct.group is not None and len(distinct.binned) < 400  # the rows were grouped
+    # The same forest grown on every row as it is.
+    monkeypatch.setattr(
+        forest_module,
+        "distinct_rows",
+        lambda b, yc, yv, r: forest_module.DistinctRows(b, yc, yv, None),
+    )
+    every_row = cls(**params).fit(X, y)
+    for a, b in zip(grouped.estimators_, every_row.estimators_, strict=True):
+        assert np.array_equal(a.tree_.feature, b.tree_.feature)
+        assert np.array_equal(a.tree_.threshold, b.tree_.threshold, equal_nan=True)
+        # FRACTIONAL's shares of a weight: one row of weight 3 times a share, against three
+        # rows each times the share, can differ in the last bit.
+        for field in ("value", "weighted_n_node_samples"):
+            assert np.allclose(getattr(a.tree_, field), getattr(b.tree_, field), rtol=1e-12)
+        assert (a.tree_.n_node_samples <= b.tree_.n_node_samples).all()
+        assert a.tree_.n_node_samples[0] < b.tree_.n_node_samples[0]
+    assert np.allclose(
+        grouped.predict_proba(X) if not regression else grouped.predict(X),
+        every_row.predict_proba(X) if not regression else every_row.predict(X),
+        rtol=1e-12,
+    )
+
+
+def test_distinct_rows_weights():
+    binned = np.array([[1, 0], [2, 0], [1, 0], [1, 0], [3, 0]] * 3, dtype=np.uint8)
+    binned = np.pad(binned, ((0, 0), (0, 6)))  # rows padded to one 8-byte word
+    y_class = np.array([0, 0, 0, 1, 0] * 3, dtype=np.int32)
+    distinct = distinct_rows(binned, y_class, np.zeros(15), regression=False)
+    # Rows 0 and 2 are equal; row 3 has the same codes but another class.
+    assert np.array_equal(distinct.group, [0, 1, 0, 2, 3] * 3)
+    assert np.array_equal(distinct.binned[:, 0], [1, 2, 1, 3])
+    assert np.array_equal(distinct.y_class, [0, 0, 1, 0])
+    rows, weight = distinct.weighted(np.arange(15.0))
+    assert np.array_equal(rows, [0, 1, 2, 3])
+    assert np.array_equal(weight, [0 + 2 + 5 + 7 + 10 + 12, 1 + 6 + 11, 3 + 8 + 13, 4 + 9 + 14])
+    rows, weight = distinct.weighted(np.r_[np.zeros(14), 1.0])
+    assert np.array_equal(rows, [3]) and np.array_equal(weight, [1.0])
+    # No repeats: the rows are kept as they are.
+    keep = [0, 1, 3, 4]
+    assert distinct_rows(binned[keep], y_class[keep], np.zeros(4), regression=False).group is None
 
 
 def test_importances_are_the_trees_average(noisy):

@@ -6,7 +6,10 @@ its out-of-bag rows can be drawn again from the seed. Attributes are randomised 
 (``max_features``) or once per tree (``feature_sampling="tree"``). The data are typed and
 binned once for all trees, and the trees grow in parallel threads (the growth kernel
 releases the GIL): the same ``random_state`` gives the same forest for any ``n_jobs``.
-Prediction routes all rows through all trees in one compiled pass over the packed trees.
+Rows that are equal after binning, target included, are grown as one row whose weight is
+theirs summed (the splits and leaves are the same, the trees' ``n_node_samples`` count
+distinct rows). Prediction routes all rows through all trees in one compiled pass over the
+packed trees.
 """
 
 from __future__ import annotations
@@ -14,9 +17,10 @@ from __future__ import annotations
 import numbers
 import os
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import numpy as np
+import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone
 from sklearn.metrics import accuracy_score, r2_score
 from sklearn.utils import check_random_state
@@ -84,6 +88,47 @@ def bootstrap_counts(seed: int, n: int, n_draws: int) -> np.ndarray:
     """How many times each of ``n`` rows is drawn in tree ``seed``'s bootstrap sample."""
     rng = np.random.default_rng(seed)
     return np.bincount(rng.integers(0, n, n_draws), minlength=n).astype(np.float64)
+
+
+@dataclass
+class DistinctRows:
+    """The training rows that differ after binning (codes and target), each standing for
+    the rows equal to it: training row ``i`` is distinct row ``group[i]`` (``group`` is
+    None when the rows are kept as they are)."""
+
+    binned: np.ndarray
+    y_class: np.ndarray
+    y_value: np.ndarray
+    group: np.ndarray | None
+
+    def weighted(self, row_weight: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The distinct rows of positive weight and their weights, given each training
+        row's weight."""
+        if self.group is None:
+            rows = np.flatnonzero(row_weight > 0)
+            return rows, row_weight[rows]
+        weight = np.bincount(self.group, row_weight, minlength=len(self.binned))
+        rows = np.flatnonzero(weight > 0)
+        return rows, weight[rows]
+
+
+def distinct_rows(binned, y_class, y_value, regression: bool) -> DistinctRows:
+    """Group the rows equal after binning, when at least a tenth of them repeat another
+    (skin_segmentation: 196,045 training rows, 44,969 distinct; grouping 196,000 rows took
+    0.014 s, 800,000 rows of 20 features 0.33 s). Rows are compared as the 8-byte words of
+    their padded codes, with the class (or the target's bits); the groups are numbered in
+    the order of their first row."""
+    n = len(binned)
+    key = pd.DataFrame(binned.view(np.uint64))
+    key["y"] = y_value.view(np.int64) if regression else y_class
+    ids = key.groupby(list(key.columns), sort=False).ngroup().to_numpy()
+    group, _ = pd.factorize(ids)
+    n_groups = int(group.max()) + 1 if n else 0
+    if n_groups > 0.9 * n:
+        return DistinctRows(binned, y_class, y_value, None)
+    first = np.full(n_groups, n, dtype=np.int64)
+    np.minimum.at(first, group, np.arange(n))
+    return DistinctRows(binned[first], y_class[first], y_value[first], group)
 
 
 def pack_forest(trees: list[Tree], values: list[np.ndarray]) -> tuple:
@@ -219,19 +264,11 @@ class BaseForest(TabularInput, BaseEstimator):
             if self.feature_sampling == "tree":
                 k_per_tree = _max_features(self.max_features, typed.shape[1])
 
+            distinct = distinct_rows(data.binned, y_class, y_value, self._regression)
+
             def grow(seed: int):
                 return self._grow_one(
-                    data,
-                    template,
-                    params,
-                    seed,
-                    y,
-                    y_class,
-                    y_value,
-                    w,
-                    n_stats,
-                    n_draws,
-                    k_per_tree,
+                    data, distinct, template, params, seed, y, w, n_stats, n_draws, k_per_tree
                 )
 
             with ThreadPoolExecutor(_n_threads(self.n_jobs)) as pool:
@@ -253,31 +290,29 @@ class BaseForest(TabularInput, BaseEstimator):
             f"class_weight must be None, 'balanced', 'balanced_subsample' or a dict, got {cw!r}"
         )
 
-    def _grow_one(
-        self, data, template, params, seed, y, y_class, y_value, w, n_stats, n_draws, k_per_tree
-    ):
+    def _grow_one(self, data, distinct, template, params, seed, y, w, n_stats, n_draws, k_per_tree):
         """One tree: its bootstrap sample as weights, optionally its own attributes."""
-        n, p = data.binned.shape[0], len(data.kinds)
+        n, p = len(y), len(data.kinds)
         counts = bootstrap_counts(seed, n, n_draws) if self.bootstrap else np.ones(n)
         tree_w = w * counts
         if self._class_weight_mode() == "balanced_subsample":
             drawn = counts > 0
             tree_w[drawn] *= compute_sample_weight("balanced", y[drawn], indices=None)
-        rows = np.flatnonzero(tree_w > 0)
+        rows, row_w = distinct.weighted(tree_w)
         features = np.arange(p)
         if self.feature_sampling == "tree" and k_per_tree < p:
             features = np.sort(np.random.default_rng(seed + 1).choice(p, k_per_tree, replace=False))
         if len(features) == p:
-            sub, binned = data, data.binned[rows]  # a copy, padding included
+            sub, binned = data, distinct.binned[rows]  # a copy, padding included
         else:
             sub = _feature_subset(data, features)
-            binned = pad_rows(data.binned[np.ix_(rows, features)])
+            binned = pad_rows(distinct.binned[np.ix_(rows, features)])
         grown = grow_binned(
             sub,
             binned,
-            y_class[rows].astype(np.int32),
-            y_value[rows].astype(np.float64),
-            tree_w[rows],
+            distinct.y_class[rows].astype(np.int32),
+            distinct.y_value[rows].astype(np.float64),
+            row_w,
             replace(params, seed=seed),
             regression=self._regression,
             n_stats=n_stats,
