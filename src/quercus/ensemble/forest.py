@@ -42,6 +42,7 @@ from ..estimators.trees import DecisionTreeClassifier, DecisionTreeRegressor, _a
 from ..tree import Tree
 from ..tree._predict import ROUTE_DTYPE, fractional_rows, pack_routes
 from ._predict import (
+    LEAF_FLAG,
     MISSING_RIGHT,
     compact_forest_sum,
     compact_tree_sum_rows,
@@ -182,11 +183,12 @@ def pack_compact(trees: list[Tree], values: list[np.ndarray]) -> tuple | None:
         new_id[tree.children[tree.child_start[inner]]] = left
         new_id[tree.children[tree.child_start[inner] + 1]] = left + 1
         part = nodes[offset : offset + n]
-        part["threshold"][new_id] = tree.threshold
-        feature = tree.feature.astype(np.int64)
+        leaf = tree.kind == LEAF
+        part["threshold"][new_id] = np.where(leaf, np.inf, tree.threshold)
+        feature = np.where(leaf, LEAF_FLAG, tree.feature.astype(np.int64))
         feature[inner] |= np.where(tree.missing_child[inner] == 1, MISSING_RIGHT, 0)
         part["feature"][new_id] = feature
-        part["left"][new_id] = 0
+        part["left"][new_id] = offset + new_id  # a leaf leads to itself
         part["left"][new_id[inner]] = left + offset
         out_values[offset + new_id] = value
         roots[t] = offset
