@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 
-.PHONY: demo test lint clean
+.PHONY: demo test lint clean clean-cache
 
 demo: $(VENV)/.installed-base
 	$(BIN)/quercus demo
@@ -27,5 +27,10 @@ $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $@ $(VENV)/.installed-base
 
-clean:
+clean: clean-cache
 	rm -rf $(VENV) build src/*.egg-info .pytest_cache .hypothesis
+
+# Numba's compiled kernels (see quercus._config.njit: a kernel's cache does not notice an
+# edit to the kernels it inlines from other files).
+clean-cache:
+	find src -name '*.nbi' -delete -o -name '*.nbc' -delete

@@ -32,7 +32,11 @@ def missing_code(dtype: np.dtype) -> int:
 
 def njit(*args, **kwargs):
     """``numba.njit`` with the project's options: cached, GIL released, no fastmath
-    (NaN handling and exact ties matter more than the last few percent of speed)."""
+    (NaN handling and exact ties matter more than the last few percent of speed).
+
+    Numba keys a cached function on its own source file only: after editing a kernel that
+    another file's kernel inlines, ``make clean-cache`` (installing a release rewrites every
+    file, so users are not affected)."""
     options = {"cache": True, "nogil": True, "fastmath": False, **kwargs}
     if args and callable(args[0]):
         return numba.njit(**options)(args[0])
