@@ -13,22 +13,33 @@ import numpy as np
 from .._config import njit
 from ..tree._predict import _step
 
-# Rows per block: a block of rows goes through every tree before the next block, so that
-# the rows stay in cache while the trees stream past.
-BLOCK = 2048
+# Rows go through the trees in blocks, a block through every tree before the next block:
+# one block per thread, of at most MAX_BLOCK rows. The larger the block, the more rows share
+# the loads of a tree's upper levels before the other trees evict them. Against blocks of
+# 2,048 rows, 100 trees of 48,000 leaves predicted 200,000 rows in 1.0-1.7 s instead of
+# 2.4-3.0 s (blocks of 50,000), and smaller forests were no slower.
+MAX_BLOCK = 65_536
 GROUP = 8
 
 
+def block_rows(n: int) -> int:
+    """Rows per block for ``n`` rows: as few blocks as the threads and MAX_BLOCK allow."""
+    threads = numba.get_num_threads()
+    n_blocks = threads * max(1, -(-n // (threads * MAX_BLOCK)))
+    return max(1, -(-n // n_blocks))
+
+
 @njit(parallel=True)
-def forest_sum(X, roots, routes, children, cat_table, values, out):
+def forest_sum(X, roots, routes, children, cat_table, values, out, block):
     """``out[i] += values[leaf]`` over every tree, for every row of ``X`` (float64; nominal
-    columns hold category codes, NaN for missing)."""
+    columns hold category codes, NaN for missing), in blocks of ``block`` rows
+    (:func:`block_rows`)."""
     n = X.shape[0]
-    n_blocks = (n + BLOCK - 1) // BLOCK
+    n_blocks = (n + block - 1) // block
     n_out = values.shape[1]
     for b in numba.prange(n_blocks):
-        lo = b * BLOCK
-        hi = min(n, lo + BLOCK)
+        lo = b * block
+        hi = min(n, lo + block)
         # GROUP rows walk a tree side by side: their steps do not depend on each other, so
         # the processor overlaps the memory loads that one walk would wait for in turn.
         current = np.empty(GROUP, dtype=np.int64)
@@ -92,14 +103,14 @@ def _compact_step(X, i, node, nodes):
 
 
 @njit(parallel=True)
-def compact_forest_sum(X, roots, nodes, values, out):
+def compact_forest_sum(X, roots, nodes, values, out, block):
     """:func:`forest_sum` over the compact layout."""
     n = X.shape[0]
-    n_blocks = (n + BLOCK - 1) // BLOCK
+    n_blocks = (n + block - 1) // block
     n_out = values.shape[1]
     for b in numba.prange(n_blocks):
-        lo = b * BLOCK
-        hi = min(n, lo + BLOCK)
+        lo = b * block
+        hi = min(n, lo + block)
         current = np.empty(GROUP, dtype=np.int64)
         for t in range(roots.shape[0]):
             root = roots[t]

@@ -44,6 +44,7 @@ from ..tree._predict import ROUTE_DTYPE, fractional_rows, pack_routes
 from ._predict import (
     LEAF_FLAG,
     MISSING_RIGHT,
+    block_rows,
     compact_forest_sum,
     compact_tree_sum_rows,
     forest_sum,
@@ -359,10 +360,11 @@ class BaseForest(TabularInput, BaseEstimator):
         roots, values = packed[0], packed[-1]
         compact = len(packed) == 3
         if rows is None:
+            block = block_rows(len(matrix))
             if compact:
-                compact_forest_sum(matrix, roots, packed[1], values, out)
+                compact_forest_sum(matrix, roots, packed[1], values, out, block)
             else:
-                forest_sum(matrix, *packed[:4], values, out)
+                forest_sum(matrix, *packed[:4], values, out, block)
         elif compact:
             compact_tree_sum_rows(matrix, rows, roots[tree], packed[1], values, out, count)
         else:
