@@ -27,7 +27,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import check_is_fitted
 
-from .._config import CRITERIA, FRACTIONAL, LEAF, NUMERIC_SPLIT
+from .._config import LEAF, NUMERIC_SPLIT
 from ..binning import BinMapper
 from ..estimators.base import (
     BinnedData,
@@ -37,6 +37,7 @@ from ..estimators.base import (
     encode_classes,
     grow_binned,
     pad_rows,
+    tree_from_grown,
 )
 from ..estimators.trees import DecisionTreeClassifier, DecisionTreeRegressor, _as_1d
 from ..tree import Tree
@@ -320,12 +321,7 @@ class BaseForest(TabularInput, BaseEstimator):
             regression=self._regression,
             n_stats=n_stats,
         )
-        tree = Tree.from_grown(
-            grown,
-            regression=self._regression,
-            median_leaves=params.criterion == CRITERIA["absolute_error"],
-            fractional=params.missing == FRACTIONAL,
-        )
+        tree = tree_from_grown(grown, params, self._regression)
         if len(features) < p:
             tree.feature = np.where(tree.feature >= 0, features[tree.feature], -1).astype(np.int32)
             tree.routes = pack_routes(tree)  # with the features' own indexes

@@ -223,6 +223,16 @@ def grow_binned(
     )
 
 
+def tree_from_grown(grown, params: GrowthParams, regression: bool) -> Tree:
+    """The flat tree of :func:`grow_binned`'s arrays, grown with ``params``."""
+    return Tree.from_grown(
+        grown,
+        regression=regression,
+        median_leaves=params.criterion == CRITERIA["absolute_error"],
+        fractional=params.missing == FRACTIONAL,
+    )
+
+
 class TabularInput:
     """Input handling shared by trees and forests: typing ``X`` and learning its schema in
     ``fit``, matching prediction data to it, sample weights."""
@@ -429,12 +439,7 @@ class BaseDecisionTree(TabularInput, BaseEstimator):
             chi2_critical=self._chi2_critical(n_stats, data.mapper),
             trace=trace,
         )
-        tree = Tree.from_grown(
-            grown,
-            regression=self._regression,
-            median_leaves=params.criterion == CRITERIA["absolute_error"],
-            fractional=params.missing == FRACTIONAL,
-        )
+        tree = tree_from_grown(grown, params, self._regression)
         if trace:
             from ..export.trace import LearningTrace
 

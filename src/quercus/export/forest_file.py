@@ -46,6 +46,7 @@ FORMAT = "quercus-forest"
 FORMAT_VERSION = 1
 _META = "forest.json"
 
+
 def _forest_classes() -> dict:
     from .. import ensemble
 

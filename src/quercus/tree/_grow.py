@@ -268,6 +268,15 @@ def _evaluate_feature_absolute(
     return gain, cut, info, 0, -1
 
 
+@njit(inline="always")
+def _copy(in_buffer, data, y_class, y_value, w, buf_data, buf_yc, buf_yv, buf_w):
+    """The rows, classes, targets and weights of the input arrays, or of the buffers when
+    ``in_buffer`` (the two copies partitioning moves rows between)."""
+    if in_buffer:
+        return buf_data, buf_yc, buf_yv, buf_w
+    return data, y_class, y_value, w
+
+
 @njit
 def _significant(child_of, start, end, y_class, w, shares, n_classes, critical):
     """Whether the branch-by-class table of a split passes the chi-square test of
@@ -509,10 +518,9 @@ def grow_tree(
                 fnodes[node, F_WEIGHT] = 0.0
                 fnodes[node, F_IMPURITY] = 0.0
                 continue
-            src_x = buf_data if in_buffer else data
-            src_yc = buf_yc if in_buffer else y_class
-            src_yv = buf_yv if in_buffer else y_value
-            src_w = buf_w if in_buffer else w
+            src_x, src_yc, src_yv, src_w = _copy(
+                in_buffer, data, y_class, y_value, w, buf_data, buf_yc, buf_yv, buf_w
+            )
             if slot < 0:
                 node_stats(src_yc, src_yv, src_w, start, end, regression, values, node)
             else:
@@ -696,10 +704,9 @@ def grow_tree(
         end = inodes[node, I_END]
         cat_start = inodes[node, I_CAT_START]
         in_buffer = inodes[node, I_IN_BUFFER]
-        src_x = buf_data if in_buffer else data
-        src_yc = buf_yc if in_buffer else y_class
-        src_yv = buf_yv if in_buffer else y_value
-        src_w = buf_w if in_buffer else w
+        src_x, src_yc, src_yv, src_w = _copy(
+            in_buffer, data, y_class, y_value, w, buf_data, buf_yc, buf_yv, buf_w
+        )
         n_ch = n_bins[f] if kind == MULTIWAY_SPLIT else 2
         by_class = missing_mode == CLASS_MAJORITY and not regression
         child_w = part_w[:n_ch]
@@ -796,10 +803,9 @@ def grow_tree(
                 buf_yc = _grow_flat(buf_yc, cap_rows)
                 buf_yv = _grow_flat(buf_yv, cap_rows)
                 buf_w = _grow_flat(buf_w, cap_rows)
-                src_x = buf_data if in_buffer else data
-                src_yc = buf_yc if in_buffer else y_class
-                src_yv = buf_yv if in_buffer else y_value
-                src_w = buf_w if in_buffer else w
+                src_x, src_yc, src_yv, src_w = _copy(
+                    in_buffer, data, y_class, y_value, w, buf_data, buf_yc, buf_yv, buf_w
+                )
             pool_end = max(pool_end, need)
             for r in range(start, end):
                 ch = child_of[r - start]
@@ -825,10 +831,9 @@ def grow_tree(
             # Rows move to the other copy as 8-byte words (the caller pads rows to whole
             # words): a row view per row would cost a reference count, a byte per feature 8
             # times the moves.
-            dst_x = data if in_buffer else buf_data
-            dst_yc = y_class if in_buffer else buf_yc
-            dst_yv = y_value if in_buffer else buf_yv
-            dst_w = w if in_buffer else buf_w
+            dst_x, dst_yc, dst_yv, dst_w = _copy(
+                1 - in_buffer, data, y_class, y_value, w, buf_data, buf_yc, buf_yv, buf_w
+            )
             src_words = src_x.view(np.uint64)
             dst_words = dst_x.view(np.uint64)
             for r in range(start, end):
