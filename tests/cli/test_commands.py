@@ -13,7 +13,7 @@ import pytest
 
 import quercus
 from quercus.cli import main, parse_setting, parse_value
-from quercus.cli.commands import read_features, target_task
+from quercus.cli.tasks import read_features, target_task
 from quercus.cli.evaluate import cross_validate
 from quercus.cli.progress import Progress
 
@@ -134,13 +134,36 @@ def test_show_svg(id3_model, work):
     assert "<svg" in (work / "tree.svg").read_text()
 
 
-def test_show_svg_without_graphviz_says_how_to_install_it(id3_model, monkeypatch, capsys):
+def test_show_svg_without_graphviz_is_drawn_by_matplotlib(id3_model, monkeypatch, capsys):
     _, model = id3_model
     monkeypatch.setattr(shutil, "which", lambda name, *args, **kwargs: None)
+    assert main(["show", str(model), "--format", "svg"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.lstrip().startswith("<?xml") and "<svg" in captured.out
+    assert captured.err == (
+        "quercus: drawn by matplotlib (quercus.plot.plot_tree); Graphviz's dot was not found\n"
+    )
+
+
+def test_show_svg_without_graphviz_or_matplotlib_says_what_to_install(
+    id3_model, monkeypatch, capsys
+):
+    _, model = id3_model
+    monkeypatch.setattr(shutil, "which", lambda name, *args, **kwargs: None)
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib fails
     assert main(["show", str(model), "--format", "svg"]) == 1
     err = capsys.readouterr().err
-    assert err.startswith("quercus: error: Graphviz's 'dot' program was not found")
+    assert err.startswith("quercus: error: --format svg without Graphviz needs matplotlib")
     assert "install Graphviz" in err and err.count("\n") == 1
+
+
+def test_show_png_draws_the_tree(id3_model, work):
+    _, model = id3_model
+    result = run("show", model, "--format", "png", "-o", work / "tree.png")
+    assert result.returncode == 0, result.stderr
+    assert (work / "tree.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert result.stderr == "quercus: drawn by matplotlib (quercus.plot.plot_tree)\n"
+    assert run("show", model, "--format", "png").returncode == 2  # a picture needs -o
 
 
 def test_c45_rules_are_shown_as_c45rules_prints_them(work):
@@ -161,7 +184,11 @@ def test_gain_prints_the_gain_table(work):
     result = run("gain", work / "playtennis.csv", "--target", "PlayTennis")
     assert result.returncode == 0, result.stderr
     assert "Entropy(PlayTennis) = 0.940 bits" in result.stdout
-    rows = [line.split() for line in result.stdout.splitlines()[3:]]
+    lines = result.stdout.splitlines()
+    rows = [
+        line.split()
+        for line in lines[lines.index(next(x for x in lines if x.startswith("attribute"))) + 1 :]
+    ]
     assert [(row[0], row[2]) for row in rows] == [
         ("Outlook", "0.247"),
         ("Humidity", "0.152"),
@@ -194,10 +221,21 @@ def test_cv_prints_fold_accuracies_and_the_confusion_matrix(work):
     assert counts.sum(axis=1).tolist() == [5, 9]  # rows: the true classes
 
 
-def test_cv_with_more_folds_than_a_class_has_rows(work):
-    message = one_line_error(run("cv", work / "playtennis.csv", "--folds", "6"))
-    assert "class 'No' has only 5 rows" in message
-    assert "--folds 5" in message
+def test_cv_with_more_folds_than_a_class_has_rows_warns_and_runs(work):
+    result = run("cv", work / "playtennis.csv", "--folds", "6")
+    assert result.returncode == 0, result.stderr
+    assert "6-fold stratified cross-validation" in result.stdout
+    assert "fold 6: accuracy" in result.stdout
+    warnings = [line for line in result.stderr.splitlines() if "warning" in line]
+    assert warnings == [
+        "quercus: warning: class 'No' has only 5 rows, fewer than the 6 folds: some folds "
+        "have none of it"
+    ]
+
+
+def test_cv_with_more_folds_than_any_class_has_rows(work):
+    message = one_line_error(run("cv", work / "playtennis.csv", "--folds", "10"))
+    assert "the largest, 'Yes', has 9" in message and "--folds 9" in message
 
 
 # -- regression ------------------------------------------------------------------------------
@@ -217,6 +255,7 @@ def test_cart_on_a_numeric_target_is_a_regression(work):
     assert result.returncode == 0, result.stderr
     first, *tree, score = result.stdout.splitlines()
     assert first.startswith("task: regression of 'y' (numeric with ")
+    assert first.count("(") == first.count(")") == 2  # no parentheses within parentheses
     assert "CART (CARTRegressor)" in first
     assert not any(line.startswith("|   |   ") for line in tree)  # max_depth=2
     assert score.startswith("training R^2: 0.9")
@@ -353,17 +392,22 @@ class _Terminal(io.StringIO):
         return True
 
 
-def test_progress_line_only_on_a_terminal_and_not_when_quiet():
+def test_progress_only_on_a_terminal_and_not_when_quiet():
     terminal = _Terminal()
     with Progress(stream=terminal) as progress:
-        progress.update("cv: fold 10/10")
-        progress.update("cv: fold 1/10")
-    assert terminal.getvalue() == "\rcv: fold 10/10\rcv: fold 1/10 " + "\r" + " " * 13 + "\r"
-    quiet = _Terminal()
-    with Progress(quiet=True, stream=quiet) as progress:
-        progress.update("cv: fold 1/10")
-    assert quiet.getvalue() == ""
-    pipe = io.StringIO()
-    with Progress(stream=pipe) as progress:
-        progress.update("cv: fold 1/10")
-    assert pipe.getvalue() == ""
+        progress.update("fit: reading car.csv")
+        progress.update("fit: learning")
+        bar = progress.bar(10, "cv: folds")
+        bar.update(3)
+        bar.close()
+    shown = terminal.getvalue()
+    assert "fit: reading car.csv [00:00]" in shown and "fit: learning [00:00]" in shown
+    assert "cv: folds: 3/10" in shown  # done / total, then elapsed and time left
+    assert shown.endswith("\r")  # erased when done: the cursor back at the start of the line
+    for quiet, stream in ((True, _Terminal()), (False, io.StringIO())):
+        with Progress(quiet=quiet, stream=stream) as progress:
+            progress.update("cv: fold 1/10")
+            bar = progress.bar(10, "cv: folds")
+            bar.update(1)
+            bar.close()
+        assert stream.getvalue() == ""

@@ -1,7 +1,8 @@
 """The ``quercus`` command: a thin argparse front end over the public API.
 
-``quercus fit | predict | show | gain | cv | demo`` (also ``python -m quercus``). The
-subcommands live in :mod:`quercus.cli.commands`; this module holds the parser and turns
+``quercus fit | predict | evaluate | show | gain | cv | datasets | demo`` (also ``python -m
+quercus``). The subcommands live in :mod:`quercus.cli.commands` and :mod:`quercus.cli.show`
+(their shared steps in :mod:`quercus.cli.tasks`); this module holds the parser and turns
 errors into exit statuses: 0 success, 2 a usage error, 1 bad data, a bad model file or a
 failed step, reported as one line ``quercus: error: <message>`` on stderr (a traceback only
 with ``quercus --debug ...``).
@@ -17,8 +18,9 @@ import warnings
 
 from .. import DataError, ModelError, __version__
 from . import commands
-from .commands import ALGORITHMS, UsageError
+from . import show as show_command
 from .demo import run_demo
+from .tasks import ALGORITHMS, UsageError
 
 
 def parse_value(text: str):
@@ -52,6 +54,50 @@ def _folds(text: str) -> int:
     return folds
 
 
+def _whole(low: int):
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"expected a number >= {low}, got {value}")
+        return value
+
+    return parse
+
+
+def parse_ordinal(text: str) -> tuple[str, list[str]]:
+    """``--ordinal COL=low<mid<high`` as ``(column, [low, mid, high])``."""
+    name, sep, levels = text.partition("=")
+    parts = [level.strip() for level in levels.split("<")]
+    if not sep or not name.strip() or len(parts) < 2 or not all(parts):
+        raise argparse.ArgumentTypeError(
+            f"expected COLUMN=low<...<high (for example size=small<medium<large), got {text!r}"
+        )
+    if len(set(parts)) != len(parts):
+        raise argparse.ArgumentTypeError(f"--ordinal {text!r} repeats a level")
+    return name.strip(), parts
+
+
+class _Ordinals(argparse.Action):
+    """Collect ``--ordinal`` options into one mapping column -> levels."""
+
+    def __call__(self, parser, namespace, value, option_string=None):
+        mapping = dict(getattr(namespace, self.dest) or {})
+        mapping[value[0]] = value[1]
+        setattr(namespace, self.dest, mapping)
+
+
+class _Nominals(argparse.Action):
+    """Collect ``--nominal a,b --nominal c`` into one list of column names."""
+
+    def __call__(self, parser, namespace, value, option_string=None):
+        names = list(getattr(namespace, self.dest) or [])
+        names += [name.strip() for name in value.split(",") if name.strip()]
+        setattr(namespace, self.dest, names)
+
+
 def _shared_options() -> dict[str, argparse.ArgumentParser]:
     """Option groups that several subcommands take (argparse "parents")."""
     quiet = argparse.ArgumentParser(add_help=False)
@@ -72,7 +118,23 @@ def _shared_options() -> dict[str, argparse.ArgumentParser]:
         help="an estimator parameter, e.g. --set max_depth=3 --set criterion=entropy "
         "(values are Python literals where they are one, else text)",
     )
-    return {"quiet": quiet, "target": target, "learner": learner}
+    columns = argparse.ArgumentParser(add_help=False)
+    columns.add_argument(
+        "--nominal",
+        metavar="COL,...",
+        action=_Nominals,
+        default=None,
+        help="columns to read as nominal whatever they look like (numeric codes); repeatable",
+    )
+    columns.add_argument(
+        "--ordinal",
+        metavar="COL=a<b<c",
+        type=parse_ordinal,
+        action=_Ordinals,
+        default=None,
+        help="an ordinal column and its levels from lowest to highest; repeatable",
+    )
+    return {"quiet": quiet, "target": target, "learner": learner, "columns": columns}
 
 
 def _algorithm(parser: argparse.ArgumentParser, default: str | None, note: str = "") -> None:
@@ -80,8 +142,8 @@ def _algorithm(parser: argparse.ArgumentParser, default: str | None, note: str =
         "--algorithm",
         choices=list(ALGORITHMS),
         default=default,
-        help=f"id3, c45 (C4.5), c45rules (C4.5's rules) or cart (classification, or regression "
-        f"for a numeric target){note}",
+        help="id3, c45 (C4.5), c45rules (C4.5's rules), cart (classification, or a regression "
+        f"tree for a numeric target) or forest (a random forest of either){note}",
     )
 
 
@@ -101,19 +163,30 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     shared = _shared_options()
     data_help = "a data file: CSV, TSV, ARFF, Parquet or C4.5 .names/.data"
+    training = [shared["target"], shared["columns"], shared["learner"], shared["quiet"]]
 
     fit = _subcommand(
         sub,
         "fit",
         commands.run_fit,
-        [shared["target"], shared["learner"], shared["quiet"]],
-        "learn a tree, print it and its training score",
-        "Learn a tree from DATA, print it and its training accuracy (R^2 for regression), "
-        "and save it with -o.",
+        training,
+        "learn a model, print it and its training score",
+        "Learn a tree (or a forest) from DATA, print it and its training accuracy (R^2 for "
+        "regression), save it with -o, and evaluate it on a test file with --test. A CART "
+        "regression tree is grown readable by default (rpart's settings: at least 20 rows to "
+        "split, 7 in a leaf, cost-complexity pruning chosen by cross-validation).",
     )
     fit.add_argument("data", metavar="DATA", help=data_help)
     _algorithm(fit, "c45", " (default: c45)")
-    fit.add_argument("-o", "--output", metavar="MODEL", help="save the model (JSON) here")
+    fit.add_argument(
+        "-o",
+        "--output",
+        metavar="MODEL",
+        help="save the model here (a tree as JSON, a forest as a zip: name it .qf)",
+    )
+    fit.add_argument(
+        "--test", metavar="TEST", help="also evaluate the model on this data file (as Weka's -T)"
+    )
 
     predict = _subcommand(
         sub,
@@ -121,24 +194,62 @@ def build_parser() -> argparse.ArgumentParser:
         commands.run_predict,
         [shared["quiet"]],
         "predict with a saved model, as CSV",
-        "Predict the rows of DATA with MODEL: CSV with a column 'prediction' (and with "
-        "--proba one column 'P(<class>)' per class). Columns are matched by name; extra "
-        "columns, such as the target, are ignored.",
+        "Predict the rows of DATA with MODEL: CSV with a column 'prediction' (with --proba "
+        "one column 'P(<class>)' per class, with --actual the true value and an error column "
+        "as Weka's -p: '+' where a class is wrong, predicted minus actual for regression). "
+        "Columns are matched by name; extra columns, such as the target, are ignored.",
     )
     predict.add_argument("model", metavar="MODEL", help="a model file saved by quercus fit -o")
     predict.add_argument("data", metavar="DATA", help=data_help)
     predict.add_argument("-o", "--output", metavar="FILE", help="write the CSV here")
     predict.add_argument("--proba", action="store_true", help="also the class probabilities")
+    predict.add_argument(
+        "--actual", action="store_true", help="also the actual value and whether it is predicted"
+    )
+    predict.add_argument(
+        "--target",
+        metavar="COL",
+        help="the target column for --actual (default: the one the model was trained on)",
+    )
+    predict.add_argument("--id", metavar="COL", help="copy this column of DATA first, as an id")
+
+    evaluate = _subcommand(
+        sub,
+        "evaluate",
+        commands.run_evaluate,
+        [shared["quiet"]],
+        "a saved model's accuracy (or R^2) on a data file",
+        "Evaluate MODEL on DATA, which holds the target: accuracy, precision, recall and F1 "
+        "per class and the confusion matrix; R^2, RMSE and MAE for regression.",
+    )
+    evaluate.add_argument("model", metavar="MODEL", help="a model file saved by quercus fit -o")
+    evaluate.add_argument("data", metavar="DATA", help=data_help)
+    evaluate.add_argument(
+        "--target",
+        metavar="COL",
+        help="the target column (default: the one the model was trained on, else the last)",
+    )
 
     show = _subcommand(
-        sub, "show", commands.run_show, [], "show a saved model as text, rules, DOT, SVG or JSON"
+        sub,
+        "show",
+        show_command.run_show,
+        [shared["quiet"]],
+        "show a saved model as text, rules, DOT, SVG, PNG or JSON",
+        "Show a saved tree as text, rules, DOT, SVG, PNG or JSON, or summarise a saved forest "
+        "(trees, leaves, out-of-bag score, importances) and show its tree K with --tree K. "
+        "SVG is drawn by Graphviz's dot when installed, else by matplotlib; PNG by matplotlib.",
     )
     show.add_argument("model", metavar="MODEL", help="a model file saved by quercus fit -o")
     show.add_argument(
         "--format",
-        choices=["text", "rules", "dot", "svg", "json"],
+        choices=list(show_command.FORMATS),
         default="text",
-        help="text (default), rules, dot (Graphviz), svg (needs Graphviz's dot) or json",
+        help="text (default), rules, dot (Graphviz), svg, png (needs -o) or json",
+    )
+    show.add_argument("--tree", metavar="K", type=_whole(0), help="tree K of a forest")
+    show.add_argument(
+        "--max-depth", metavar="D", type=_whole(0), help="show the tree down to depth D"
     )
     show.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
 
@@ -146,11 +257,12 @@ def build_parser() -> argparse.ArgumentParser:
         sub,
         "gain",
         commands.run_gain,
-        [shared["target"], shared["learner"], shared["quiet"]],
+        training,
         "every attribute's information gain, or the whole learning trace",
         "Print the gain table of DATA (every attribute's information gain, split "
         "information, gain ratio and Gini decrease, best first), or with --trace every "
-        "candidate split of every node as the algorithm learns its tree.",
+        "candidate split of every node as the algorithm learns its tree. Both say how they "
+        "count missing values.",
     )
     gain.add_argument("data", metavar="DATA", help=data_help)
     gain.add_argument("--trace", action="store_true", help="the learning trace of a tree")
@@ -160,13 +272,23 @@ def build_parser() -> argparse.ArgumentParser:
         sub,
         "cv",
         commands.run_cv,
-        [shared["target"], shared["learner"], shared["quiet"]],
+        training,
         "k-fold cross-validated accuracy (or R^2) and confusion matrix",
     )
     cv.add_argument("data", metavar="DATA", help=data_help)
     _algorithm(cv, "c45", " (default: c45)")
     cv.add_argument("--folds", type=_folds, default=10, help="number of folds (default: 10)")
     cv.add_argument("--seed", type=int, default=0, help="seed of the shuffle (default: 0)")
+
+    data = _subcommand(
+        sub,
+        "datasets",
+        commands.run_datasets,
+        [],
+        "list the data sets shipped with quercus, or copy them as CSV files",
+    )
+    data.add_argument("names", metavar="NAME", nargs="*", help="only these data sets")
+    data.add_argument("--copy", metavar="DIR", help="write the CSV files into DIR")
 
     _subcommand(sub, "demo", lambda args, out: run_demo(out), [], "the lecture data sets, worked")
     return parser

@@ -1,17 +1,19 @@
-"""Cross-validation for ``quercus cv`` and ``quercus demo``: folds, scores, confusion matrix.
+"""Evaluation for the command line: k-fold cross-validation (``quercus cv``, ``quercus
+demo``) and scores on a test file (``quercus evaluate``, ``quercus fit --test``).
 
 A thin loop over scikit-learn's splitters and metrics; the learning is the estimator's.
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 from sklearn.base import clone
-from sklearn.metrics import confusion_matrix, r2_score
+from sklearn.metrics import confusion_matrix, precision_recall_fscore_support, r2_score
 from sklearn.model_selection import KFold, StratifiedKFold
 
 from ..data.errors import DataError
@@ -57,25 +59,30 @@ def _class_labels(y: pd.Series) -> list:
 
 
 def check_class_sizes(y: pd.Series, folds: int) -> None:
-    """A :class:`DataError` naming the smallest class when stratified ``folds`` folds cannot
-    each hold a case of every class."""
+    """Whether stratified ``folds`` folds can be made of ``y``: a :class:`DataError` when no
+    class has as many rows as there are folds, a warning naming the smallest class when it
+    has fewer rows than folds (some folds then lack it; Weka and scikit-learn go on too)."""
     counts = y.value_counts(sort=False)
     counts = counts[counts > 0]
-    smallest = counts.idxmin()
-    n = int(counts.min())
-    if n >= folds:
-        return
-    if n < 2:
+    if int(counts.max()) < folds:
         raise DataError(
-            f"class {smallest!r} has only {n} row: stratified cross-validation needs at least "
-            "2 rows of every class (drop or merge that class)",
+            f"{folds} stratified folds need a class with at least {folds} rows; the largest, "
+            f"{counts.idxmax()!r}, has {int(counts.max())}: use --folds {int(counts.max())} "
+            "or fewer",
             column=str(y.name),
         )
-    raise DataError(
-        f"class {smallest!r} has only {n} rows, fewer than the {folds} folds: use --folds {n} "
-        "or fewer",
-        column=str(y.name),
-    )
+    small = counts[counts < folds]
+    if len(small):
+        name, n = small.idxmin(), int(small.min())
+        others = f" (and {len(small) - 1} more class{'es' if len(small) > 2 else ''})" * (
+            len(small) > 1
+        )
+        warnings.warn(
+            f"class {name!r} has only {n} row{'s' * (n != 1)}{others}, fewer than the "
+            f"{folds} folds: some folds have none of it",
+            UserWarning,
+            stacklevel=3,
+        )
 
 
 def cross_validate(
@@ -110,9 +117,13 @@ def cross_validate(
     # Labels as NumPy sees them (strings as objects, integer classes as integers), so that
     # scikit-learn recognises them as classes.
     truth = np.asarray(y, dtype=np.float64) if regression else np.asarray(y)
+    with warnings.catch_warnings():
+        # check_class_sizes said it already, in the command line's words.
+        warnings.filterwarnings("ignore", "The least populated class", UserWarning)
+        splits = list(splitter.split(X, truth))
     predicted = np.empty(n, dtype=truth.dtype)
     scores = []
-    for i, (train, test) in enumerate(splitter.split(X, truth), start=1):
+    for i, (train, test) in enumerate(splits, start=1):
         if on_fold is not None:
             on_fold(i, folds)
         model = clone(estimator).fit(X.iloc[train], y.iloc[train])
@@ -141,3 +152,108 @@ def format_confusion(labels: list, matrix: np.ndarray) -> str:
         cells = "".join(f"  {matrix[i, j]:>{w}}" for j, w in enumerate(widths))
         lines.append(name.ljust(first) + cells)
     return "\n".join(lines) + "\n"
+
+
+@dataclass
+class Evaluation:
+    """How well predictions match the truth (``quercus evaluate``, ``fit --test``).
+
+    Attributes
+    ----------
+    n : int
+        Number of rows evaluated.
+    regression : bool
+        Whether the target is numeric.
+    accuracy : float or None
+        Share of rows predicted right (classification).
+    labels : list or None
+        Classes of the model and of the data, in the order of the per-class rows.
+    per_class : pandas.DataFrame or None
+        ``precision``, ``recall``, ``f1`` and ``support`` per class (classification).
+    confusion : ndarray or None
+        Rows: true class; columns: predicted class.
+    r2, rmse, mae : float or None
+        Coefficient of determination, root mean squared and mean absolute error
+        (regression).
+    """
+
+    n: int
+    regression: bool
+    accuracy: float | None = None
+    labels: list | None = None
+    per_class: pd.DataFrame | None = None
+    confusion: np.ndarray | None = None
+    r2: float | None = None
+    rmse: float | None = None
+    mae: float | None = None
+
+
+def evaluate_predictions(truth, predicted, *, regression: bool, classes=None) -> Evaluation:
+    """Compare ``predicted`` with ``truth`` (scikit-learn's metrics). ``classes``: the
+    model's classes, listed first in the per-class table; labels of the data that the
+    model does not know follow them."""
+    truth, predicted = np.asarray(truth), np.asarray(predicted)
+    if regression:
+        truth = truth.astype(np.float64)
+        error = predicted.astype(np.float64) - truth
+        r2 = float(r2_score(truth, predicted)) if len(truth) > 1 else float("nan")
+        return Evaluation(
+            n=len(truth),
+            regression=True,
+            r2=r2,
+            rmse=float(np.sqrt(np.mean(error**2))),
+            mae=float(np.mean(np.abs(error))),
+        )
+    labels = list(classes) if classes is not None else []
+    labels += [c for c in _sorted_labels(truth) if c not in set(labels)]
+    precision, recall, f1, support = precision_recall_fscore_support(
+        truth, predicted, labels=labels, zero_division=0.0
+    )
+    table = pd.DataFrame(
+        {"precision": precision, "recall": recall, "f1": f1, "support": support},
+        index=pd.Index([str(c) for c in labels], name="class"),
+    )
+    return Evaluation(
+        n=len(truth),
+        regression=False,
+        accuracy=float(np.mean(truth == predicted)),
+        labels=labels,
+        per_class=table,
+        confusion=confusion_matrix(truth, predicted, labels=labels),
+    )
+
+
+def _sorted_labels(values: np.ndarray) -> list:
+    present = pd.unique(values)
+    try:
+        return sorted(present)
+    except TypeError:  # labels of mixed types: as they come
+        return list(present)
+
+
+def format_evaluation(result: Evaluation, source: str) -> str:
+    """The evaluation as text: the scores, and for classes the per-class table and the
+    confusion matrix."""
+    lines = [f"evaluation on {source} ({result.n:,} row{'s' * (result.n != 1)})"]
+    if result.regression:
+        lines += [
+            f"R^2:  {result.r2:.4f}",
+            f"RMSE: {result.rmse:.4g}",
+            f"MAE:  {result.mae:.4g}",
+        ]
+        return "\n".join(lines) + "\n"
+    correct = int(round(result.accuracy * result.n))
+    lines.append(f"accuracy: {result.accuracy:.4f} ({correct:,} of {result.n:,} rows)")
+    table = result.per_class.to_string(
+        float_format=lambda v: f"{v:.3f}", formatters={"support": "{:,}".format}
+    )
+    macro = result.per_class[["precision", "recall", "f1"]].mean()
+    lines += [
+        "",
+        table,
+        f"macro average: precision {macro['precision']:.3f}, recall {macro['recall']:.3f}, "
+        f"F1 {macro['f1']:.3f}",
+        "",
+        "confusion matrix (rows: true class, columns: predicted class)",
+    ]
+    return "\n".join(lines) + "\n" + format_confusion(result.labels, result.confusion)

@@ -1,8 +1,9 @@
-"""A one-line progress display on stderr, for the command line's slower steps.
+"""Progress on stderr for the command line's slower steps, drawn by tqdm.
 
-The line (``cv: fold 3/10``) is rewritten in place with a carriage return and erased when the
-work is done. It appears only when the stream is a terminal and the user did not ask for
-``--quiet``, so that logs and pipes never receive it. No dependency: a few lines suffice.
+A status line (``fit: reading car.csv [00:01]``) for single steps, and a bar with counts,
+elapsed time and an estimate of the time left for counted work (folds, trees). Both appear
+only when stderr is a terminal and the user did not ask for ``--quiet``, so that logs and
+pipes never receive them, and both are erased when the work is done.
 """
 
 from __future__ import annotations
@@ -10,8 +11,10 @@ from __future__ import annotations
 import sys
 from typing import TextIO
 
+from tqdm import tqdm
 
-def _is_terminal(stream: TextIO) -> bool:
+
+def is_terminal(stream: TextIO) -> bool:
     try:
         return bool(stream.isatty())
     except (AttributeError, ValueError):  # no isatty, or a closed stream
@@ -19,39 +22,55 @@ def _is_terminal(stream: TextIO) -> bool:
 
 
 class Progress:
-    """Show a status line on ``stream`` (default ``sys.stderr``) while work runs.
+    """Show a status line and progress bars on ``stream`` (default ``sys.stderr``).
 
     Use as a context manager: ``with Progress(quiet=args.quiet) as progress:
-    progress.update("cv: fold 1/10")``; the line is erased on leaving the block.
+    progress.update("fit: reading car.csv")``, and ``progress.bar(10, "cv: folds")`` for
+    counted work; everything is erased on leaving the block.
 
     Parameters
     ----------
     quiet : bool, default False
         Show nothing.
     stream : text stream, optional
-        Where the line goes; shown only when ``stream.isatty()`` is true.
+        Where the lines go; shown only when ``stream.isatty()`` is true.
     """
 
     def __init__(self, quiet: bool = False, stream: TextIO | None = None) -> None:
         self.stream = sys.stderr if stream is None else stream
-        self.enabled = not quiet and _is_terminal(self.stream)
-        self._width = 0
+        self.enabled = not quiet and is_terminal(self.stream)
+        self._status = None
 
     def update(self, text: str) -> None:
-        """Replace the status line by ``text``."""
+        """Replace the status line by ``text`` (with the time it has been shown)."""
         if not self.enabled:
             return
-        padding = " " * max(0, self._width - len(text))
-        self.stream.write(f"\r{text}{padding}")
-        self.stream.flush()
-        self._width = len(text)
+        if self._status is None:
+            self._status = tqdm(
+                file=self.stream, bar_format="{desc} [{elapsed}]", leave=False, desc=text
+            )
+        else:
+            self._status.set_description_str(text)
+
+    def bar(self, total: int, text: str, unit: str = "") -> tqdm:
+        """A progress bar of ``total`` steps (disabled, but usable, when not shown)."""
+        self.clear()
+        return tqdm(
+            total=total,
+            desc=text,
+            unit=unit or "it",
+            file=self.stream,
+            leave=False,
+            disable=not self.enabled,
+            mininterval=0,  # folds are few and slow: show every one
+            bar_format="{desc}: {n_fmt}/{total_fmt} {bar} [{elapsed}<{remaining}]",
+        )
 
     def clear(self) -> None:
-        """Erase the status line (the cursor goes back to the start of the line)."""
-        if self.enabled and self._width:
-            self.stream.write("\r" + " " * self._width + "\r")
-            self.stream.flush()
-            self._width = 0
+        """Erase the status line."""
+        if self._status is not None:
+            self._status.close()
+            self._status = None
 
     def __enter__(self) -> Progress:
         return self

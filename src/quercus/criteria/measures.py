@@ -165,7 +165,9 @@ def gain_of_table(table: np.ndarray, missing: np.ndarray, impurity=entropy_of_co
         return 0.0
     before = impurity(table.sum(axis=0))
     after = sum(row.sum() / known * impurity(row) for row in table if row.sum() > 0)
-    return float(known / total * (before - after))
+    # A split never raises a concave impurity: a negative difference is rounding (it would
+    # print as -0.000).
+    return float(known / total * max(before - after, 0.0))
 
 
 def split_info_of_table(table: np.ndarray, missing: np.ndarray) -> float:

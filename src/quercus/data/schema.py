@@ -204,17 +204,37 @@ def type_column(
     as_number = present.map(_as_number)
     numberlike = as_number.notna()
     if numberlike.any() and not numberlike.all():
-        word = present[~numberlike].iloc[0]
-        number = present[numberlike].iloc[0]
-        warnings.warn(
-            f"column {name!r} mixes numbers and words (e.g. {number!r} and {word!r}); "
-            "it is treated as nominal",
-            DataWarning,
-            stacklevel=3,
-        )
+        _warn_mixed(name, present, numberlike)
         cleaned = cleaned.map(lambda v: v if pd.isna(v) else str(v))
     cat = _nominal(name, cleaned)
     return cat, Feature(name, NOMINAL, tuple(cat.categories))
+
+
+# Mixed columns already warned about, by column name and distinct values: an ensemble or a
+# cross-validation fits the same data many times, and one warning per data set is enough.
+# (Python's own once-per-location filter does not hold: scikit-learn's parallel helpers
+# reset the filters around every fit.)
+_MIXED_WARNED: set[tuple[str, int]] = set()
+_MIXED_WARNED_MAX = 10_000
+
+
+def _warn_mixed(name: str, present: pd.Series, numberlike: pd.Series) -> None:
+    """Warn that column ``name`` mixes numbers and words, once per column and set of
+    values in this process."""
+    words = sorted({str(v) for v in present[~numberlike].unique()})
+    numbers = sorted({str(v) for v in present[numberlike].unique()})
+    key = (name, hash((tuple(words), tuple(numbers))))
+    if key in _MIXED_WARNED:
+        return
+    if len(_MIXED_WARNED) >= _MIXED_WARNED_MAX:
+        _MIXED_WARNED.clear()
+    _MIXED_WARNED.add(key)
+    warnings.warn(
+        f"column {name!r} mixes numbers and words (e.g. {numbers[0]!r} and {words[0]!r}); "
+        f"it is treated as nominal (nominal_features=[{name!r}] says so and silences this)",
+        DataWarning,
+        stacklevel=4,
+    )
 
 
 def _check_finite(name: str, numeric: pd.Series) -> None:

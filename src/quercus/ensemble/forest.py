@@ -78,6 +78,16 @@ def _n_threads(n_jobs) -> int:
     return int(n_jobs) if n_jobs > 0 else max(1, cores + 1 + int(n_jobs))
 
 
+def _with_progress(trees, total: int, verbose):
+    """``trees`` as they come, with a progress bar on stderr when ``verbose`` > 0 (trees
+    grown, elapsed time, time left)."""
+    if not verbose:
+        return trees
+    from tqdm.auto import tqdm
+
+    return tqdm(trees, total=total, desc="growing trees", unit="tree", leave=verbose > 1)
+
+
 def tree_seeds(base_seed: int, first: int, last: int) -> list[int]:
     """The seeds of trees ``first`` to ``last - 1``: tree ``i``'s depends on ``i`` only, so
     that ``warm_start`` adds the trees a larger forest would have had."""
@@ -222,6 +232,10 @@ class BaseForest(TabularInput, BaseEstimator):
             raise ValueError(
                 f"feature_sampling must be 'node' or 'tree', got {self.feature_sampling!r}"
             )
+        if isinstance(self.verbose, bool) or not (
+            isinstance(self.verbose, numbers.Integral) and self.verbose >= 0
+        ):
+            raise ValueError(f"verbose must be an integer >= 0, got {self.verbose!r}")
         if self.oob_score and not self.bootstrap:
             raise ValueError("oob_score needs bootstrap=True (no row is out of bag otherwise)")
         size = self.max_samples
@@ -239,6 +253,7 @@ class BaseForest(TabularInput, BaseEstimator):
         """Grow ``n_estimators`` trees on bootstrap samples of ``X, y`` (with
         ``warm_start``, only the trees that a refit with more trees adds)."""
         typed = self._validate_X(X, reset=True)
+        self._note_target(y)
         y = _as_1d(y, len(typed))
         w = self._check_sample_weight(sample_weight, len(y))
         if not (w > 0).any():
@@ -276,7 +291,7 @@ class BaseForest(TabularInput, BaseEstimator):
                 )
 
             with ThreadPoolExecutor(_n_threads(self.n_jobs)) as pool:
-                new_trees = list(pool.map(grow, seeds))
+                new_trees = list(_with_progress(pool.map(grow, seeds), len(seeds), self.verbose))
             self.estimators_ = self.estimators_ + new_trees
             self._seeds = self._seeds + seeds
         self._pack()
@@ -493,6 +508,9 @@ _FOREST_DOC = """
         Threads growing trees at once (-1: one per core). The forest does not depend on it.
     random_state : int, RandomState or None
         Seeds every tree's bootstrap sample and attribute draws.
+    verbose : int, default 0
+        0: silent; 1: a progress bar of the trees grown on stderr, erased when done;
+        2: the bar is kept.
     warm_start : bool, default False
         A refit with more ``n_estimators`` keeps the trees grown and adds the others (the
         same trees a forest of that size would have).
@@ -527,6 +545,7 @@ class RandomForestClassifier(ClassifierMixin, BaseForest):
         ordinal_features=None,
         n_jobs=None,
         random_state=None,
+        verbose=0,
         warm_start=False,
     ):
         self.n_estimators = n_estimators
@@ -550,6 +569,7 @@ class RandomForestClassifier(ClassifierMixin, BaseForest):
         self.ordinal_features = ordinal_features
         self.n_jobs = n_jobs
         self.random_state = random_state
+        self.verbose = verbose
         self.warm_start = warm_start
 
     def _encode_target(self, y):
@@ -612,6 +632,7 @@ class RandomForestRegressor(RegressorMixin, BaseForest):
         ordinal_features=None,
         n_jobs=None,
         random_state=None,
+        verbose=0,
         warm_start=False,
     ):
         self.n_estimators = n_estimators
@@ -633,6 +654,7 @@ class RandomForestRegressor(RegressorMixin, BaseForest):
         self.ordinal_features = ordinal_features
         self.n_jobs = n_jobs
         self.random_state = random_state
+        self.verbose = verbose
         self.warm_start = warm_start
 
     class_weight = None  # regression: no class weights

@@ -7,6 +7,7 @@ Tree`. ID3, C4.5 and CART are presets of the same estimator (see ``estimators/tr
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import numbers
 from dataclasses import dataclass
@@ -295,6 +296,13 @@ class TabularInput:
             )
             return typed
         return align_frame(frame, self.schema_)
+
+    def _note_target(self, y) -> None:
+        """Keep the name of a named target (a pandas Series) in ``schema_``: model files
+        record it, and ``quercus evaluate`` finds the target column by it."""
+        name = getattr(y, "name", None)
+        if isinstance(name, str) and name:
+            self.schema_ = dataclasses.replace(self.schema_, target=name)
 
     def _predict_matrix(self, X) -> np.ndarray:
         """Features as float64 for the routing kernel: numbers, or category codes (NaN =

@@ -188,6 +188,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         if self.pruning not in _PRUNING:
             raise ValueError(f"pruning must be one of {_PRUNING}, got {self.pruning!r}")
         typed = self._validate_X(X, reset=True)
+        self._note_target(y)
         y = _as_1d(y, len(typed))
         self.classes_, y_class = encode_classes(y)
         self.n_classes_ = len(self.classes_)
@@ -335,6 +336,7 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         """Grow the tree on features ``X`` and numeric targets ``y`` (``trace``: keep the
         learning trace in ``trace_``, as for classifiers)."""
         typed = self._validate_X(X, reset=True)
+        self._note_target(y)
         y = _as_1d(y, len(typed))
         try:
             y_value = np.asarray(y, dtype=np.float64)

@@ -1,0 +1,199 @@
+"""``quercus show``: a saved tree as text, rules, DOT, SVG, PNG or JSON; a saved forest as a
+summary, or one of its trees.
+
+Pictures: SVG is drawn by Graphviz's ``dot`` when it is installed, else (like PNG, always)
+by matplotlib through :func:`quercus.plot.plot_tree`; a note on stderr says which drew it.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+import sys
+import zipfile
+from pathlib import Path
+from typing import TextIO
+
+import numpy as np
+
+from .. import load as load_model
+from .._config import LEAF
+from ..ensemble import RandomForestClassifier, RandomForestRegressor
+from ..estimators import C45RulesClassifier
+from ..export import export_graphviz, export_rules, export_text
+from ..export.graphviz import render_svg
+from .tasks import UsageError, plural, write_bytes, write_text
+
+FORMATS = ("text", "rules", "dot", "svg", "png", "json")
+_FOREST = (RandomForestClassifier, RandomForestRegressor)
+
+
+def run_show(args, out: TextIO) -> int:
+    """``quercus show``: a saved model as text, rules, DOT, SVG, PNG or JSON."""
+    model = load_model(args.model)  # checks the file, whatever the format asked
+    fmt = args.format
+    if fmt == "png" and args.output is None:
+        raise UsageError("--format png writes a picture: give the file with -o FILE.png")
+    if isinstance(model, _FOREST):
+        if args.tree is None:
+            if fmt not in ("text", "json"):
+                raise UsageError(
+                    f"{args.model} holds a forest of {len(model.estimators_)} trees: --format "
+                    f"{fmt} shows one tree; choose it with --tree K (0 to "
+                    f"{len(model.estimators_) - 1})"
+                )
+            text = forest_summary(model) if fmt == "text" else _forest_json(args.model)
+            write_text(text, args.output, out)
+            return 0
+        model = _forest_tree(model, args.tree, args.model)
+    elif args.tree is not None:
+        raise UsageError(f"--tree K picks a tree of a forest; {args.model} holds a single tree")
+    depth = args.max_depth
+    if fmt == "png":
+        picture, drawn = _matplotlib_picture(model, "png", depth)
+        write_bytes(picture, args.output)
+        _note(args, drawn)
+        return 0
+    if fmt == "svg":
+        text, drawn = _svg(model, depth)
+        write_text(text, args.output, out)
+        _note(args, drawn)
+        return 0
+    if fmt == "text":
+        text = export_text(model, max_depth=depth)
+    elif fmt == "rules":
+        text = (
+            model.export_rules() if isinstance(model, C45RulesClassifier) else export_rules(model)
+        )
+    elif fmt == "dot":
+        text = export_graphviz(model, max_depth=depth)
+    elif args.tree is not None:  # json of one tree of a forest: the tree's own model file
+        text = _tree_json(model)
+    else:
+        document = json.loads(Path(args.model).read_text(encoding="utf-8"))
+        text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    write_text(text, args.output, out)
+    return 0
+
+
+def _note(args, text: str) -> None:
+    if not args.quiet:
+        print(f"quercus: {text}", file=sys.stderr)
+
+
+def _forest_tree(forest, k: int, path: str):
+    n = len(forest.estimators_)
+    if not 0 <= k < n:
+        raise UsageError(f"--tree {k}: {path} holds trees 0 to {n - 1}")
+    return forest.estimators_[k]
+
+
+def forest_summary(forest) -> str:
+    """What a forest is: its trees' sizes, its out-of-bag score, its attributes by
+    importance."""
+    trees = [e.tree_ for e in forest.estimators_]
+    leaves = np.array([t.n_leaves for t in trees])
+    depths = np.array([t.max_depth for t in trees])
+    task = (
+        "regression"
+        if isinstance(forest, RandomForestRegressor)
+        else (f"classification into {plural(len(forest.classes_), 'class')}")
+    )
+    lines = [
+        f"{type(forest).__name__}: {plural(len(trees), 'tree')}, {task}, "
+        f"{plural(forest.n_features_in_, 'attribute')}",
+        f"leaves per tree: mean {leaves.mean():,.1f}, min {leaves.min():,}, max {leaves.max():,}"
+        f" ({leaves.sum():,} in all)",
+        f"depth: mean {depths.mean():.1f}, max {depths.max()}",
+    ]
+    if hasattr(forest, "oob_score_"):
+        what = "R^2" if isinstance(forest, RandomForestRegressor) else "accuracy"
+        lines.append(f"out-of-bag {what}: {forest.oob_score_:.4f}")
+    else:
+        lines.append("out-of-bag score: not computed (fit with oob_score=True)")
+    lines.append("attributes by impurity importance:")
+    order = np.argsort(-forest.feature_importances_, kind="stable")
+    names = forest.schema_.names
+    width = max(len(n) for n in names)
+    for j in order:
+        lines.append(f"  {names[j]:<{width}}  {forest.feature_importances_[j]:.4f}")
+    lines.append("quercus show MODEL --tree K [--format text|rules|dot|svg|png] shows tree K")
+    return "\n".join(lines) + "\n"
+
+
+def _forest_json(path: str) -> str:
+    """The forest file's metadata document (its arrays are binary)."""
+    from ..export.forest_file import _META
+
+    with zipfile.ZipFile(path) as archive:
+        document = json.loads(archive.read(_META))
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+def _tree_json(tree) -> str:
+    """One tree of a forest as the document of its own model file."""
+    from ..export.model_file import model_to_dict
+
+    return json.dumps(model_to_dict(tree), indent=2, ensure_ascii=False) + "\n"
+
+
+def _svg(model, depth: int | None) -> tuple[str, str]:
+    """SVG text and what drew it: Graphviz's dot when installed, else matplotlib."""
+    if shutil.which("dot") is not None:
+        return render_svg(export_graphviz(model, max_depth=depth)), "Graphviz's dot"
+    svg, drawn = _matplotlib_picture(model, "svg", depth)
+    return svg.decode("utf-8"), f"{drawn}; Graphviz's dot was not found"
+
+
+# The largest drawing matplotlib makes by default: deeper trees are cut at the depth whose
+# widest level fits (a subtree below is one box saying so).
+_MAX_BOXES_ACROSS = 24
+
+
+def _matplotlib_picture(model, fmt: str, depth: int | None) -> tuple[bytes, str]:
+    """The tree drawn by :func:`quercus.plot.plot_tree` as PNG or SVG bytes, and a note of
+    what drew it (and to which depth)."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise RuntimeError(
+            f"--format {fmt} without Graphviz needs matplotlib: pip install "
+            '"quercus[plot]" (or install Graphviz, whose dot draws SVG)'
+        ) from None
+    from ..plot import plot_tree
+
+    shown_depth = _fitting_depth(model) if depth is None else depth
+    across = _boxes_across(model, shown_depth)
+    figure = plt.figure(figsize=(max(6.0, 1.6 * across), 1.6 * (shown_depth + 1) + 1.0))
+    try:
+        plot_tree(model, ax=figure.add_subplot(), max_depth=shown_depth)
+        buffer = io.BytesIO()
+        figure.savefig(buffer, format=fmt, bbox_inches="tight", dpi=100)
+    finally:
+        plt.close(figure)
+    drawn = "drawn by matplotlib (quercus.plot.plot_tree)"
+    if shown_depth < model.get_depth():
+        drawn += (
+            f", levels 0 to {shown_depth} of {model.get_depth()} (--max-depth D draws more or "
+            "fewer)"
+        )
+    return buffer.getvalue(), drawn
+
+
+def _boxes_across(model, depth: int) -> int:
+    """The boxes in a drawing cut at ``depth``: the leaves above it and the nodes at it."""
+    tree = model.tree_
+    at = (tree.depth == depth) | ((tree.depth < depth) & (tree.kind == LEAF))
+    return max(int(at.sum()), 1)
+
+
+def _fitting_depth(model) -> int:
+    """The deepest cut whose drawing has at most ``_MAX_BOXES_ACROSS`` boxes in a row."""
+    depth = model.get_depth()
+    while depth > 1 and _boxes_across(model, depth) > _MAX_BOXES_ACROSS:
+        depth -= 1
+    return depth

@@ -1,0 +1,295 @@
+"""Steps that several subcommands share: the algorithms, reading data, the learning task,
+building the estimator from ``--set``, and writing results.
+
+Errors are raised, not printed: :class:`UsageError` for a command line that cannot mean
+anything (exit 2), ``DataError`` and ``OSError`` for input that is wrong (exit 1).
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import secrets
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TextIO
+
+import numpy as np
+import pandas as pd
+
+from ..data import DataError, read_table
+from ..data.read import Table
+from ..data.schema import NUMERIC, Schema
+from ..ensemble import RandomForestClassifier, RandomForestRegressor
+from ..estimators import (
+    C45Classifier,
+    C45RulesClassifier,
+    CARTClassifier,
+    CARTRegressor,
+    ID3Classifier,
+)
+
+
+class UsageError(Exception):
+    """A command line that cannot mean anything (exit status 2, like argparse's errors)."""
+
+
+@dataclass(frozen=True)
+class Algorithm:
+    """One ``--algorithm``: the name people use, its classifier and (if it has one) its
+    regressor."""
+
+    label: str
+    classifier: type
+    regressor: type | None = None
+
+
+ALGORITHMS = {
+    "id3": Algorithm("ID3", ID3Classifier),
+    "c45": Algorithm("C4.5", C45Classifier),
+    "c45rules": Algorithm("C4.5rules", C45RulesClassifier),
+    "cart": Algorithm("CART", CARTClassifier, CARTRegressor),
+    "forest": Algorithm("random forest", RandomForestClassifier, RandomForestRegressor),
+}
+# A numeric target with integer values and at most this many of them is a class column.
+MAX_NUMERIC_CLASSES = 20
+
+# A regression tree from the command line is meant to be read: rpart's defaults (at least 20
+# cases to split a node, 7 in a leaf) and cost-complexity pruning with the alpha chosen by
+# 10-fold cross-validation and the one-standard-error rule. --set overrides any of them.
+READABLE_REGRESSION = {"min_samples_split": 20, "min_samples_leaf": 7, "ccp_alpha": "cv"}
+# A forest from the command line reports its out-of-bag score.
+FOREST_DEFAULTS = {"oob_score": True}
+
+
+# -- the estimator ------------------------------------------------------------------------------
+
+
+def _classes_of(algorithm: str, regression: bool | None) -> list[type]:
+    """The estimator classes ``algorithm`` may build; ``regression=None`` (task not known
+    yet): the classifier, and the regressor where there is one."""
+    entry = ALGORITHMS[algorithm]
+    if regression:
+        return [entry.regressor]
+    if regression is None and entry.regressor is not None:
+        return [entry.classifier, entry.regressor]
+    return [entry.classifier]
+
+
+def check_settings(algorithm: str, settings: list, regression: bool | None = None) -> None:
+    """A :class:`UsageError` naming the first ``--set`` parameter that the estimator does not
+    have, with the closest valid name ("did you mean max_depth?") and the valid ones."""
+    classes = _classes_of(algorithm, regression)
+    valid = {name for cls in classes for name in cls().get_params(deep=False)}
+    for name, _ in settings:
+        if name in valid:
+            continue
+        close = difflib.get_close_matches(name, sorted(valid), n=1, cutoff=0.6)
+        hint = f" (did you mean {close[0]}?)" if close else ""
+        raise UsageError(
+            f"unknown parameter {name!r}{hint} for --algorithm {algorithm} "
+            f"({' or '.join(cls.__name__ for cls in classes)}); "
+            f"valid parameters: {', '.join(sorted(valid))}"
+        )
+
+
+def make_estimator(algorithm: str, regression: bool, settings: list):
+    """The estimator of ``algorithm`` for the task, with the command line's defaults
+    (:data:`READABLE_REGRESSION` for a CART regression tree, :data:`FOREST_DEFAULTS` for a
+    forest) under the ``--set`` parameters."""
+    check_settings(algorithm, settings, regression)
+    (cls,) = _classes_of(algorithm, regression)
+    params = dict(cli_defaults(algorithm, regression))
+    params.update(dict(settings))
+    return cls(**params)
+
+
+def cli_defaults(algorithm: str, regression: bool) -> dict:
+    """The parameters the command line sets where the estimator's own defaults differ."""
+    if algorithm == "cart" and regression:
+        return READABLE_REGRESSION
+    if algorithm == "forest":
+        return FOREST_DEFAULTS
+    return {}
+
+
+def defaults_note(algorithm: str, regression: bool, settings: list, estimator) -> str:
+    """A line saying which command-line defaults shaped the model ('' when none did)."""
+    given = {name for name, _ in settings}
+    used = {k: v for k, v in cli_defaults(algorithm, regression).items() if k not in given}
+    if not used or algorithm != "cart":
+        return ""
+    parts = [f"{k}={v}" for k, v in used.items() if k != "ccp_alpha"]
+    if "ccp_alpha" in used:
+        alpha = getattr(estimator, "ccp_alpha_", None)
+        chosen = f" ({alpha:.6g})" if alpha is not None else ""
+        parts.append(
+            f"ccp_alpha chosen by 10-fold cross-validation with the one-standard-error rule{chosen}"
+        )
+    return (
+        "defaults for a readable regression tree (as rpart's): "
+        + ", ".join(parts)
+        + "; --set min_samples_split=2 --set min_samples_leaf=1 --set ccp_alpha=0 grows the "
+        "full tree\n"
+    )
+
+
+def algorithm_name(algorithm: str, estimator) -> str:
+    return f"{ALGORITHMS[algorithm].label} ({type(estimator).__name__})"
+
+
+# -- the task -----------------------------------------------------------------------------------
+
+
+def target_task(table: Table) -> tuple[bool, pd.Series]:
+    """Whether the target calls for regression, and the target to learn.
+
+    A numeric target whose values are all integers, with at most ``MAX_NUMERIC_CLASSES``
+    distinct values, is a class column (returned as integers); any other numeric target is
+    a regression target.
+    """
+    y = table.y
+    if table.schema.target_kind != NUMERIC:
+        return False, y
+    values = y.to_numpy(dtype=np.float64)
+    integral = bool(np.all(values == np.round(values)))
+    if integral and len(np.unique(values)) <= MAX_NUMERIC_CLASSES:
+        return False, y.astype(np.int64)
+    return True, y
+
+
+def numeric_target(table: Table) -> str:
+    """Why the target is a regression target, for messages."""
+    values = table.y.to_numpy(dtype=np.float64)
+    distinct = len(np.unique(values))
+    if np.all(values == np.round(values)):
+        return f"numeric with {distinct} distinct integer values, more than {MAX_NUMERIC_CLASSES}"
+    return f"numeric with {distinct} distinct values, not all integers"
+
+
+def learning_task(table: Table, algorithm: str) -> tuple[bool, pd.Series]:
+    """:func:`target_task`, with a :class:`DataError` when ``algorithm`` learns only classes
+    and the target is a regression target."""
+    regression, y = target_task(table)
+    if regression and ALGORITHMS[algorithm].regressor is None:
+        raise DataError(
+            f"{table.source}: target {table.schema.target!r} is {numeric_target(table)}: "
+            f"{ALGORITHMS[algorithm].label} learns classes; use --algorithm cart (or forest) "
+            "for regression",
+            column=table.schema.target,
+            source=table.source,
+        )
+    return regression, y
+
+
+def plural(n: int, word: str) -> str:
+    """``1 class``, ``2 classes``, ``1 row``, ``3 rows``."""
+    if n == 1:
+        return f"{n:,} {word}"
+    return f"{n:,} {word}es" if word.endswith("s") else f"{n:,} {word}s"
+
+
+def shown(labels, limit: int = 10) -> str:
+    labels = [str(label) for label in labels]
+    more = f", ... ({len(labels) - limit} more)" if len(labels) > limit else ""
+    return ", ".join(labels[:limit]) + more
+
+
+def task_line(table: Table, y: pd.Series, regression: bool, algorithm: str, estimator) -> str:
+    """One line saying what is learned from what, and with which estimator."""
+    target = table.schema.target
+    size = f"{plural(len(table), 'row')} x {plural(table.X.shape[1], 'attribute')}"
+    if regression:
+        what = f"regression of {target!r} ({numeric_target(table)})"
+    else:
+        labels = sorted(pd.unique(y)) if table.schema.target_kind == NUMERIC else None
+        if labels is None:
+            labels = [c for c in y.cat.categories if c in set(y.unique())]
+        what = f"classification of {target!r} into {plural(len(labels), 'class')} ({shown(labels)}"
+        if table.schema.target_kind == NUMERIC:
+            what += "; a numeric target with few integer values, taken as classes"
+        what += ")"
+    return f"task: {what} with {algorithm_name(algorithm, estimator)}, {size}\n"
+
+
+# -- reading and writing ------------------------------------------------------------------------
+
+
+def read_data(path: str, target: str | None, nominal=None, ordinal=None) -> Table:
+    """``read_table(path, target=target, nominal=..., ordinal=...)`` (target ``None``: the
+    last column); its warnings and errors are passed on naming the file."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            table = read_table(path, target=target, nominal=nominal, ordinal=ordinal)
+        except DataError as exc:
+            if path in str(exc):
+                raise
+            raise DataError(f"{path}: {exc}", column=exc.column, source=path) from None
+    for warning in caught:
+        message = str(warning.message)
+        if path not in message:
+            message = f"{path}: {message}"
+        warnings.warn(message, warning.category, stacklevel=2)
+    return table
+
+
+def read_features(path: str, schema: Schema, keep: list[str] = ()) -> pd.DataFrame:
+    """The features of the data file ``path`` (its target column, if any, is left to the
+    estimator, which ignores columns it was not trained on), and the columns ``keep``.
+
+    Columns that were nominal with text categories in training are read as text, so that
+    category codes like ``2`` or ``01`` match the training categories whatever the other
+    values of the file look like.
+    """
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        table = read_table(path, target=False)
+    text = [
+        f.name
+        for f in schema.features
+        if f.kind != NUMERIC
+        and f.name in table.X.columns
+        and all(isinstance(c, str) for c in f.categories)
+    ]
+    for name in keep:
+        if name not in table.X.columns:
+            raise DataError(
+                f"{path}: column {name!r} not found; columns are {list(table.X.columns)}",
+                column=name,
+                source=path,
+            )
+    retype = [n for n in text if not isinstance(table.X[n].dtype, pd.CategoricalDtype)]
+    if not retype and not caught:
+        return table.X
+    # Again, with those columns as text; warnings that still apply are shown this time.
+    return read_table(path, target=False, nominal=text).X
+
+
+def write_text(text: str, path: str | None, out: TextIO) -> None:
+    """``text`` to ``out``, or to the file ``path`` written atomically (see
+    :func:`write_bytes`)."""
+    if path is None:
+        out.write(text)
+        return
+    write_bytes(text.encode("utf-8"), path)
+
+
+def write_bytes(data: bytes, path: str) -> None:
+    """``data`` to the file ``path``, written atomically: a new file beside ``path``
+    replaces it only once complete, so an error never leaves a half-written file (nor
+    loses the old one). The file gets the usual permissions (0666 less the umask)."""
+    target = Path(path)
+    tmp = target.with_name(f".{target.name}.{secrets.token_hex(6)}.tmp")
+    try:
+        fh = open(tmp, "xb")  # closed below
+    except OSError as exc:
+        raise OSError(f"cannot write {path}: {exc.strerror or exc}") from None
+    try:
+        with fh:
+            fh.write(data)
+        os.replace(tmp, target)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
