@@ -13,9 +13,9 @@ import pytest
 
 import quercus
 from quercus.cli import main, parse_setting, parse_value
-from quercus.cli.tasks import read_features, target_task
 from quercus.cli.evaluate import cross_validate
 from quercus.cli.progress import Progress
+from quercus.cli.tasks import read_features, target_task
 
 
 def run(*args):

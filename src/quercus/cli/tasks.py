@@ -58,9 +58,14 @@ MAX_NUMERIC_CLASSES = 20
 # A regression tree from the command line is meant to be read: rpart's defaults (at least 20
 # cases to split a node, 7 in a leaf) and cost-complexity pruning with the alpha chosen by
 # 10-fold cross-validation and the one-standard-error rule. --set overrides any of them.
-READABLE_REGRESSION = {"min_samples_split": 20, "min_samples_leaf": 7, "ccp_alpha": "cv"}
-# A forest from the command line reports its out-of-bag score.
-FOREST_DEFAULTS = {"oob_score": True}
+READABLE_REGRESSION = {
+    "min_samples_split": 20,
+    "min_samples_leaf": 7,
+    "ccp_alpha": "cv",
+    "random_state": 0,  # the same folds, so the same tree, at every run
+}
+# A forest from the command line reports its out-of-bag score, and is the same at every run.
+FOREST_DEFAULTS = {"oob_score": True, "random_state": 0}
 
 
 # -- the estimator ------------------------------------------------------------------------------
@@ -120,7 +125,7 @@ def defaults_note(algorithm: str, regression: bool, settings: list, estimator) -
     used = {k: v for k, v in cli_defaults(algorithm, regression).items() if k not in given}
     if not used or algorithm != "cart":
         return ""
-    parts = [f"{k}={v}" for k, v in used.items() if k != "ccp_alpha"]
+    parts = [f"{k}={v}" for k, v in used.items() if k not in ("ccp_alpha", "random_state")]
     if "ccp_alpha" in used:
         alpha = getattr(estimator, "ccp_alpha_", None)
         chosen = f" ({alpha:.6g})" if alpha is not None else ""

@@ -231,7 +231,7 @@ def _warn_mixed(name: str, present: pd.Series, numberlike: pd.Series) -> None:
     _MIXED_WARNED.add(key)
     warnings.warn(
         f"column {name!r} mixes numbers and words (e.g. {numbers[0]!r} and {words[0]!r}); "
-        f"it is treated as nominal (nominal_features=[{name!r}] says so and silences this)",
+        "it is treated as nominal (declare it nominal to silence this)",
         DataWarning,
         stacklevel=4,
     )
