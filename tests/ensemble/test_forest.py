@@ -270,3 +270,15 @@ def test_compact_layout_routes_missing_values_as_the_trees_do():
     reg = quercus.RandomForestRegressor(10, random_state=0).fit(X, y + 0.5 * (X[:, 0] > 0))
     assert len(reg._packed) == 3
     assert np.allclose(reg.predict(X), np.mean([t.predict(X) for t in reg.estimators_], axis=0))
+
+
+def test_verbose_draws_a_progress_bar_of_the_trees(capsys):
+    X, y = make_classification(n_samples=200, n_features=5, random_state=0)
+    quiet = quercus.RandomForestClassifier(n_estimators=7, random_state=0).fit(X, y)
+    assert capsys.readouterr().err == ""
+    loud = quercus.RandomForestClassifier(n_estimators=7, random_state=0, verbose=2).fit(X, y)
+    err = capsys.readouterr().err
+    assert "growing trees" in err and "7/7" in err
+    np.testing.assert_array_equal(loud.predict_proba(X), quiet.predict_proba(X))
+    with pytest.raises(ValueError, match="verbose must be an integer >= 0, got -1"):
+        quercus.RandomForestClassifier(verbose=-1).fit(X, y)
