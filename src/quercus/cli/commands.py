@@ -286,9 +286,16 @@ def run_gain(args, out: TextIO) -> int:
         )
         estimator.fit(table.X, y, trace=True)
     out.write(task_line(table, y, regression, algorithm, estimator))
-    missing = estimator.get_params()["missing"]
+    params = estimator.get_params()
     if table.X.isna().any().any():
+        missing = params["missing"]
         out.write(f"missing values: missing={missing!r}: {MISSING_RULES[missing]}\n")
+    numeric = any(f.kind == "numeric" for f in table.schema.features)
+    if numeric and params.get("c45_thresholds") and not regression:
+        out.write(
+            "numeric attributes: C4.5's rule (the gain of a cut less log2(candidate cuts) / "
+            "cases at the node, as J48)\n"
+        )
     trace = str(estimator.trace_)
     out.write(trace if trace.endswith("\n") else trace + "\n")
     return 0
