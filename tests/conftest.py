@@ -56,3 +56,13 @@ def shared_dataset(name: str) -> Path:
 def shared():
     """``shared(name)``: path of a data set, skipping the test when it is absent."""
     return shared_dataset
+
+
+@pytest.fixture(autouse=True)
+def _fresh_mixed_column_warnings():
+    """Each test sees the warnings of a new process: quercus says once per process that a
+    column mixes numbers and words, and tests must not depend on which ran first."""
+    from quercus.data.schema import _MIXED_WARNED
+
+    _MIXED_WARNED.clear()
+    yield

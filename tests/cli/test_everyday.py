@@ -16,7 +16,6 @@ from sklearn.model_selection import cross_val_score
 
 import quercus
 from quercus.cli.tasks import READABLE_REGRESSION
-from quercus.data.schema import _MIXED_WARNED
 
 
 def run(*args, cwd=None):
@@ -304,7 +303,6 @@ def test_mixed_column_warns_once_inside_bagging_and_cross_validation():
     mixed = rng.choice(["1", "2", "3", "many"], n)
     X = pd.DataFrame({"doors": mixed, "x": rng.normal(size=n)})
     y = np.where((mixed == "many") | (X["x"] > 0), "yes", "no")
-    _MIXED_WARNED.clear()  # as in a new process
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         cross_val_score(
