@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 
-.PHONY: demo test lint clean clean-cache
+.PHONY: demo test lint docs clean clean-cache
 
 demo: $(VENV)/.installed-base
 	$(BIN)/quercus demo
@@ -14,6 +14,10 @@ test: $(VENV)/.installed-test
 
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check src tests bench
+
+# The documentation site (docs/conf.py), warnings as errors; it runs the examples.
+docs: $(VENV)/.installed-docs
+	$(BIN)/python -m sphinx -b html -W --keep-going docs docs/_build/html
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV) || { $(PYTHON) -m pip install --user virtualenv && $(PYTHON) -m virtualenv $(VENV); }
@@ -27,8 +31,13 @@ $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $@ $(VENV)/.installed-base
 
+$(VENV)/.installed-docs: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[docs]'
+	touch $@ $(VENV)/.installed-base
+
 clean: clean-cache
 	rm -rf $(VENV) build src/*.egg-info .pytest_cache .hypothesis
+	rm -rf docs/_build docs/auto_examples docs/generated
 
 # Numba's compiled kernels (see quercus._config.njit: a kernel's cache does not notice an
 # edit to the kernels it inlines from other files).

@@ -92,6 +92,9 @@ def to_rules(estimator, *, feature_names: Sequence[str] | None = None) -> list[L
 def export_rules(
     estimator, *, feature_names: Sequence[str] | None = None, decimals: int = 2
 ) -> str:
-    """The rules of :func:`to_rules` as text, one ``IF ... THEN ...`` line each."""
+    """The rules of :func:`to_rules` as text, one line each.
+
+    Each line is one rule, ``IF ... THEN ...``.
+    """
     rules = to_rules(estimator, feature_names=feature_names)
     return "".join(rule.text(decimals) + "\n" for rule in rules)
