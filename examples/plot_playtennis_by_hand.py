@@ -30,7 +30,7 @@ print(f"the same from the counts: {quercus.entropy([9, 5], counts=True):.3f} bit
 
 for value, days in df.groupby("Outlook")["PlayTennis"]:
     counts = days.value_counts().to_dict()
-    h = quercus.entropy(days) + 0.0  # + 0.0: a pure branch prints 0.000, not -0.000
+    h = quercus.entropy(days)
     print(f"Outlook = {value:8s} {len(days)} days {counts}  H = {h:.3f}")
 remainder = quercus.conditional_entropy(df["Outlook"], y)
 print(f"H(PlayTennis | Outlook) = {remainder:.3f}")

@@ -148,3 +148,9 @@ def test_errors():
     with pytest.raises(quercus.DataError, match="class column 'zz' not found"):
         quercus.gain_table(pd.DataFrame({"a": [1]}), "zz")
     assert np.isclose(quercus.entropy(np.array(["a"])), 0.0)
+
+
+def test_a_pure_distribution_has_entropy_zero_not_negative_zero():
+    value = quercus.entropy(["a", "a", "a"])
+    assert value == 0.0 and np.copysign(1.0, value) == 1.0
+    assert f"{value:.3f}" == "0.000"

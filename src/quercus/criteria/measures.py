@@ -42,7 +42,8 @@ def entropy_of_counts(counts) -> float:
     if total <= 0:
         return 0.0
     p = counts[counts > 0] / total
-    return float(-(p * np.log2(p)).sum())
+    # + 0.0: a pure distribution sums to -0.0, which would print as -0.000.
+    return float(-(p * np.log2(p)).sum()) + 0.0
 
 
 def gini_of_counts(counts) -> float:

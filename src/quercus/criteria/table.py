@@ -80,7 +80,9 @@ def gain_table(
         A nominal attribute is scored by its multiway split (one branch per category); a
         numeric or ordinal one by its best binary cut ``x <= threshold`` (the cut of largest
         information gain; for an ordinal attribute, the highest level on the left side).
-        Missing values are handled as C4.5 does (see :mod:`quercus.criteria.measures`).
+        Missing values are handled as C4.5 does: the gain on the known values, times their
+        share of the weight (the missing values count as one more branch of the split
+        information).
     """
     if sort_by not in _SORT_COLUMNS:
         raise ValueError(f"sort_by must be one of {_SORT_COLUMNS}, got {sort_by!r}")

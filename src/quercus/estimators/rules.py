@@ -85,7 +85,7 @@ class C45RulesClassifier(C45Classifier):
         return "\n".join(lines) + "\n"
 
 
-_SUMMARY = """C4.5rules: the C4.5 tree as an ordered list of IF ... THEN rules.
+_SUMMARY = """C4.5rules: the C4.5 tree as an ordered list of rules (IF conditions THEN class).
 
 The tree is grown as by C45Classifier (and pruned into ``tree_``). The tree as grown gives
 one rule per leaf; each rule loses the conditions whose removal does not raise its

@@ -183,7 +183,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         ``X_val, y_val``: validation cases for ``pruning='reduced_error'`` (by default a
         stratified ``validation_fraction`` of ``X, y`` is held out instead). ``trace``:
         keep the learning trace in ``trace_`` (every candidate split of every node, with
-        its gain, as :class:`quercus.export.LearningTrace`; ``print(tree.trace_)``).
+        its gain, as a ``LearningTrace``; ``print(tree.trace_)``).
         """
         if self.pruning not in _PRUNING:
             raise ValueError(f"pruning must be one of {_PRUNING}, got {self.pruning!r}")
