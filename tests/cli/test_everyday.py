@@ -276,25 +276,25 @@ def test_gain_and_trace_say_how_they_count_missing_values_and_agree_when_it_is_t
         assert f"{gain:.3f}" in plain and f"{gain:.3f}" in same, attribute
 
 
-def test_no_negative_zero_in_gain_tables():
-    # Branches with the class shares of the whole: the gain is 0, which rounding made
-    # -2.2e-16 for these counts (printed as -0.000); likewise Gini's decrease.
-    rows = {"a": (8, 6, 6), "b": (16, 12, 12), "c": (8, 6, 6), "d": (8, 6, 6)}
+def gain_table_of(rows: dict) -> pd.DataFrame:
+    """The gain table of one attribute whose value ``v`` has ``rows[v]`` cases of the
+    classes p, q and r."""
     x, y = [], []
     for value, counts in rows.items():
         for label, count in zip("pqr", counts, strict=True):
             x += [value] * count
             y += [label] * count
-    table = quercus.gain_table(pd.DataFrame({"x": x}), y)
+    return quercus.gain_table(pd.DataFrame({"x": x}), y)
+
+
+def test_no_negative_zero_in_gain_tables():
+    # Branches with the class shares of the whole: the gain is 0, which rounding made
+    # -2.2e-16 for these counts (printed as -0.000); likewise Gini's decrease.
+    table = gain_table_of({"a": (8, 6, 6), "b": (16, 12, 12), "c": (8, 6, 6), "d": (8, 6, 6)})
     assert table.loc["x", "information_gain"] == 0.0
     assert "-0.000" not in table.to_string(float_format=lambda v: f"{v:.3f}")
-    gini_rows = {"a": (8, 7, 7), "b": (24, 21, 21), "c": (24, 21, 21), "d": (8, 7, 7)}
-    x, y = [], []
-    for value, counts in gini_rows.items():
-        for label, count in zip("pqr", counts, strict=True):
-            x += [value] * count
-            y += [label] * count
-    assert quercus.gain_table(pd.DataFrame({"x": x}), y).loc["x", "gini_decrease"] == 0.0
+    table = gain_table_of({"a": (8, 7, 7), "b": (24, 21, 21), "c": (24, 21, 21), "d": (8, 7, 7)})
+    assert table.loc["x", "gini_decrease"] == 0.0
 
 
 def test_mixed_column_warns_once_inside_bagging_and_cross_validation():

@@ -153,6 +153,9 @@ def _subcommand(sub, name: str, run, parents, help: str, description: str = ""):
     return parser
 
 
+_DATA_HELP = "a data file: CSV, TSV, ARFF, Parquet or C4.5 .names/.data"
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The parser of ``quercus`` and its subcommands."""
     parser = argparse.ArgumentParser(
@@ -162,9 +165,26 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     shared = _shared_options()
-    data_help = "a data file: CSV, TSV, ARFF, Parquet or C4.5 .names/.data"
     training = [shared["target"], shared["columns"], shared["learner"], shared["quiet"]]
+    _add_fit(sub, training)
+    _add_model_commands(sub, shared["quiet"])
+    _add_gain_and_cv(sub, training)
+    data = _subcommand(
+        sub,
+        "datasets",
+        commands.run_datasets,
+        [],
+        "list the data sets shipped with quercus, or copy them as CSV files",
+    )
+    data.add_argument("names", metavar="NAME", nargs="*", help="only these data sets")
+    data.add_argument("--copy", metavar="DIR", help="write the CSV files into DIR")
 
+    _subcommand(sub, "demo", lambda args, out: run_demo(out), [], "the lecture data sets, worked")
+    return parser
+
+
+def _add_fit(sub, training: list) -> None:
+    """``quercus fit``."""
     fit = _subcommand(
         sub,
         "fit",
@@ -176,7 +196,7 @@ def build_parser() -> argparse.ArgumentParser:
         "regression tree is grown readable by default (rpart's settings: at least 20 rows to "
         "split, 7 in a leaf, cost-complexity pruning chosen by cross-validation).",
     )
-    fit.add_argument("data", metavar="DATA", help=data_help)
+    fit.add_argument("data", metavar="DATA", help=_DATA_HELP)
     _algorithm(fit, "c45", " (default: c45)")
     fit.add_argument(
         "-o",
@@ -188,11 +208,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--test", metavar="TEST", help="also evaluate the model on this data file (as Weka's -T)"
     )
 
+
+def _add_model_commands(sub, quiet: argparse.ArgumentParser) -> None:
+    """``quercus predict``, ``evaluate`` and ``show``: the commands that read a model file."""
     predict = _subcommand(
         sub,
         "predict",
         commands.run_predict,
-        [shared["quiet"]],
+        [quiet],
         "predict with a saved model, as CSV",
         "Predict the rows of DATA with MODEL: CSV with a column 'prediction' (with --proba "
         "one column 'P(<class>)' per class, with --actual the true value and an error column "
@@ -200,7 +223,7 @@ def build_parser() -> argparse.ArgumentParser:
         "Columns are matched by name; extra columns, such as the target, are ignored.",
     )
     predict.add_argument("model", metavar="MODEL", help="a model file saved by quercus fit -o")
-    predict.add_argument("data", metavar="DATA", help=data_help)
+    predict.add_argument("data", metavar="DATA", help=_DATA_HELP)
     predict.add_argument("-o", "--output", metavar="FILE", help="write the CSV here")
     predict.add_argument("--proba", action="store_true", help="also the class probabilities")
     predict.add_argument(
@@ -217,13 +240,13 @@ def build_parser() -> argparse.ArgumentParser:
         sub,
         "evaluate",
         commands.run_evaluate,
-        [shared["quiet"]],
+        [quiet],
         "a saved model's accuracy (or R^2) on a data file",
         "Evaluate MODEL on DATA, which holds the target: accuracy, precision, recall and F1 "
         "per class and the confusion matrix; R^2, RMSE and MAE for regression.",
     )
     evaluate.add_argument("model", metavar="MODEL", help="a model file saved by quercus fit -o")
-    evaluate.add_argument("data", metavar="DATA", help=data_help)
+    evaluate.add_argument("data", metavar="DATA", help=_DATA_HELP)
     evaluate.add_argument(
         "--target",
         metavar="COL",
@@ -234,7 +257,7 @@ def build_parser() -> argparse.ArgumentParser:
         sub,
         "show",
         show_command.run_show,
-        [shared["quiet"]],
+        [quiet],
         "show a saved model as text, rules, DOT, SVG, PNG or JSON",
         "Show a saved tree as text, rules, DOT, SVG, PNG or JSON, or summarise a saved forest "
         "(trees, leaves, out-of-bag score, importances) and show its tree K with --tree K. "
@@ -253,6 +276,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     show.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
 
+
+def _add_gain_and_cv(sub, training: list) -> None:
+    """``quercus gain`` and ``quercus cv``."""
     gain = _subcommand(
         sub,
         "gain",
@@ -264,7 +290,7 @@ def build_parser() -> argparse.ArgumentParser:
         "candidate split of every node as the algorithm learns its tree. Both say how they "
         "count missing values.",
     )
-    gain.add_argument("data", metavar="DATA", help=data_help)
+    gain.add_argument("data", metavar="DATA", help=_DATA_HELP)
     gain.add_argument("--trace", action="store_true", help="the learning trace of a tree")
     _algorithm(gain, None, " (with --trace; default: id3)")
 
@@ -275,23 +301,10 @@ def build_parser() -> argparse.ArgumentParser:
         training,
         "k-fold cross-validated accuracy (or R^2) and confusion matrix",
     )
-    cv.add_argument("data", metavar="DATA", help=data_help)
+    cv.add_argument("data", metavar="DATA", help=_DATA_HELP)
     _algorithm(cv, "c45", " (default: c45)")
     cv.add_argument("--folds", type=_folds, default=10, help="number of folds (default: 10)")
     cv.add_argument("--seed", type=int, default=0, help="seed of the shuffle (default: 0)")
-
-    data = _subcommand(
-        sub,
-        "datasets",
-        commands.run_datasets,
-        [],
-        "list the data sets shipped with quercus, or copy them as CSV files",
-    )
-    data.add_argument("names", metavar="NAME", nargs="*", help="only these data sets")
-    data.add_argument("--copy", metavar="DIR", help="write the CSV files into DIR")
-
-    _subcommand(sub, "demo", lambda args, out: run_demo(out), [], "the lecture data sets, worked")
-    return parser
 
 
 def _one_line(exc: object) -> str:
