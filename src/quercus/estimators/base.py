@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import numbers
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -37,11 +38,13 @@ from ..data.encode import align_frame, infer_schema
 from ..data.schema import NUMERIC as NUMERIC_KIND
 from ..data.schema import ORDINAL as ORDINAL_KIND
 from ..pruning import cost_complexity_path, prune_cost_complexity
+from ..pruning.cost_complexity import held_out_errors
 from ..tree import Tree
 from ..tree._grow import grow_tree
 from ..tree._predict import apply_rows, fractional_rows, path_rows
 
 _KIND_CODES = {NUMERIC_KIND: NUMERIC, "nominal": NOMINAL, ORDINAL_KIND: ORDINAL}
+_CV_FOLDS = 10  # folds of ccp_alpha="cv", as `quercus cv` makes them by default
 
 
 @dataclass(frozen=True)
@@ -473,39 +476,34 @@ class BaseDecisionTree(TabularInput, BaseEstimator):
         the pruning path, and the largest alpha within one standard error of the best.
 
         Candidates are the geometric means of consecutive alphas of the full tree's path
-        (and its last alpha), as rpart does; folds are stratified for classification,
-        at most 10, shuffled with ``random_state``.
+        (and its last alpha), as rpart does; the folds are :meth:`_ccp_cv_folds`. Each fold
+        grows its unpruned tree once, and the errors of all its pruned trees come from one
+        pass over the held-out rows (:func:`~quercus.pruning.cost_complexity.held_out_errors`).
         """
         alphas, _ = cost_complexity_path(tree)
         candidates = np.append(np.sqrt(alphas[:-1] * alphas[1:]), alphas[-1])
-        if self._regression:
-            labels, splitter = y_value, KFold(10, shuffle=True, random_state=self.random_state)
-        else:
-            labels = self.classes_[y_class]
-            smallest = int(np.bincount(y_class).min())
-            if smallest < 2:
-                raise ValueError("ccp_alpha='cv' needs at least 2 samples of every class")
-            splitter = StratifiedKFold(
-                min(10, smallest), shuffle=True, random_state=self.random_state
-            )
+        labels = y_value if self._regression else self.classes_[y_class]
+        matrix = self._routing_matrix(typed)  # every row, routed by the fold trees below
+        params = {"ccp_alpha": 0.0}  # w already holds any class weights
+        if "pruning" in self.get_params():
+            params.update(pruning=None, class_weight=None)
+        index = {c: i for i, c in enumerate(self.classes_.tolist())} if not self._regression else {}
         errors = []
-        for train, test in splitter.split(typed, labels):
-            params = {"ccp_alpha": 0.0}  # w already holds any class weights
-            if "pruning" in self.get_params():
-                params.update(pruning=None, class_weight=None)
+        for train, test in self._ccp_cv_folds(y_class):
             est = clone(self).set_params(**params)
             est.fit(typed.iloc[train], labels[train], sample_weight=w[train])
-            full = est.tree_
-            row = []
-            for alpha in candidates:
-                est.tree_ = prune_cost_complexity(full, alpha)
-                predicted = est.predict(typed.iloc[test])
-                if self._regression:
-                    miss = (predicted - labels[test]) ** 2
-                else:
-                    miss = (predicted != labels[test]).astype(float)
-                row.append(np.average(miss, weights=w[test]))
-            errors.append(row)
+            if est.schema_.features == self.schema_.features:
+                held_out = matrix[test]
+            else:  # the fold typed a column differently: match the rows to its schema
+                held_out = est._predict_matrix(typed.iloc[test])
+            if self._regression:
+                target, class_codes = y_value[test], None
+            else:  # the fold's classes, as codes of ours (a fold may lack a class)
+                target = y_class[test]
+                class_codes = np.array([index[c] for c in est.classes_.tolist()])
+            errors.append(
+                held_out_errors(est.tree_, held_out, target, w[test], candidates, class_codes)
+            )
         errors = np.asarray(errors)
         mean = errors.mean(axis=0)
         std_error = errors.std(axis=0, ddof=1) / np.sqrt(len(errors))
@@ -513,6 +511,47 @@ class BaseDecisionTree(TabularInput, BaseEstimator):
         within = np.flatnonzero(mean <= mean[best] + std_error[best] + 1e-12)
         chosen = float(candidates[within.max()])
         return chosen, {"ccp_alphas": candidates, "mean_error": mean, "std_error": std_error}
+
+    def _ccp_cv_folds(self, y_class) -> list:
+        """The ``(train, test)`` row indices of ``ccp_alpha="cv"``: 10 shuffled folds
+        (seeded by ``random_state``), stratified by class for classifiers, as ``quercus cv``
+        makes them. A class with fewer rows than folds is missing from some folds: a
+        warning names it; no valid split (fewer rows than folds, or no class with as many
+        rows as folds) is a ``ValueError``."""
+        n, folds = len(y_class), _CV_FOLDS
+        if n < folds:
+            raise ValueError(
+                f"ccp_alpha='cv' needs at least {folds} rows for its {folds} folds, got {n}"
+            )
+        if self._regression:
+            return list(KFold(folds, shuffle=True, random_state=self.random_state).split(y_class))
+        counts = np.bincount(y_class, minlength=len(self.classes_))
+        names = self.classes_.tolist()  # Python scalars: their repr is the label
+        if counts.max() < folds:
+            largest = int(np.argmax(counts))
+            raise ValueError(
+                f"ccp_alpha='cv' needs a class with at least {folds} rows for its {folds} "
+                f"stratified folds; the largest, {names[largest]!r}, has "
+                f"{counts[largest]}"
+            )
+        small = np.flatnonzero((counts > 0) & (counts < folds))
+        if len(small):
+            smallest = int(small[np.argmin(counts[small])])
+            n_small = int(counts[smallest])
+            more = len(small) - 1
+            others = f" (and {more} more class{'es' if more > 1 else ''})" if more else ""
+            warnings.warn(
+                f"ccp_alpha='cv': class {names[smallest]!r} has only {n_small} "
+                f"row{'s' if n_small != 1 else ''}{others}, fewer than the {folds} folds: "
+                "some folds have none of it",
+                UserWarning,
+                stacklevel=5,  # the caller of fit
+            )
+        splitter = StratifiedKFold(folds, shuffle=True, random_state=self.random_state)
+        with warnings.catch_warnings():
+            # Said above, once, in quercus's words.
+            warnings.filterwarnings("ignore", "The least populated class", UserWarning)
+            return list(splitter.split(np.zeros((n, 1)), y_class))
 
     # -- routing --------------------------------------------------------------------------
 

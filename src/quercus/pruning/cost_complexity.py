@@ -6,6 +6,7 @@ The weakest link is the inner node ``t`` of smallest effective alpha
 ``(R(t) - R(T_t)) / (|leaves(T_t)| - 1)``; pruning it to a leaf costs the least impurity per
 leaf removed. Pruning weakest links one after another gives the pruning path; ``ccp_alpha``
 prunes while the weakest link's effective alpha is at most ``ccp_alpha`` (as scikit-learn).
+The path is computed by a compiled kernel (``_cost_complexity.weakest_links``).
 """
 
 from __future__ import annotations
@@ -14,7 +15,41 @@ import numpy as np
 
 from .._config import LEAF
 from ..tree import Tree
-from .subtree import collapse, descendants, parents
+from ._cost_complexity import (
+    cumulative_sums,
+    fractional_error_deltas,
+    path_error_deltas,
+    weakest_links,
+)
+from .subtree import collapse
+
+
+def pruning_steps(tree: Tree, ccp_alpha: float = np.inf):
+    """The weakest-link steps up to ``ccp_alpha``.
+
+    Returns
+    -------
+    nodes : int64 (n_steps,)
+        The node turned into a leaf at each step (ties: the lowest node id first).
+    alphas : float64 (n_steps,)
+        The effective alpha of each step.
+    impurities : float64 (n_steps + 1,)
+        Total leaf impurity of the whole tree, then after each step.
+    """
+    total = tree.weighted_n_node_samples[0]
+    r_node = tree.impurity * tree.weighted_n_node_samples / total
+    # Children are added to their parent deepest first, by id within a depth (the order in
+    # which the sums are made decides their last bits).
+    order = np.argsort(-tree.depth.astype(np.int64), kind="stable")
+    return weakest_links(
+        r_node,
+        tree.kind == LEAF,
+        tree.child_start,
+        tree.n_children,
+        tree.children,
+        order,
+        float(ccp_alpha),
+    )
 
 
 def _weakest_links(tree: Tree, ccp_alpha: float):
@@ -23,42 +58,10 @@ def _weakest_links(tree: Tree, ccp_alpha: float):
     ``alphas[0] = 0`` and ``impurities[0]`` describe the whole tree; each further entry is
     one pruning step (ties: the lowest node id first).
     """
-    n = tree.node_count
-    total = tree.weighted_n_node_samples[0]
-    r_node = tree.impurity * tree.weighted_n_node_samples / total
-    is_leaf = tree.kind == LEAF
-    parent = parents(tree)
-    # Subtree impurity and leaf count, children before parents.
-    r_sub = np.where(is_leaf, r_node, 0.0)
-    leaves = is_leaf.astype(np.int64)
-    for node in np.argsort(-tree.depth, kind="stable"):
-        if parent[node] >= 0:
-            r_sub[parent[node]] += r_sub[node]
-            leaves[parent[node]] += leaves[node]
-    alive = np.ones(n, dtype=bool)
-    pruned = np.zeros(n, dtype=bool)
-    alphas, impurities = [0.0], [r_sub[0]]
-    while True:
-        candidates = np.flatnonzero(alive & ~is_leaf & ~pruned)
-        if len(candidates) == 0:
-            break
-        effective = (r_node[candidates] - r_sub[candidates]) / (leaves[candidates] - 1)
-        k = int(np.argmin(effective))
-        alpha, node = float(effective[k]), int(candidates[k])
-        if alpha > ccp_alpha:
-            break
-        delta_r = r_node[node] - r_sub[node]
-        delta_leaves = leaves[node] - 1
-        pruned[node] = True
-        alive[descendants(tree, node)] = False
-        up = node
-        while up >= 0:
-            r_sub[up] += delta_r
-            leaves[up] -= delta_leaves
-            up = parent[up]
-        alphas.append(alpha)
-        impurities.append(r_sub[0])
-    return np.asarray(alphas), np.asarray(impurities), pruned
+    nodes, alphas, impurities = pruning_steps(tree, ccp_alpha)
+    pruned = np.zeros(tree.node_count, dtype=bool)
+    pruned[nodes] = True
+    return np.concatenate(([0.0], alphas)), impurities, pruned
 
 
 def cost_complexity_path(tree: Tree) -> tuple[np.ndarray, np.ndarray]:
@@ -73,3 +76,103 @@ def prune_cost_complexity(tree: Tree, ccp_alpha: float) -> Tree:
         return tree
     _, _, pruned = _weakest_links(tree, ccp_alpha)
     return collapse(tree, pruned)
+
+
+def steps_at(alphas: np.ndarray, ccp_alphas: np.ndarray) -> np.ndarray:
+    """How many steps of a path with effective ``alphas`` (n_steps,) ``prune_cost_complexity``
+    takes at each of ``ccp_alphas`` (n,): the steps before the first one above it (none at
+    an alpha <= 0). Returns int64 (n,)."""
+    ccp_alphas = np.asarray(ccp_alphas, dtype=np.float64)
+    highest = np.maximum.accumulate(alphas) if len(alphas) else alphas
+    steps = np.searchsorted(highest, ccp_alphas, side="right").astype(np.int64)
+    steps[np.isnan(ccp_alphas)] = len(alphas)  # no alpha is above NaN
+    steps[ccp_alphas <= 0.0] = 0
+    return steps
+
+
+def held_out_errors(
+    tree: Tree,
+    matrix: np.ndarray,
+    target: np.ndarray,
+    weight: np.ndarray,
+    ccp_alphas: np.ndarray,
+    class_codes: np.ndarray | None = None,
+) -> np.ndarray:
+    """Weighted mean error on held-out rows of ``tree`` pruned at each of ``ccp_alphas``.
+
+    The same numbers as pruning the tree at every alpha and predicting the rows each time
+    (up to the rounding of the sums), from one pass over the rows' paths.
+
+    Parameters
+    ----------
+    tree : Tree
+        The unpruned tree.
+    matrix : float64 (n_rows, n_features)
+        The held-out rows as the routing kernels read them.
+    target : (n_rows,)
+        Class codes (with ``class_codes``) or values.
+    weight : float64 (n_rows,)
+        Sample weights (positive).
+    ccp_alphas : float64 (n_alphas,)
+    class_codes : int (n_classes_of_tree,), optional
+        For classification trees: the code, in ``target``'s coding, of each class column of
+        ``tree.value``. The error is then the weight of the wrong predictions, else the
+        weighted squared error.
+
+    Returns
+    -------
+    float64 (n_alphas,)
+    """
+    nodes, alphas, _ = pruning_steps(tree)
+    n_steps = len(nodes)
+    step_of = np.where(tree.kind == LEAF, 0, n_steps + 1).astype(np.int64)
+    step_of[nodes] = np.arange(1, n_steps + 1)
+    squared = class_codes is None
+    if squared:
+        predicted = np.ascontiguousarray(tree.leaf_values()[:, 0], dtype=np.float64)
+        codes = np.zeros(1)
+    else:
+        codes = np.asarray(class_codes, dtype=np.float64)
+        predicted = codes[tree.node_class]
+    matrix = np.ascontiguousarray(matrix, dtype=np.float64)
+    target = np.asarray(target, dtype=np.float64)
+    weight = np.asarray(weight, dtype=np.float64)
+    sums = np.zeros(n_steps + 2)
+    carries = np.zeros(n_steps + 2)
+    mixed = np.isnan(matrix).any(axis=1) if tree.fractional else np.zeros(len(matrix), bool)
+    routes, children, cat_table = tree.routes, tree.children, tree.cat_table
+    path_error_deltas(
+        matrix,
+        np.flatnonzero(~mixed),
+        routes,
+        children,
+        cat_table,
+        step_of,
+        predicted,
+        target,
+        weight,
+        squared,
+        sums,
+        carries,
+    )
+    if mixed.any():
+        fractional_error_deltas(
+            matrix,
+            np.flatnonzero(mixed),
+            routes,
+            children,
+            cat_table,
+            tree.child_start,
+            tree.n_children,
+            tree.weighted_n_node_samples,
+            np.ascontiguousarray(tree.leaf_values(), dtype=np.float64),
+            step_of,
+            codes,
+            target,
+            weight,
+            squared,
+            sums,
+            carries,
+        )
+    errors = cumulative_sums(sums, carries)
+    return errors[steps_at(alphas, ccp_alphas)] / weight.sum()
