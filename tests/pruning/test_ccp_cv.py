@@ -14,6 +14,7 @@ from sklearn.base import clone
 
 import quercus
 from quercus.estimators.base import BaseDecisionTree
+from quercus.estimators.folds import cv_folds
 from quercus.pruning import cost_complexity_path, prune_cost_complexity
 from quercus.pruning.cost_complexity import held_out_errors
 
@@ -48,7 +49,15 @@ def slow_ccp_alpha_by_cv(self, tree, typed, y_class, y_value, w):
     candidates = np.append(np.sqrt(alphas[:-1] * alphas[1:]), alphas[-1])
     labels = y_value if self._regression else self.classes_[y_class]
     errors = []
-    for train, test in self._ccp_cv_folds(y_class):
+    folds = cv_folds(
+        10,
+        self.random_state,
+        n_rows=len(labels),
+        classes=None if self._regression else labels,
+        context="ccp_alpha='cv'",
+        stacklevel=4,
+    )
+    for train, test in folds:
         params = {"ccp_alpha": 0.0}
         if "pruning" in self.get_params():
             params.update(pruning=None, class_weight=None)
@@ -272,9 +281,9 @@ def test_no_warning_when_every_class_fills_the_folds():
 @pytest.mark.parametrize(
     ("n_rows", "labels", "message"),
     [
-        (9, None, "ccp_alpha='cv' needs at least 10 rows for its 10 folds, got 9"),
-        (12, ["p", "q", "r"] * 4, "needs a class with at least 10 rows .* 'p', has 4"),
-        (12, [7, 8, 9] * 4, "stratified folds; the largest, 7, has 4$"),
+        (9, None, "ccp_alpha='cv': 10 folds need at least 10 rows, got 9"),
+        (12, ["p", "q", "r"] * 4, "need a class with at least 10 rows; the largest, 'p', has 4"),
+        (12, [7, 8, 9] * 4, "stratified folds need .*; the largest, 7, has 4$"),
     ],
 )
 def test_no_valid_split_is_an_error(n_rows, labels, message):
@@ -287,7 +296,7 @@ def test_no_valid_split_is_an_error(n_rows, labels, message):
 
 def test_regression_needs_10_rows():
     X, y = mixed_frame(9, seed=11, task="regression")
-    with pytest.raises(ValueError, match="at least 10 rows for its 10 folds, got 9"):
+    with pytest.raises(ValueError, match="10 folds need at least 10 rows, got 9"):
         quercus.CARTRegressor(ccp_alpha="cv").fit(X, y)
     X, y = mixed_frame(10, seed=11, task="regression")
     assert quercus.CARTRegressor(ccp_alpha="cv").fit(X, y).ccp_alpha_ >= 0

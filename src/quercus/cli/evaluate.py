@@ -6,7 +6,6 @@ A thin loop over scikit-learn's splitters and metrics; the learning is the estim
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -14,9 +13,9 @@ import numpy as np
 import pandas as pd
 from sklearn.base import clone
 from sklearn.metrics import confusion_matrix, precision_recall_fscore_support, r2_score
-from sklearn.model_selection import KFold, StratifiedKFold
 
 from ..data.errors import DataError
+from ..estimators.folds import FoldsError, cv_folds
 
 
 @dataclass
@@ -58,33 +57,6 @@ def _class_labels(y: pd.Series) -> list:
     return sorted(pd.unique(y.dropna()))
 
 
-def check_class_sizes(y: pd.Series, folds: int) -> None:
-    """Whether stratified ``folds`` folds can be made of ``y``: a :class:`DataError` when no
-    class has as many rows as there are folds, a warning naming the smallest class when it
-    has fewer rows than folds (some folds then lack it; Weka and scikit-learn go on too)."""
-    counts = y.value_counts(sort=False)
-    counts = counts[counts > 0]
-    if int(counts.max()) < folds:
-        raise DataError(
-            f"{folds} stratified folds need a class with at least {folds} rows; the largest, "
-            f"{counts.idxmax()!r}, has {int(counts.max())}: use --folds {int(counts.max())} "
-            "or fewer",
-            column=str(y.name),
-        )
-    small = counts[counts < folds]
-    if len(small):
-        name, n = small.idxmin(), int(small.min())
-        others = f" (and {len(small) - 1} more class{'es' if len(small) > 2 else ''})" * (
-            len(small) > 1
-        )
-        warnings.warn(
-            f"class {name!r} has only {n} row{'s' * (n != 1)}{others}, fewer than the "
-            f"{folds} folds: some folds have none of it",
-            UserWarning,
-            stacklevel=3,
-        )
-
-
 def cross_validate(
     estimator,
     X: pd.DataFrame,
@@ -98,29 +70,21 @@ def cross_validate(
     """k-fold cross-validation of ``estimator`` (cloned for every fold).
 
     Classification uses shuffled stratified folds and also returns the confusion matrix of
-    the pooled out-of-fold predictions; regression uses shuffled folds and R^2.
+    the pooled out-of-fold predictions; regression uses shuffled folds and R^2 (the folds of
+    :func:`quercus.estimators.folds.cv_folds`: a class with fewer rows than folds is a
+    warning, data that cannot be cut so is a :class:`DataError`).
     ``on_fold(i, folds)`` is called before fold ``i`` (from 1) is fitted.
     """
     n = len(y)
     y = y.reset_index(drop=True)
     X = X.reset_index(drop=True)
-    if regression:
-        if n < folds:
-            raise DataError(
-                f"{folds} folds need at least {folds} rows, the data has {n}: "
-                f"use --folds {n} or fewer"
-            )
-        splitter = KFold(n_splits=folds, shuffle=True, random_state=seed)
-    else:
-        check_class_sizes(y, folds)
-        splitter = StratifiedKFold(n_splits=folds, shuffle=True, random_state=seed)
     # Labels as NumPy sees them (strings as objects, integer classes as integers), so that
     # scikit-learn recognises them as classes.
     truth = np.asarray(y, dtype=np.float64) if regression else np.asarray(y)
-    with warnings.catch_warnings():
-        # check_class_sizes said it already, in the command line's words.
-        warnings.filterwarnings("ignore", "The least populated class", UserWarning)
-        splits = list(splitter.split(X, truth))
+    try:
+        splits = cv_folds(folds, seed, n_rows=n, classes=None if regression else truth)
+    except FoldsError as exc:
+        raise DataError(f"{exc}: use --folds {exc.most} or fewer", column=str(y.name)) from None
     predicted = np.empty(n, dtype=truth.dtype)
     scores = []
     for i, (train, test) in enumerate(splits, start=1):

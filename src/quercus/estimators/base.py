@@ -10,7 +10,6 @@ from __future__ import annotations
 import dataclasses
 import math
 import numbers
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -18,7 +17,6 @@ import pandas as pd
 from scipy.sparse import csr_matrix, issparse
 from scipy.stats import chi2
 from sklearn.base import BaseEstimator, clone
-from sklearn.model_selection import KFold, StratifiedKFold
 from sklearn.utils import Bunch, check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
@@ -42,6 +40,7 @@ from ..pruning.cost_complexity import held_out_errors
 from ..tree import Tree
 from ..tree._grow import grow_tree
 from ..tree._predict import apply_rows, fractional_rows, path_rows
+from .folds import cv_folds
 
 _KIND_CODES = {NUMERIC_KIND: NUMERIC, "nominal": NOMINAL, ORDINAL_KIND: ORDINAL}
 _CV_FOLDS = 10  # folds of ccp_alpha="cv", as `quercus cv` makes them by default
@@ -476,7 +475,8 @@ class BaseDecisionTree(TabularInput, BaseEstimator):
         the pruning path, and the largest alpha within one standard error of the best.
 
         Candidates are the geometric means of consecutive alphas of the full tree's path
-        (and its last alpha), as rpart does; the folds are :meth:`_ccp_cv_folds`. Each fold
+        (and its last alpha), as rpart does; 10 folds, stratified for classes, shuffled with
+        ``random_state`` (:func:`~quercus.estimators.folds.cv_folds`). Each fold
         grows its unpruned tree once, and the errors of all its pruned trees come from one
         pass over the held-out rows (:func:`~quercus.pruning.cost_complexity.held_out_errors`).
         """
@@ -489,7 +489,15 @@ class BaseDecisionTree(TabularInput, BaseEstimator):
             params.update(pruning=None, class_weight=None)
         index = {c: i for i, c in enumerate(self.classes_.tolist())} if not self._regression else {}
         errors = []
-        for train, test in self._ccp_cv_folds(y_class):
+        folds = cv_folds(
+            _CV_FOLDS,
+            self.random_state,
+            n_rows=len(labels),
+            classes=None if self._regression else labels,
+            context="ccp_alpha='cv'",
+            stacklevel=4,  # the caller of fit
+        )
+        for train, test in folds:
             est = clone(self).set_params(**params)
             est.fit(typed.iloc[train], labels[train], sample_weight=w[train])
             if est.schema_.features == self.schema_.features:
@@ -511,47 +519,6 @@ class BaseDecisionTree(TabularInput, BaseEstimator):
         within = np.flatnonzero(mean <= mean[best] + std_error[best] + 1e-12)
         chosen = float(candidates[within.max()])
         return chosen, {"ccp_alphas": candidates, "mean_error": mean, "std_error": std_error}
-
-    def _ccp_cv_folds(self, y_class) -> list:
-        """The ``(train, test)`` row indices of ``ccp_alpha="cv"``: 10 shuffled folds
-        (seeded by ``random_state``), stratified by class for classifiers, as ``quercus cv``
-        makes them. A class with fewer rows than folds is missing from some folds: a
-        warning names it; no valid split (fewer rows than folds, or no class with as many
-        rows as folds) is a ``ValueError``."""
-        n, folds = len(y_class), _CV_FOLDS
-        if n < folds:
-            raise ValueError(
-                f"ccp_alpha='cv' needs at least {folds} rows for its {folds} folds, got {n}"
-            )
-        if self._regression:
-            return list(KFold(folds, shuffle=True, random_state=self.random_state).split(y_class))
-        counts = np.bincount(y_class, minlength=len(self.classes_))
-        names = self.classes_.tolist()  # Python scalars: their repr is the label
-        if counts.max() < folds:
-            largest = int(np.argmax(counts))
-            raise ValueError(
-                f"ccp_alpha='cv' needs a class with at least {folds} rows for its {folds} "
-                f"stratified folds; the largest, {names[largest]!r}, has "
-                f"{counts[largest]}"
-            )
-        small = np.flatnonzero((counts > 0) & (counts < folds))
-        if len(small):
-            smallest = int(small[np.argmin(counts[small])])
-            n_small = int(counts[smallest])
-            more = len(small) - 1
-            others = f" (and {more} more class{'es' if more > 1 else ''})" if more else ""
-            warnings.warn(
-                f"ccp_alpha='cv': class {names[smallest]!r} has only {n_small} "
-                f"row{'s' if n_small != 1 else ''}{others}, fewer than the {folds} folds: "
-                "some folds have none of it",
-                UserWarning,
-                stacklevel=5,  # the caller of fit
-            )
-        splitter = StratifiedKFold(folds, shuffle=True, random_state=self.random_state)
-        with warnings.catch_warnings():
-            # Said above, once, in quercus's words.
-            warnings.filterwarnings("ignore", "The least populated class", UserWarning)
-            return list(splitter.split(np.zeros((n, 1)), y_class))
 
     # -- routing --------------------------------------------------------------------------
 
