@@ -66,3 +66,26 @@ def _fresh_mixed_column_warnings():
 
     _MIXED_WARNED.clear()
     yield
+
+
+def pytest_sessionstart(session):
+    """Compile the Numba kernels once, in this process, before any test runs: with an empty
+    cache (a fresh clone) compiling takes minutes on a small machine, which the tests that
+    start ``quercus`` as a subprocess (with a time limit) must not pay themselves. With a
+    warm cache this loads the kernels in about a second."""
+    import numpy as np
+    import pandas as pd
+
+    import quercus
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(
+        {"x": rng.normal(size=60), "c": rng.choice(["a", "b", "c"], 60).astype(object)}
+    )
+    X.loc[::7, "x"] = np.nan
+    y = np.where(X["x"].fillna(0) > 0, "p", "q")
+    for tree in (quercus.ID3Classifier(), quercus.C45Classifier(), quercus.CARTClassifier()):
+        tree.fit(X, y).predict_proba(X)
+    quercus.CARTRegressor().fit(X, X["x"].fillna(0.0) * 2).predict(X)
+    forest = quercus.RandomForestClassifier(n_estimators=2, random_state=0).fit(X, y)
+    forest.predict_proba(X)

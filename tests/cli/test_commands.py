@@ -23,7 +23,7 @@ def run(*args):
         [sys.executable, "-m", "quercus", *map(str, args)],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=600,
     )
 
 

@@ -6,7 +6,7 @@ import sys
 
 def run(*args):
     return subprocess.run(
-        [sys.executable, "-m", "quercus", *args], capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "quercus", *args], capture_output=True, text=True, timeout=600
     )
 
 

@@ -23,7 +23,7 @@ def run(*args, cwd=None):
         [sys.executable, "-m", "quercus", *map(str, args)],
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=600,
         cwd=cwd,
     )
 

@@ -22,7 +22,7 @@ import math
 import numpy as np
 
 from .._config import njit
-from ..tree._predict import _step
+from ..tree._predict import _step, push_branches
 
 # -- the pruning path ---------------------------------------------------------------------
 
@@ -324,22 +324,10 @@ def _mix_row(
             stack_share[top] = share
             top += 1
             continue
-        first = child_start[node]
-        last = first + n_children[node]
-        total = 0.0
-        for slot in range(first, last):
-            total += node_weight[children[slot]]
-        if total <= 0.0:
-            stack_node[top] = r.missing
-            stack_share[top] = share
-            top += 1
-            continue
-        for slot in range(first, last):
-            kid = children[slot]
-            if node_weight[kid] > 0.0:
-                stack_node[top] = kid
-                stack_share[top] = share * node_weight[kid] / total
-                top += 1
+        top = push_branches(
+            node, share, r.missing, child_start, n_children, children, node_weight,
+            stack_node, stack_share, top,
+        )  # fmt: skip
     return n_reached
 
 

@@ -93,6 +93,31 @@ def path_rows(X, routes, children, cat_table, max_len):
     return indptr, indices[:k]
 
 
+@njit(inline="always")
+def push_branches(
+    node, share, missing, child_start, n_children, children, weight, stack_node, stack_share, top
+):
+    """Push the branches that a case with a missing value at ``node`` goes down, each with
+    ``share`` times its part of the children's training ``weight`` (all to the ``missing``
+    branch when the children weigh nothing); returns the new stack size."""
+    first = child_start[node]
+    last = first + n_children[node]
+    total = 0.0
+    for slot in range(first, last):
+        total += weight[children[slot]]
+    if total <= 0.0:
+        stack_node[top] = missing
+        stack_share[top] = share
+        return top + 1
+    for slot in range(first, last):
+        kid = children[slot]
+        if weight[kid] > 0.0:
+            stack_node[top] = kid
+            stack_share[top] = share * weight[kid] / total
+            top += 1
+    return top
+
+
 @njit
 def fractional_rows(
     X, rows, routes, children, cat_table, child_start, n_children, weight, values, out
@@ -127,19 +152,7 @@ def fractional_rows(
                 stack_w[top] = share
                 top += 1
                 continue
-            first = child_start[node]
-            last = first + n_children[node]
-            total = 0.0
-            for slot in range(first, last):
-                total += weight[children[slot]]
-            if total <= 0.0:
-                stack_node[top] = r.missing
-                stack_w[top] = share
-                top += 1
-                continue
-            for slot in range(first, last):
-                kid = children[slot]
-                if weight[kid] > 0.0:
-                    stack_node[top] = kid
-                    stack_w[top] = share * weight[kid] / total
-                    top += 1
+            top = push_branches(
+                node, share, r.missing, child_start, n_children, children, weight,
+                stack_node, stack_w, top,
+            )  # fmt: skip
