@@ -145,6 +145,18 @@ def test_evaluate_a_regression_tree(data):
     assert f"R^2:  {tree.score(X, y):.4f}" in out
 
 
+def test_evaluate_skips_the_rows_whose_target_is_missing(data, tmp_path):
+    model = data / "tennis_c45.json"
+    ok(run("fit", data / "playtennis.csv", "-o", model, "-q"))
+    frame = pd.read_csv(data / "playtennis.csv")
+    frame.loc[3, "PlayTennis"] = None
+    frame.to_csv(tmp_path / "some_unknown.csv", index=False)
+    result = run("evaluate", model, tmp_path / "some_unknown.csv")
+    assert result.returncode == 0, result.stderr
+    assert "dropped 1 of 14 rows whose target 'PlayTennis' is missing" in result.stderr
+    assert "(13 rows)" in result.stdout and "accuracy: 1.0000 (13 of 13 rows)" in result.stdout
+
+
 def test_evaluate_names_a_missing_target_column(data):
     model = data / "tennis.json"
     ok(run("fit", data / "playtennis.csv", "-o", model, "-q"))

@@ -140,6 +140,8 @@ def _evaluation(estimator, path: str, target: str | None, quiet: bool) -> str:
                 source=path,
             )
         features = read_features(path, estimator.schema_)
+        # The rows whose target is known, as read_data kept them.
+        features = features[features[table.schema.target].notna().to_numpy()]
         progress.update(f"evaluate: predicting {len(features):,} rows")
         try:
             predicted = estimator.predict(features)
