@@ -321,9 +321,11 @@ def test_set_without_equals_is_a_usage_error(work):
     assert "expected name=value" in result.stderr
 
 
-def test_value_rejected_by_fit(work):
-    message = one_line_error(run("fit", work / "playtennis.csv", "--set", "max_depth=-1"))
-    assert "max_depth" in message and "-1" in message
+def test_value_rejected_before_reading_the_data(work):
+    # A bad value is a usage error (exit 2), found before the data file is read.
+    result = run("fit", work / "nowhere.csv", "--set", "max_depth=-1")
+    assert result.returncode == 2
+    assert "max_depth must be an integer >= 0 or None, got -1" in result.stderr
 
 
 def test_debug_shows_the_traceback(work):

@@ -245,7 +245,8 @@ def test_a_misspelt_parameter_gets_a_suggestion(data):
 
 
 def test_one_class_is_said_in_the_singular(tmp_path):
-    pd.DataFrame({"x": ["a", "b", "a"], "y": ["p", "p", "p"]}).to_csv(tmp_path / "one.csv")
+    frame = pd.DataFrame({"x": ["a", "b", "a"], "z": [1, 2, 3], "y": ["p", "p", "p"]})
+    frame.to_csv(tmp_path / "one.csv", index=False)
     out = ok(run("fit", tmp_path / "one.csv", "--algorithm", "id3"))
     assert "into 1 class (p)" in out and "3 rows x 2 attributes" in out
 

@@ -99,8 +99,8 @@ def _offsets(meta, arrays):
     [
         (_backwards_child, "not a later node"),
         (_newer, "format version 2 is not supported"),
-        (_object_array, "inconsistent|corrupt"),
-        (_offsets, "node_offsets do not cut"),
+        (_object_array, "field arrays.threshold: dtype .object., expected float64"),
+        (_offsets, "field arrays.node_offsets: does not cut"),
     ],
 )
 def test_broken_files_are_refused(edit, message, data, tmp_path):

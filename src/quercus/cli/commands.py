@@ -10,7 +10,6 @@ that is wrong (exit 1); ``quercus.cli.main`` turns them into one line on stderr.
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 from typing import TextIO
 
 import numpy as np
@@ -19,6 +18,7 @@ from sklearn.base import is_regressor
 
 from .. import datasets
 from .. import load as load_model
+from .._files import check_writable
 from ..criteria import entropy, gain_table
 from ..data import DataError
 from ..data.read import Table
@@ -80,13 +80,8 @@ def _training_score(estimator, table: Table, y, regression: bool) -> str:
 
 def _check_output(path: str | None) -> None:
     """Fail before the work when the output file cannot be written where asked."""
-    if path is None:
-        return
-    parent = Path(path).resolve().parent
-    if not parent.is_dir():
-        raise OSError(f"cannot write {path}: directory {parent} does not exist")
-    if Path(path).is_dir():
-        raise OSError(f"cannot write {path}: it is a directory")
+    if path is not None:
+        check_writable(path)
 
 
 # -- fit, predict, evaluate ---------------------------------------------------------------------
@@ -111,10 +106,7 @@ def run_fit(args, out: TextIO) -> int:
         if isinstance(estimator, _FORESTS):
             estimator.set_params(verbose=0)  # not saved as a setting of the model
     if args.output:
-        try:
-            estimator.save(args.output)
-        except OSError as exc:
-            raise OSError(f"cannot write model file {args.output}: {exc.strerror or exc}") from None
+        estimator.save(args.output)
         if not args.quiet:
             print(f"quercus: model saved to {args.output}", file=sys.stderr)
     out.write(task_line(table, y, regression, args.algorithm, estimator))

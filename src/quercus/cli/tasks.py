@@ -8,16 +8,14 @@ anything (exit 2), ``DataError`` and ``OSError`` for input that is wrong (exit 1
 from __future__ import annotations
 
 import difflib
-import os
-import secrets
 import warnings
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TextIO
 
 import numpy as np
 import pandas as pd
 
+from .._files import write_atomically
 from ..data import DataError, read_table
 from ..data.read import Table
 from ..data.schema import NUMERIC, Schema
@@ -29,6 +27,7 @@ from ..estimators import (
     CARTRegressor,
     ID3Classifier,
 )
+from ..estimators.params import InvalidParameterError, check_param, check_params
 
 
 class UsageError(Exception):
@@ -97,6 +96,21 @@ def check_settings(algorithm: str, settings: list, regression: bool | None = Non
             f"({' or '.join(cls.__name__ for cls in classes)}); "
             f"valid parameters: {', '.join(sorted(valid))}"
         )
+    for name, value in settings:
+        # Wrong for every estimator the algorithm may build: say so before reading data.
+        problems = []
+        for cls in classes:
+            estimator = cls()
+            if name not in estimator.get_params(deep=False):
+                continue
+            try:
+                check_param(estimator, name, value)
+            except InvalidParameterError as exc:
+                problems.append(exc)
+            else:
+                break
+        else:
+            raise UsageError(f"--set {name}: {problems[0]}")
 
 
 def make_estimator(algorithm: str, regression: bool, settings: list):
@@ -107,7 +121,12 @@ def make_estimator(algorithm: str, regression: bool, settings: list):
     (cls,) = _classes_of(algorithm, regression)
     params = dict(cli_defaults(algorithm, regression))
     params.update(dict(settings))
-    return cls(**params)
+    estimator = cls(**params)
+    try:
+        check_params(estimator)
+    except InvalidParameterError as exc:
+        raise UsageError(f"--set {exc.name}: {exc}") from None
+    return estimator
 
 
 def cli_defaults(algorithm: str, regression: bool) -> dict:
@@ -282,19 +301,6 @@ def write_text(text: str, path: str | None, out: TextIO) -> None:
 
 
 def write_bytes(data: bytes, path: str) -> None:
-    """``data`` to the file ``path``, written atomically: a new file beside ``path``
-    replaces it only once complete, so an error never leaves a half-written file (nor
-    loses the old one). The file gets the usual permissions (0666 less the umask)."""
-    target = Path(path)
-    tmp = target.with_name(f".{target.name}.{secrets.token_hex(6)}.tmp")
-    try:
-        fh = open(tmp, "xb")  # closed below
-    except OSError as exc:
-        raise OSError(f"cannot write {path}: {exc.strerror or exc}") from None
-    try:
-        with fh:
-            fh.write(data)
-        os.replace(tmp, target)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    """``data`` to the file ``path``, written atomically (``quercus._files``): an error never
+    leaves a half-written file, nor loses the old one."""
+    write_atomically(path, lambda out: out.write(data))

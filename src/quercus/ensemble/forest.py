@@ -39,6 +39,7 @@ from ..estimators.base import (
     pad_rows,
     tree_from_grown,
 )
+from ..estimators.params import check_params
 from ..estimators.trees import DecisionTreeClassifier, DecisionTreeRegressor, _as_1d
 from ..tree import Tree
 from ..tree._predict import ROUTE_DTYPE, fractional_rows, pack_routes
@@ -252,6 +253,7 @@ class BaseForest(TabularInput, BaseEstimator):
     def fit(self, X, y, sample_weight=None):
         """Grow ``n_estimators`` trees on bootstrap samples of ``X, y`` (with
         ``warm_start``, only the trees that a refit with more trees adds)."""
+        check_params(self)
         typed = self._validate_X(X, reset=True)
         self._note_target(y)
         y = _as_1d(y, len(typed))

@@ -18,8 +18,8 @@ from ..pruning.subtree import collapse_unhelpful
 from ..tree._predict import apply_rows
 from ..tree.thresholds import thresholds_at_training_values
 from .base import BaseDecisionTree, encode_classes
+from .params import check_params
 
-_PRUNING = (None, "pessimistic", "reduced_error", "cost_complexity")
 _TOLERANCE = {"j48": 1e-6, "release8": 0.0}  # J48 compares with Utils.SMALL, C4.5 exactly
 
 _IMPURITY_OF_CRITERION = {
@@ -185,8 +185,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         keep the learning trace in ``trace_`` (every candidate split of every node, with
         its gain, as a ``LearningTrace``; ``print(tree.trace_)``).
         """
-        if self.pruning not in _PRUNING:
-            raise ValueError(f"pruning must be one of {_PRUNING}, got {self.pruning!r}")
+        check_params(self)
         typed = self._validate_X(X, reset=True)
         self._note_target(y)
         y = _as_1d(y, len(typed))
@@ -335,6 +334,7 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
     def fit(self, X, y, sample_weight=None, trace=False):
         """Grow the tree on features ``X`` and numeric targets ``y`` (``trace``: keep the
         learning trace in ``trace_``, as for classifiers)."""
+        check_params(self)
         typed = self._validate_X(X, reset=True)
         self._note_target(y)
         y = _as_1d(y, len(typed))

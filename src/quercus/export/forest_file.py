@@ -11,40 +11,66 @@ little for the time it costs) with
   ``child_offsets`` and ``cat_offsets`` give where each tree starts), read back with
   ``numpy.load(..., allow_pickle=False)``.
 
-Loading checks the format and version, the arrays' dtypes and shapes, and every tree's
-structure as a single-tree model file is checked (``model_file._check_structure``).
+Loading never allocates more than the checked metadata announces, and the metadata
+cannot announce more than the file holds: every entry must be stored (a compressed entry
+could inflate a small file into gigabytes), the entries must be exactly ``forest.json`` and
+the arrays it lists, each array's dtype is the one its name calls for and its shape agrees
+with the others', and each entry's size is its ``.npy`` header plus exactly those bytes,
+which the header must confirm before any data is read. Then every tree is checked as a
+single-tree model file is (``model_file.check_tree``).
+
+The same forest gives the same bytes, but for the ``created`` date (``SOURCE_DATE_EPOCH``
+fixes it): the archive's entries carry a fixed time and fixed attributes.
 """
 
 from __future__ import annotations
 
 import io
 import json
+import math
 import os
-import secrets
 import zipfile
 from dataclasses import fields
-from datetime import datetime, timezone
-from pathlib import Path
 
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
+from .._files import write_atomically
 from ..tree import Tree
 from .model_file import (
     _MALFORMED,
     _NODE_ARRAYS,
     ModelError,
-    _check_structure,
     _classes_from_dict,
+    _parse_json,
     _plain,
     _schema_from_dict,
     _schema_to_dict,
+    check_document,
+    check_format,
+    check_tree,
+    compact_categories,
+    creation_time,
     estimator_from,
 )
 
 FORMAT = "quercus-forest"
 FORMAT_VERSION = 1
 _META = "forest.json"
+# Every array a forest file may hold, with the one dtype it must have.
+_DTYPES = {
+    **{key: np.dtype(dtype) for key, dtype in _NODE_ARRAYS.items()},
+    "value": np.dtype(np.float64),
+    "median": np.dtype(np.float64),
+    "children": np.dtype(np.int32),
+    "cat_table": np.dtype(np.int32),
+    "node_offsets": np.dtype(np.int64),
+    "child_offsets": np.dtype(np.int64),
+    "cat_offsets": np.dtype(np.int64),
+}
+_OFFSETS = {"node_offsets": "kind", "child_offsets": "children", "cat_offsets": "cat_table"}
+_MAX_META_BYTES = 64 << 20  # forest.json of a million trees' seeds is about 20 MB
+_ZIP_EPOCH = (1980, 1, 1, 0, 0, 0)  # the earliest time a zip entry can carry
 
 
 def _forest_classes() -> dict:
@@ -53,29 +79,32 @@ def _forest_classes() -> dict:
     return {name: getattr(ensemble, name) for name in ensemble.__all__}
 
 
-def save_forest(forest, path) -> Path:
-    """Write a fitted random forest to ``path`` (written beside it, then renamed)."""
-    from .. import __version__
+# -- writing -------------------------------------------------------------------------------
 
+
+def save_forest(forest, path):
+    """Write a fitted random forest to ``path`` (written beside it, then renamed)."""
     name = type(forest).__name__
     if _forest_classes().get(name) is not type(forest):
         raise TypeError(f"only quercus forests are saved as forest files, got {name}")
     check_is_fitted(forest, "estimators_")
-    trees = [e.tree_ for e in forest.estimators_]
+    meta, arrays = _forest_to_dict(forest)
+    text = json.dumps(meta, ensure_ascii=False, allow_nan=False)
+    stamp = _entry_time()
+    return write_atomically(path, lambda out: _write_archive(out, text, arrays, stamp))
+
+
+def _forest_to_dict(forest) -> tuple[dict, dict]:
+    from .. import __version__
+
+    trees = [compact_categories(e.tree_, forest.schema_) for e in forest.estimators_]
     arrays = {
         key: np.concatenate([getattr(t, key) for t in trees]).astype(dtype)
-        for key, dtype in _NODE_ARRAYS.items()
+        for key, dtype in _DTYPES.items()
+        if key not in _OFFSETS and (key != "median" or trees[0].median is not None)
     }
-    arrays["value"] = np.concatenate([t.value for t in trees])
-    arrays["children"] = np.concatenate([t.children for t in trees]).astype(np.int32)
-    arrays["cat_table"] = np.concatenate([t.cat_table for t in trees]).astype(np.int32)
-    if trees[0].median is not None:
-        arrays["median"] = np.concatenate([t.median for t in trees])
-    for key, sizes in (
-        ("node_offsets", [t.node_count for t in trees]),
-        ("child_offsets", [len(t.children) for t in trees]),
-        ("cat_offsets", [len(t.cat_table) for t in trees]),
-    ):
+    for key, cut in _OFFSETS.items():
+        sizes = [len(getattr(t, cut)) for t in trees]
         arrays[key] = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
     params = {}
     for key, value in forest.get_params(deep=False).items():
@@ -84,8 +113,8 @@ def save_forest(forest, path) -> Path:
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
         "quercus_version": __version__,
-        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "estimator": name,
+        "created": creation_time().isoformat(timespec="seconds"),
+        "estimator": type(forest).__name__,
         "params": params,
         "training": {
             "n_features": int(forest.n_features_in_),
@@ -111,22 +140,35 @@ def save_forest(forest, path) -> Path:
         }
     if hasattr(forest, "oob_score_"):
         meta["oob_score"] = float(forest.oob_score_)
-    path = Path(path)
-    tmp = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
-    try:
-        with zipfile.ZipFile(tmp, "x", compression=zipfile.ZIP_STORED) as archive:
-            archive.writestr(_META, json.dumps(meta, ensure_ascii=False, allow_nan=False))
-            for key, array in arrays.items():
-                buffer = io.BytesIO()
-                np.save(buffer, np.ascontiguousarray(array), allow_pickle=False)
-                archive.writestr(f"arrays/{key}.npy", buffer.getvalue())
-        with open(tmp, "rb+") as written:
-            os.fsync(written.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    return path
+    return meta, arrays
+
+
+def _entry_time() -> tuple:
+    """The time every entry of the archive carries: ``SOURCE_DATE_EPOCH`` when it is set
+    (within what a zip entry can hold), else 1980-01-01, so that it never varies."""
+    if "SOURCE_DATE_EPOCH" not in os.environ:
+        return _ZIP_EPOCH
+    when = creation_time()
+    return max(_ZIP_EPOCH, min((2107, 12, 31, 23, 59, 58), when.timetuple()[:6]))
+
+
+def _write_archive(out, text: str, arrays: dict, stamp: tuple) -> None:
+    def entry(name: str) -> zipfile.ZipInfo:
+        info = zipfile.ZipInfo(name, date_time=stamp)
+        info.compress_type = zipfile.ZIP_STORED
+        info.create_system = 3  # Unix, whichever system writes it
+        info.external_attr = 0o644 << 16
+        return info
+
+    with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_STORED) as archive:
+        archive.writestr(entry(_META), text.encode("utf-8"))
+        for key, array in arrays.items():
+            buffer = io.BytesIO()
+            np.lib.format.write_array(buffer, np.ascontiguousarray(array), allow_pickle=False)
+            archive.writestr(entry(f"arrays/{key}.npy"), buffer.getbuffer())
+
+
+# -- reading -------------------------------------------------------------------------------
 
 
 def is_forest_file(path) -> bool:
@@ -141,38 +183,121 @@ def is_forest_file(path) -> bool:
 def load_forest(path):
     """The forest saved in ``path`` by :func:`save_forest` (``quercus.load`` dispatches here
     for zip files). Raises :class:`ModelError` naming the file when it cannot be used."""
-    path = Path(path)
+    where = f"forest file {str(path)!r}"
     try:
+        size = os.stat(path).st_size
         with zipfile.ZipFile(path) as archive:
-            meta = json.loads(archive.read(_META).decode("utf-8"))
-            arrays = _read_arrays(archive, meta)
+            entries = _check_entries(archive, size)
+            meta = _read_meta(archive, entries, where)
+            arrays = _read_arrays(archive, entries, _array_specs(meta, entries))
         return _forest_from(meta, arrays)
     except ModelError as exc:
-        raise ModelError(f"forest file {str(path)!r}: {exc}") from None
-    except (zipfile.BadZipFile, json.JSONDecodeError, UnicodeDecodeError, EOFError) as exc:
-        raise ModelError(f"forest file {str(path)!r} is truncated or corrupt: {exc}") from None
+        message = str(exc)
+        raise ModelError(message if message.startswith(where) else f"{where}: {message}") from None
+    except (zipfile.BadZipFile, EOFError) as exc:
+        raise ModelError(f"{where} is truncated or corrupt: {exc}") from None
     except OSError as exc:
-        raise ModelError(f"forest file {str(path)!r} cannot be read: {exc}") from None
+        raise ModelError(f"{where} cannot be read: {exc.strerror or exc}") from None
     except _MALFORMED as exc:
         detail = f"missing entry {exc}" if isinstance(exc, KeyError) else str(exc)
-        raise ModelError(f"forest file {str(path)!r} is inconsistent: {detail}") from None
+        raise ModelError(f"{where} is inconsistent: {detail}") from None
 
 
-def _read_arrays(archive: zipfile.ZipFile, meta: dict) -> dict:
-    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
-        raise ModelError(f'not a quercus forest (no "format": "{FORMAT}" entry)')
-    if meta.get("format_version") != FORMAT_VERSION:
-        raise ModelError(
-            f"format version {meta.get('format_version')!r} is not supported: this quercus "
-            f"reads version {FORMAT_VERSION}"
-        )
-    arrays = {}
-    for key, (dtype, shape) in meta["arrays"].items():
-        array = np.load(io.BytesIO(archive.read(f"arrays/{key}.npy")), allow_pickle=False)
-        if str(array.dtype) != dtype or list(array.shape) != shape:
-            raise ModelError(f"array {key!r} is not the {dtype} {shape} the metadata lists")
-        arrays[key] = array
-    return arrays
+def _check_entries(archive: zipfile.ZipFile, size: int) -> dict:
+    """The archive's entries by name, each stored as it is (never compressed, never
+    encrypted) and all of them together within the file's size."""
+    infos = archive.infolist()
+    if len(infos) > len(_DTYPES) + 1:
+        raise ModelError(f"{len(infos)} entries: more than a forest file has")
+    entries = {info.filename: info for info in infos}
+    if len(entries) != len(infos):
+        raise ModelError("an entry name appears twice")
+    for info in infos:
+        if info.compress_type != zipfile.ZIP_STORED or info.file_size != info.compress_size:
+            raise ModelError(f"entry {info.filename!r} is compressed; quercus writes none")
+        if info.flag_bits & 0x1:
+            raise ModelError(f"entry {info.filename!r} is encrypted")
+    if sum(info.compress_size for info in infos) > size:
+        raise ModelError("its entries claim more bytes than the file has")
+    if _META not in entries:
+        raise ModelError(f"no {_META} entry: not a quercus forest")
+    return entries
+
+
+def _read_meta(archive: zipfile.ZipFile, entries: dict, where: str) -> dict:
+    if entries[_META].file_size > _MAX_META_BYTES:
+        raise ModelError(f"{_META} is larger than any forest's metadata")
+    try:
+        text = archive.read(_META).decode("utf-8")
+    except UnicodeDecodeError:
+        raise ModelError(f"{_META} is not UTF-8 text") from None
+    meta = _parse_json(text, f"{where} ({_META})")
+    check_format(meta, FORMAT, FORMAT_VERSION, "forest")
+    check_document(meta, "forest")
+    return meta
+
+
+def _array_specs(meta: dict, entries: dict) -> dict:
+    """Each array's dtype and shape from the metadata, checked against each other and
+    against the archive's entries before anything is read."""
+    listed = meta["arrays"]
+    required = set(_DTYPES) - {"median"}
+    if not required <= set(listed):
+        raise ModelError(f"field arrays: missing {sorted(required - set(listed))}")
+    names = {_META} | {f"arrays/{key}.npy" for key in listed}
+    if set(entries) != names:
+        odd = sorted(set(entries) ^ names)
+        raise ModelError(f"the entries {odd} do not match the arrays forest.json lists")
+    specs = {}
+    for key, (dtype, shape) in listed.items():
+        if dtype != str(_DTYPES[key]):
+            raise ModelError(f"field arrays.{key}: dtype {dtype!r}, expected {_DTYPES[key]}")
+        specs[key] = (_DTYPES[key], tuple(shape))
+    n_nodes = specs["kind"][1]
+    training = meta["training"]
+    n_stats = 3 if training["regression"] else len(meta.get("classes", {}).get("values", []))
+    expected = {key: n_nodes for key in _NODE_ARRAYS}
+    expected |= {key: (training["n_trees"] + 1,) for key in _OFFSETS}
+    expected |= {"value": (*n_nodes, n_stats), "median": n_nodes}
+    expected |= {"children": specs["children"][1][:1], "cat_table": specs["cat_table"][1][:1]}
+    for key, (_, shape) in specs.items():
+        if shape != expected[key] or len(shape) != (2 if key == "value" else 1):
+            raise ModelError(f"field arrays.{key}: shape {list(shape)}, expected {expected[key]}")
+    return specs
+
+
+def _read_arrays(archive: zipfile.ZipFile, entries: dict, specs: dict) -> dict:
+    return {
+        key: _read_array(archive, entries[f"arrays/{key}.npy"], dtype, shape)
+        for key, (dtype, shape) in specs.items()
+    }
+
+
+def _read_array(archive, info: zipfile.ZipInfo, dtype: np.dtype, shape: tuple) -> np.ndarray:
+    """One ``.npy`` entry, its header checked against the metadata before its data are read
+    into a buffer of exactly the announced size."""
+    where = f"entry {info.filename!r}"
+    nbytes = math.prod(shape) * dtype.itemsize
+    with archive.open(info) as member:
+        version = np.lib.format.read_magic(member)
+        if version == (1, 0):
+            header = np.lib.format.read_array_header_1_0(member)
+        elif version == (2, 0):
+            header = np.lib.format.read_array_header_2_0(member)
+        else:
+            raise ModelError(f"{where}: .npy version {version} is not one quercus writes")
+        if header != (shape, False, dtype):
+            raise ModelError(f"{where}: its header does not match forest.json")
+        if info.file_size != member.tell() + nbytes:
+            raise ModelError(f"{where}: {info.file_size} bytes for {nbytes} bytes of data")
+        buffer = bytearray(nbytes)
+        view, filled = memoryview(buffer), 0
+        while filled < nbytes:
+            got = member.readinto(view[filled:])
+            if not got:
+                raise ModelError(f"{where} is truncated")
+            filled += got
+    return np.frombuffer(buffer, dtype=dtype).reshape(shape)
 
 
 def _forest_from(meta: dict, arrays: dict):
@@ -182,57 +307,73 @@ def _forest_from(meta: dict, arrays: dict):
     training = meta["training"]
     regression = training["regression"]
     if regression is not cls._regression:
-        raise ModelError(f"a {'regression' if regression else 'classification'} forest in {name}")
+        raise ModelError(
+            f"field training.regression: a {'regression' if regression else 'classification'} "
+            f"forest in {name}"
+        )
+    if regression != ("classes" not in meta):
+        raise ModelError(f"field classes: {'present in' if regression else 'missing from'} {name}")
     forest.schema_ = schema
-    forest.n_features_in_ = int(training["n_features"])
+    forest.n_features_in_ = training["n_features"]
     if forest.n_features_in_ != len(schema.features):
-        raise ModelError("n_features does not match the schema")
-    if training.get("feature_names_in") is not None:
+        raise ModelError("field training.n_features: does not match the schema")
+    if training["max_features"] > forest.n_features_in_:
+        raise ModelError("field training.max_features: more than the number of features")
+    if training["feature_names_in"] is not None:
         if training["feature_names_in"] != schema.names:
-            raise ModelError("feature_names_in are not the schema's feature names")
+            raise ModelError("field training.feature_names_in: not the schema's feature names")
         forest.feature_names_in_ = np.asarray(training["feature_names_in"], dtype=object)
-    n_stats = 3
     if not regression:
         forest.classes_ = _classes_from_dict(meta["classes"])
-        forest.n_classes_ = n_stats = len(forest.classes_)
-    n_trees = int(training["n_trees"])
-    offsets = {k: arrays[k] for k in ("node_offsets", "child_offsets", "cat_offsets")}
-    for key, cut in (
-        ("node_offsets", "kind"),
-        ("child_offsets", "children"),
-        ("cat_offsets", "cat_table"),
-    ):
-        off, total = offsets[key], len(arrays[cut])
-        if len(off) != n_trees + 1 or off[0] != 0 or off[-1] != total or (np.diff(off) < 0).any():
-            raise ModelError(f"{key} do not cut the arrays into {n_trees} trees")
-    if arrays["value"].shape[1:] != (n_stats,):
-        raise ModelError(f"values have {arrays['value'].shape[1:]} columns, expected {n_stats}")
+        forest.n_classes_ = len(forest.classes_)
+    n_trees = training["n_trees"]
+    if len(training["seeds"]) != n_trees:
+        raise ModelError("field training.seeds: not one seed per tree")
+    if ("median" in arrays) != (forest.criterion == "absolute_error"):
+        raise ModelError("field arrays.median: present exactly when criterion='absolute_error'")
+    for key, cut in _OFFSETS.items():
+        off, total = arrays[key], len(arrays[cut])
+        if off[0] != 0 or off[-1] != total or (np.diff(off) < 0).any():
+            raise ModelError(f"field arrays.{key}: does not cut the arrays into {n_trees} trees")
     template = forest._tree_template()
-    tree_fields = {f.name for f in fields(Tree)}
-    estimators = []
-    for t in range(n_trees):
-        lo, hi = offsets["node_offsets"][t : t + 2]
-        c_lo, c_hi = offsets["child_offsets"][t : t + 2]
-        k_lo, k_hi = offsets["cat_offsets"][t : t + 2]
-        part = {key: arrays[key][lo:hi] for key in _NODE_ARRAYS}
-        part["children"] = arrays["children"][c_lo:c_hi]
-        part["cat_table"] = arrays["cat_table"][k_lo:k_hi]
-        value = arrays["value"][lo:hi]
-        _check_structure(part, value, schema)
-        tree = Tree(
-            **{k: v for k, v in part.items() if k in tree_fields},
-            value=value,
-            median=arrays["median"][lo:hi] if "median" in arrays else None,
-            regression=regression,
-            fractional=bool(training["fractional"]),
+    estimators = [
+        forest._tree_estimator(
+            template, _tree(arrays, t, schema, training), training["max_features"]
         )
-        estimators.append(forest._tree_estimator(template, tree, int(training["max_features"])))
+        for t in range(n_trees)
+    ]
     forest.estimators_ = estimators
-    forest._seeds = [int(s) for s in training["seeds"]]
-    forest._base_seed = int(training["base_seed"])
-    if len(forest._seeds) != n_trees:
-        raise ModelError("the seeds do not match the trees")
+    forest._seeds = list(training["seeds"])
+    forest._base_seed = training["base_seed"]
     if "oob_score" in meta:
         forest.oob_score_ = float(meta["oob_score"])
     forest._pack()
     return forest
+
+
+def _tree(arrays: dict, t: int, schema, training: dict) -> Tree:
+    """Tree ``t`` of the forest's arrays, checked."""
+    lo, hi = arrays["node_offsets"][t : t + 2]
+    c_lo, c_hi = arrays["child_offsets"][t : t + 2]
+    k_lo, k_hi = arrays["cat_offsets"][t : t + 2]
+    part = {key: arrays[key][lo:hi] for key in _NODE_ARRAYS}
+    part["children"] = arrays["children"][c_lo:c_hi]
+    part["cat_table"] = arrays["cat_table"][k_lo:k_hi]
+    value = arrays["value"][lo:hi]
+    median = arrays["median"][lo:hi] if "median" in arrays else None
+    if hi <= lo:
+        raise ModelError(f"arrays, tree {t}: no nodes")
+    if median is not None and not np.isfinite(median).all():
+        raise ModelError(f"arrays, tree {t}: a median that is not finite")
+    try:
+        check_tree(part, value, schema, training["regression"])
+    except ModelError as exc:
+        raise ModelError(f"arrays, tree {t}: {exc}") from None
+    tree_fields = {f.name for f in fields(Tree)}
+    return Tree(
+        **{k: v for k, v in part.items() if k in tree_fields},
+        value=value,
+        median=median,
+        regression=training["regression"],
+        fractional=training["fractional"],
+    )

@@ -1,28 +1,37 @@
 """Model files: a fitted tree estimator as versioned JSON, and back (never running code).
 
 The layout is described in ``docs/model-format.md``. Loading checks the format name and
-version, the shapes and ranges of the tree arrays and the schema, and rebuilds the
-estimator from an allow-list of quercus classes: a file can describe a model, never make
-Python do anything else. Writing goes to a temporary file that replaces the target only when
-complete, so a failed save never leaves a truncated file or loses the old one.
+version, then the document's shape against the JSON Schema ``schemas/model-files-v1.json``
+(every field's type and range), then what a schema cannot say: the parameters' values, the
+tree arrays (one tree that prediction can walk, consistent with the features and classes)
+and the rules. It rebuilds the estimator from an allow-list of quercus classes: a file can
+describe a model, never make Python do anything else. Writing goes to a temporary file that
+replaces the target only when complete (``quercus._files``), so a failed save never leaves
+a truncated file or loses the old one. The same model gives the same bytes, but for the
+``created`` date, which ``SOURCE_DATE_EPOCH`` fixes.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import os
-import secrets
 import warnings
-from dataclasses import fields
+from dataclasses import fields, replace
 from datetime import datetime, timezone
+from importlib import resources
 from pathlib import Path
 
 import numpy as np
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import best_match
 from sklearn.exceptions import NotFittedError
 
 from .._config import LEAF, MULTIWAY_SPLIT, NUMERIC_SPLIT, SUBSET_SPLIT
-from ..data.schema import NOMINAL, NUMERIC, ORDINAL, Feature, Schema
+from .._files import write_atomically
+from ..data.schema import NOMINAL, NUMERIC, Feature, Schema
+from ..estimators.params import InvalidParameterError, check_params
 from ..tree import Tree
 from ..tree.conditions import Condition
 
@@ -51,6 +60,20 @@ _SCALARS = ("max_features_", "ccp_alpha_")
 class ModelError(ValueError):
     """A model file that cannot be loaded: not JSON, truncated, of another format or
     version, or with inconsistent contents. The message names the file."""
+
+
+def creation_time() -> datetime:
+    """When a file is written: now, or ``SOURCE_DATE_EPOCH`` (seconds since 1970, UTC) when
+    it is set, so that a build that saves a model can give the same bytes every time."""
+    fixed = os.environ.get("SOURCE_DATE_EPOCH")
+    if fixed is None:
+        return datetime.now(timezone.utc).replace(microsecond=0)
+    try:
+        return datetime.fromtimestamp(int(fixed), timezone.utc)
+    except (ValueError, OverflowError, OSError):
+        raise ValueError(
+            f"SOURCE_DATE_EPOCH={fixed!r} is not a number of seconds since 1970-01-01"
+        ) from None
 
 
 def _estimator_classes() -> dict:
@@ -92,9 +115,33 @@ def _unplain(value):
         if "dict" in value:
             return {_hashable(_unplain(k)): _unplain(v) for k, v in value["dict"]}
         if "array" in value:
-            return np.asarray(_unplain(value["array"]), dtype=np.dtype(value["dtype"]))
+            return _array(_unplain(value["array"]), value["dtype"])
         raise ValueError(f"unknown tagged value {sorted(value)}")
     return value
+
+
+def _checked_dtype(name: str, values: list, where: str) -> np.dtype:
+    """The dtype ``name`` of an array of ``values`` from a file: a number, boolean, text or
+    object dtype, and no wider than the values need (a text dtype of a billion characters
+    per item would allocate gigabytes for one value)."""
+    try:
+        dtype = np.dtype("O" if name == "O" else name)
+    except TypeError:
+        raise ModelError(f"{where}: unknown dtype {name!r}") from None
+    if dtype.kind not in "biufUO" or (dtype.kind != "U" and dtype.itemsize > 8):
+        raise ModelError(f"{where}: dtype {name!r} is not a dtype of labels or parameters")
+    if dtype.kind == "U":
+        longest = max((len(v) for v in values if isinstance(v, str)), default=0)
+        if dtype.itemsize // 4 > max(longest, 1):
+            raise ModelError(f"{where}: dtype {name!r} is wider than its values")
+    return dtype
+
+
+def _array(values, dtype: str) -> np.ndarray:
+    """A tagged array, built only after its dtype is checked."""
+    if not isinstance(values, list):
+        raise ModelError("a tagged array holds no list")
+    return np.asarray(values, dtype=_checked_dtype(dtype, values, "a tagged array"))
 
 
 def _hashable(key):
@@ -136,12 +183,12 @@ def model_to_dict(estimator) -> dict:
             UserWarning,
             stacklevel=3,
         )
-    tree = estimator.tree_
+    tree = compact_categories(estimator.tree_, estimator.schema_)
     doc = {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
         "quercus_version": __version__,
-        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "created": creation_time().isoformat(timespec="seconds"),
         "estimator": name,
         "params": params,
         "training": {
@@ -233,28 +280,29 @@ def _rules_to_dict(estimator) -> dict:
 
 def save_model(estimator, path) -> Path:
     """Write ``estimator`` to ``path`` as a JSON model file; returns the path."""
-    path = Path(path)
     text = json.dumps(model_to_dict(estimator), ensure_ascii=False, allow_nan=False)
-    # A new file beside the target ("x": never an existing one), created with the usual
-    # permissions (0666 less the umask; tempfile.mkstemp would make it private, 0600).
-    tmp = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
-    out = open(tmp, "x", encoding="utf-8")  # outside the try: a name taken is not ours to remove
-    try:
-        with out:
-            out.write(text)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    return path
+    return write_atomically(path, lambda out: out.write(text.encode("utf-8")))
+
+
+def compact_categories(tree: Tree, schema: Schema) -> Tree:
+    """``tree`` with a category table that holds only the nominal splits' entries, in node
+    order (pruning leaves the entries of removed splits behind)."""
+    nodes = np.flatnonzero((tree.kind == MULTIWAY_SPLIT) | (tree.kind == SUBSET_SPLIT))
+    sizes = np.array([schema.features[f].n_categories for f in tree.feature[nodes]], np.int64)
+    if sizes.sum() == len(tree.cat_table):
+        return tree
+    starts = tree.cat_start[nodes].astype(np.int64)
+    offsets = np.cumsum(sizes) - sizes
+    cat_start = np.full(tree.node_count, -1, dtype=np.int32)
+    cat_start[nodes] = offsets
+    cat_table = tree.cat_table[np.repeat(starts - offsets, sizes) + np.arange(sizes.sum())]
+    return replace(tree, cat_start=cat_start, cat_table=cat_table.astype(np.int32))
 
 
 # -- reading -------------------------------------------------------------------------------
 
-# What a malformed document raises while it is read (a wrong type, a missing key, a value
-# out of range for its dtype, nesting too deep): all reported as a ModelError.
+# What a malformed document raises while it is read, should a check be missing: reported as
+# a ModelError all the same.
 _MALFORMED = (
     KeyError,
     TypeError,
@@ -264,6 +312,46 @@ _MALFORMED = (
     OverflowError,
     RecursionError,
 )
+
+
+@functools.cache
+def _validator(document: str) -> Draft202012Validator:
+    """The JSON Schema validator of a ``"model"`` or a ``"forest"`` document."""
+    text = resources.files(__package__).joinpath("schemas/model-files-v1.json").read_text()
+    definitions = json.loads(text)["$defs"]
+    return Draft202012Validator({"$ref": f"#/$defs/{document}", "$defs": definitions})
+
+
+def field_name(path) -> str:
+    """A JSON path as a field name: ``tree.children``, ``rules.rules[2].op``."""
+    name = ""
+    for part in path:
+        name += f"[{part}]" if isinstance(part, int) else f".{part}" if name else str(part)
+    return name or "the document"
+
+
+def check_document(doc, document: str) -> None:
+    """A :class:`ModelError` naming the field when ``doc`` is not of the shape the JSON
+    Schema gives a ``document`` ("model" or "forest")."""
+    error = best_match(_validator(document).iter_errors(doc))
+    if error is None:
+        return
+    message = error.message
+    if len(message) > 200:
+        message = message[:150] + " ... " + message[-40:]
+    raise ModelError(f"field {field_name(error.absolute_path)}: {message}")
+
+
+def _parse_json(text: str, what: str):
+    """``text`` as JSON, or a ModelError saying why not (``what``: the file, for messages)."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ModelError(f"{what} is not valid JSON (truncated or corrupt?): {exc}") from None
+    except RecursionError:
+        raise ModelError(f"{what} nests its JSON too deeply for a model file") from None
+    except ValueError as exc:  # an integer of thousands of digits
+        raise ModelError(f"{what} holds a value no model file has: {exc}") from None
 
 
 def load_model(path):
@@ -278,26 +366,20 @@ def load_model(path):
 
     if is_forest_file(path):  # a zip archive: a forest's arrays
         return load_forest(path)
+    where = f"model file {str(path)!r}"
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise ModelError(f"model file {str(path)!r} not found") from None
+        raise ModelError(f"{where} not found") from None
     except UnicodeDecodeError:
-        raise ModelError(
-            f"model file {str(path)!r} is not UTF-8 text: not a quercus model"
-        ) from None
+        raise ModelError(f"{where} is not UTF-8 text: not a quercus model") from None
     except OSError as exc:
-        raise ModelError(f"model file {str(path)!r} cannot be read: {exc.strerror}") from None
+        raise ModelError(f"{where} cannot be read: {exc.strerror or exc}") from None
     try:
-        doc = json.loads(text)
-    except (json.JSONDecodeError, RecursionError) as exc:
-        raise ModelError(
-            f"model file {str(path)!r} is not valid JSON (truncated or corrupt?): {exc}"
-        ) from None
-    try:
-        return model_from_dict(doc)
+        return model_from_dict(_parse_json(text, where))
     except ModelError as exc:
-        raise ModelError(f"model file {str(path)!r}: {exc}") from None
+        message = str(exc)
+        raise ModelError(message if message.startswith(where) else f"{where}: {message}") from None
 
 
 def model_from_dict(doc: dict):
@@ -312,59 +394,74 @@ def model_from_dict(doc: dict):
         raise ModelError(f"inconsistent contents: {detail}") from None
 
 
-def _model_from_dict(doc: dict):
-    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
-        raise ModelError(f'not a quercus model (no "format": "{FORMAT}" entry)')
-    version = doc.get("format_version")
-    if type(version) is not int or version != FORMAT_VERSION:
-        newer = type(version) is int and version > FORMAT_VERSION
+def check_format(doc, name: str, version: int, what: str) -> None:
+    """The format name and version, checked first: a foreign or newer file is told so."""
+    if not isinstance(doc, dict) or doc.get("format") != name:
+        raise ModelError(f'not a quercus {what} (no "format": "{name}" entry)')
+    found = doc.get("format_version")
+    if type(found) is not int or found != version:
+        newer = type(found) is int and found > version
+        writer = doc.get("quercus_version", "?")
         raise ModelError(
-            f"format version {version!r} is not supported: this quercus "
-            f"reads version {FORMAT_VERSION}"
+            f"format version {found!r} is not supported: this quercus reads version {version}"
             + (
-                f"; the file was written by a newer quercus "
-                f"({doc.get('quercus_version', '?')}): upgrade quercus to load it"
+                f"; the file was written by a newer quercus ({str(writer)[:40]}): "
+                "upgrade quercus to load it"
                 if newer
                 else ""
             )
         )
+
+
+def _model_from_dict(doc: dict):
+    check_format(doc, FORMAT, FORMAT_VERSION, "model")
+    check_document(doc, "model")
     estimator = estimator_from(doc, _estimator_classes())
     cls, name = type(estimator), doc["estimator"]
 
     schema = _schema_from_dict(doc["schema"])
     training = doc["training"]
-    n_features = int(training["n_features"])
+    n_features = training["n_features"]
     if n_features != len(schema.features):
-        raise ModelError(f"n_features {n_features} but the schema has {len(schema.features)}")
+        raise ModelError(
+            f"field training.n_features: {n_features}, but the schema has "
+            f"{len(schema.features)} features"
+        )
     regression = doc["tree"]["regression"]
-    if not isinstance(regression, bool):
-        raise ModelError(f"'regression' must be true or false, not {regression!r}")
     if regression != bool(getattr(cls, "_regression", False)):
         raise ModelError(
-            f"a {'regression' if regression else 'classification'} tree in a model of {name}"
+            f"field tree.regression: a {'regression' if regression else 'classification'} "
+            f"tree in a model of {name}"
         )
     n_classes = None
+    if regression != ("classes" not in doc):
+        raise ModelError(f"field classes: {'present in' if regression else 'missing from'} {name}")
     if not regression:
         estimator.classes_ = _classes_from_dict(doc["classes"])
         n_classes = estimator.classes_.shape[0]
         estimator.n_classes_ = n_classes
     tree = _tree_from_dict(doc["tree"], schema, n_classes)
+    if tree.n_node_samples[0] != training["n_samples"]:
+        raise ModelError("field training.n_samples: not the root's n_node_samples")
+    if not math.isclose(tree.weighted_n_node_samples[0], training["sum_of_weights"]):
+        raise ModelError("field training.sum_of_weights: not the root's weighted_n_node_samples")
     estimator.tree_ = tree
     estimator.schema_ = schema
     estimator.n_features_in_ = n_features
-    if training.get("feature_names_in") is not None:
+    if training["feature_names_in"] is not None:
         names = training["feature_names_in"]
         if names != schema.names:
-            raise ModelError(
-                f"feature_names_in {names} are not the schema's feature names {schema.names}"
-            )
+            raise ModelError("field training.feature_names_in: not the schema's feature names")
         estimator.feature_names_in_ = np.asarray(names, dtype=object)
-    for key, value in doc.get("fitted", {}).items():
-        if key not in _SCALARS:
-            raise ModelError(f"unknown fitted attribute {key!r}")
-        setattr(estimator, key, _unplain(value))
+    fitted = doc["fitted"]
+    if fitted.get("max_features_", 1) > n_features:
+        raise ModelError("field fitted.max_features_: more than the number of features")
+    for key, value in fitted.items():
+        setattr(estimator, key, value)
     if ("rules" in doc) != hasattr(cls, "apply_rules"):
-        raise ModelError(f"a model of {name} {'with' if 'rules' in doc else 'without'} rules")
+        raise ModelError(
+            f"field rules: a model of {name} {'with' if 'rules' in doc else 'without'} rules"
+        )
     if "rules" in doc:
         _rules_from_dict(estimator, doc["rules"], schema, n_classes)
     return estimator
@@ -372,16 +469,24 @@ def _model_from_dict(doc: dict):
 
 def estimator_from(doc: dict, classes: dict):
     """A new estimator of the allow-listed class that ``doc["estimator"]`` names, built with
-    ``doc["params"]`` (a :class:`ModelError` for an unknown class or parameter)."""
+    ``doc["params"]`` (a :class:`ModelError` for an unknown class, or a parameter that the
+    class does not have or whose value it does not take)."""
     name = doc["estimator"]
     if not isinstance(name, str) or name not in classes:
-        raise ModelError(f"unknown estimator {name!r}; expected one of {sorted(classes)}")
+        raise ModelError(
+            f"field estimator: unknown estimator {name!r}; expected one of {sorted(classes)}"
+        )
     cls = classes[name]
     params = {str(key): _unplain(value) for key, value in doc["params"].items()}
     unknown = set(params) - set(cls().get_params(deep=False))
     if unknown:
-        raise ModelError(f"parameters {sorted(unknown)} are not parameters of {name}")
-    return cls(**params)
+        raise ModelError(f"field params: {sorted(unknown)} are not parameters of {name}")
+    estimator = cls(**params)
+    try:
+        check_params(estimator)
+    except InvalidParameterError as exc:
+        raise ModelError(f"field params.{exc.name}: {exc}") from None
+    return estimator
 
 
 def _is_label(value) -> bool:
@@ -400,103 +505,121 @@ def _classes_from_dict(doc: dict) -> np.ndarray:
         or not all(_is_label(v) for v in values)
         or len(set(values)) != len(values)
     ):
-        raise ModelError("the class labels must be a non-empty list of distinct values")
-    dtype = np.dtype(object) if doc["dtype"] == "O" else np.dtype(doc["dtype"])
-    if dtype.kind not in "biufUO":
-        raise ModelError(f"class labels of dtype {doc['dtype']!r}")
+        raise ModelError("field classes.values: labels must be distinct finite values")
+    dtype = _checked_dtype(doc["dtype"], values, "field classes.dtype")
     labels = np.empty(len(values), dtype=dtype)
     labels[:] = values
     if labels.tolist() != values:
-        raise ModelError(f"the class labels {values} do not fit their dtype {doc['dtype']!r}")
+        raise ModelError(f"field classes: the labels do not fit their dtype {doc['dtype']!r}")
     return labels
 
 
 def _schema_from_dict(doc: dict) -> Schema:
     features = []
-    for f in doc["features"]:
-        name, kind = f["name"], f["kind"]
-        if not isinstance(name, str):
-            raise ModelError(f"feature name {name!r} is not a string")
-        if kind not in (NUMERIC, NOMINAL, ORDINAL):
-            raise ModelError(f"feature {name!r} has an unknown kind {kind!r}")
-        categories = f["categories"]
+    for i, f in enumerate(doc["features"]):
+        name, kind, categories = f["name"], f["kind"], f["categories"]
+        where = f"field schema.features[{i}] ({name!r})"
         if (categories is None) != (kind == NUMERIC):
-            raise ModelError(f"feature {name!r}: categories do not match its kind {kind}")
+            raise ModelError(f"{where}: categories do not match its kind {kind}")
         if categories is not None:
-            categories = _unplain(categories)
-            if not isinstance(categories, list) or not all(_is_label(c) for c in categories):
-                raise ModelError(f"feature {name!r}: categories must be a list of values")
+            if not all(_is_label(c) for c in categories):
+                raise ModelError(f"{where}: categories must be finite values")
             categories = tuple(categories)
             if len(set(categories)) != len(categories):
-                raise ModelError(f"feature {name!r} repeats a category")
+                raise ModelError(f"{where}: a category is repeated")
         features.append(Feature(name, kind, categories))
     names = [f.name for f in features]
-    if not features or len(set(names)) != len(names):
-        raise ModelError(f"the feature names must be present and distinct: {names}")
-    target = doc.get("target")
-    return Schema(tuple(features), target=None if target is None else str(target))
+    if len(set(names)) != len(names):
+        raise ModelError(f"field schema.features: feature names repeat: {names}")
+    return Schema(tuple(features), target=doc.get("target"))
 
 
 def _ints(values, dtype, what: str) -> np.ndarray:
     """A JSON list of integers as an array of ``dtype``; anything else is a ModelError."""
-    if not isinstance(values, list) or not all(
-        isinstance(v, int) and not isinstance(v, bool) for v in values
-    ):
-        raise ModelError(f"tree array {what!r} must be a list of integers")
+    if not all(type(v) is int for v in values):
+        raise ModelError(f"field tree.{what}: must be a list of integers")
     info = np.iinfo(dtype)
     if values and not info.min <= min(values) <= max(values) <= info.max:
-        raise ModelError(f"tree array {what!r} has a value out of range for {np.dtype(dtype)}")
+        raise ModelError(f"field tree.{what}: a value out of range for {np.dtype(dtype)}")
     return np.asarray(values, dtype=dtype).reshape(-1)
 
 
+def _floats_of(values, what: str) -> np.ndarray:
+    """A JSON list of numbers (``null``: NaN) as float64; anything else is a ModelError."""
+    if not isinstance(values, list) or not all(
+        v is None or (type(v) in (int, float)) for v in values
+    ):
+        raise ModelError(f"field {what}: must be a list of numbers")
+    try:
+        return _unfloats(values)
+    except OverflowError:  # an integer beyond float64
+        raise ModelError(f"field {what}: a number out of range for float64") from None
+
+
 def _tree_from_dict(doc: dict, schema: Schema, n_classes: int | None) -> Tree:
-    n = doc["n_nodes"]
-    if type(n) is not int or n < 1:
-        raise ModelError(f"the tree must have at least one node, n_nodes is {n!r}")
+    n, regression = doc["n_nodes"], doc["regression"]
     arrays = {}
     for key, dtype in _NODE_ARRAYS.items():
         values = doc[key]
-        if not isinstance(values, list) or len(values) != n:
-            size = len(values) if isinstance(values, list) else "no list of"
-            raise ModelError(f"tree array {key!r} has {size} entries for {n} nodes")
-        arrays[key] = _unfloats(values) if dtype is np.float64 else _ints(values, dtype, key)
+        if len(values) != n:
+            raise ModelError(f"field tree.{key}: {len(values)} entries for {n} nodes")
+        arrays[key] = (
+            _floats_of(values, f"tree.{key}")
+            if dtype is np.float64
+            else (_ints(values, dtype, key))
+        )
     for key, dtype in _FLAT_ARRAYS.items():
         arrays[key] = _ints(doc[key], dtype, key)
-    regression = doc["regression"]
-    value = np.asarray([_unfloats(row) for row in doc["value"]], dtype=np.float64)
     n_stats = 3 if regression else n_classes
-    if value.shape != (n, n_stats):
-        raise ModelError(f"tree values have shape {value.shape}, expected {(n, n_stats)}")
-    median = None if doc["median"] is None else _unfloats(doc["median"])
+    rows = doc["value"]
+    if len(rows) != n or not all(isinstance(r, list) and len(r) == n_stats for r in rows):
+        raise ModelError(f"field tree.value: not {n} rows of {n_stats} numbers")
+    value = _floats_of([v for row in rows for v in row], "tree.value").reshape(n, n_stats)
+    median = None if doc["median"] is None else _floats_of(doc["median"], "tree.median")
     if median is not None and (
         not regression or median.shape != (n,) or not np.isfinite(median).all()
     ):
-        raise ModelError("tree medians must be finite, one per node, in a regression tree")
-    fractional = doc["fractional"]
-    if not isinstance(fractional, bool):
-        raise ModelError(f"'fractional' must be true or false, not {fractional!r}")
-    _check_structure(arrays, value, schema)
+        raise ModelError("field tree.median: must be finite, one per node, in a regression tree")
+    try:
+        check_tree(arrays, value, schema, regression)
+    except ModelError as exc:
+        raise ModelError(f"field tree: {exc}") from None
     known = {f.name for f in fields(Tree)}
-    return Tree(
+    tree = Tree(
         **{k: v for k, v in arrays.items() if k in known},
         value=value,
         median=median,
         regression=regression,
-        fractional=fractional,
+        fractional=doc["fractional"],
     )
+    return compact_categories(tree, schema)
 
 
-def _check_structure(a: dict, value: np.ndarray, schema: Schema) -> None:
+def _check_statistics(a: dict, value: np.ndarray, regression: bool) -> None:
+    """Weights and counts that are finite and not negative (a class weight below zero
+    would make probabilities that are not probabilities)."""
+    if not (np.isfinite(value).all() and np.isfinite(a["weighted_n_node_samples"]).all()):
+        raise ModelError("the node statistics (value, weights) must be finite")
+    weights = value[:, [0, 2]] if regression else value
+    if (weights < 0).any() or (a["weighted_n_node_samples"] < 0).any():
+        raise ModelError("a node has a negative weight or class count")
+    if (a["n_node_samples"] < 0).any():
+        raise ModelError("a node has a negative number of samples")
+    if (a["impurity"] < 0).any():
+        raise ModelError("a node has a negative impurity")
+
+
+def check_tree(a: dict, value: np.ndarray, schema: Schema, regression: bool) -> None:
     """Every node reachable once from the root, children after their parent, depths that
-    count the steps from the root, splits that fit their features: what prediction relies on
-    to end and to index within bounds (the routing kernels do not check bounds). Vectorised:
-    a forest's trees have millions of nodes."""
+    count the steps from the root, splits that fit their features, every child slot used
+    once, statistics that are weights: what prediction relies on to end and to index within
+    bounds (the routing kernels do not check bounds). Vectorised: a forest's trees have
+    millions of nodes."""
     n = len(a["kind"])
     kind = a["kind"]
     if not np.isin(kind, (LEAF, NUMERIC_SPLIT, MULTIWAY_SPLIT, SUBSET_SPLIT)).all():
         raise ModelError("a node has an unknown kind")
-    if not (np.isfinite(value).all() and np.isfinite(a["weighted_n_node_samples"]).all()):
-        raise ModelError("tree statistics must be finite")
+    _check_statistics(a, value, regression)
     leaves = kind == LEAF
     # Routing takes a node whose feature is -1 for a leaf, and export walks n_children.
     if (a["feature"][leaves] != -1).any() or (a["n_children"][leaves] != 0).any():
@@ -519,6 +642,11 @@ def _check_structure(a: dict, value: np.ndarray, schema: Schema) -> None:
     bad = (count < 2) | (first < 0) | (first + count > len(children))
     if bad.any():
         raise ModelError(f"node {first_bad(bad, nodes)} has children out of range")
+    if count.sum() != len(children):
+        # With one parent per node (below), the splits then use every slot exactly once.
+        raise ModelError(
+            f"children has {len(children)} entries, but the splits have {count.sum()} children"
+        )
     offsets = np.cumsum(count) - count
     slots = np.repeat(first - offsets, count) + np.arange(count.sum())
     kids = children[slots]
@@ -563,57 +691,66 @@ def _check_structure(a: dict, value: np.ndarray, schema: Schema) -> None:
         raise ModelError("the nodes do not form one tree")
 
 
+def _condition(c: dict, schema: Schema, where: str) -> Condition:
+    f, op, threshold, codes = c["feature"], c["op"], c["threshold"], c["codes"]
+    if f >= len(schema.features):
+        raise ModelError(f"{where}.feature: feature {f} does not exist")
+    if op in ("<=", ">"):
+        if threshold is None or not math.isfinite(threshold) or codes:
+            raise ModelError(f"{where}: a comparison needs a finite threshold and no codes")
+    else:
+        n_categories = schema.features[f].n_categories
+        if threshold is not None or not codes or (op == "=" and len(codes) != 1):
+            raise ModelError(f"{where}: a category test needs its codes and no threshold")
+        if max(codes) >= n_categories:
+            raise ModelError(f"{where}.codes: a category that does not exist")
+    return Condition(
+        f,
+        c["name"],
+        op,
+        None if threshold is None else float(threshold),
+        frozenset(codes),
+        c["text"],
+    )
+
+
 def _rules_from_dict(estimator, doc: dict, schema: Schema, n_classes: int) -> None:
     from ..pruning.rules import Rule
 
     rules = []
-    for r in doc["rules"]:
-        conditions = []
-        for c in r["conditions"]:
-            f, op, threshold, codes = c["feature"], c["op"], c["threshold"], c["codes"]
-            if type(f) is not int or not 0 <= f < len(schema.features):
-                raise ModelError(f"a rule has a condition on feature {f!r}, which does not exist")
-            if op in ("<=", ">"):
-                if not isinstance(threshold, int | float) or not math.isfinite(threshold):
-                    raise ModelError(f"a rule compares with {threshold!r}, not a number")
-            elif op in ("=", "in"):
-                n_categories = schema.features[f].n_categories
-                if not all(type(k) is int and 0 <= k < n_categories for k in codes):
-                    raise ModelError("a rule tests a category that does not exist")
-            else:
-                raise ModelError(f"a rule has an unknown test {op!r}")
-            conditions.append(
-                Condition(
-                    f,
-                    str(c["name"]),
-                    op,
-                    None if threshold is None else float(threshold),
-                    frozenset(int(x) for x in codes),
-                    str(c["text"]),
-                )
-            )
+    for i, r in enumerate(doc["rules"]):
+        where = f"field rules.rules[{i}]"
+        conditions = tuple(
+            _condition(c, schema, f"{where}.conditions[{j}]") for j, c in enumerate(r["conditions"])
+        )
         k = r["class_index"]
-        if type(k) is not int or not 0 <= k < n_classes:
-            raise ModelError("a rule predicts a class that does not exist")
-        distribution = _unfloats(r["distribution"])
-        if distribution.shape != (n_classes,):
-            raise ModelError("a rule's class distribution does not match the classes")
+        if k >= n_classes:
+            raise ModelError(f"{where}.class_index: class {k} does not exist")
+        distribution = _floats_of(r["distribution"], f"{where}.distribution")
+        if distribution.shape != (n_classes,) or not (distribution >= 0).all():
+            raise ModelError(f"{where}.distribution: not {n_classes} class weights")
+        if r["errors"] > r["covered"] * (1 + 1e-9):
+            raise ModelError(f"{where}.errors: more errors than covered cases")
         rules.append(
             Rule(
-                conditions=tuple(conditions),
+                conditions=conditions,
                 class_index=k,
                 label=estimator.classes_[k],
                 covered=float(r["covered"]),
                 errors=float(r["errors"]),
                 accuracy=float(r["accuracy"]),
-                leaf=int(r["leaf"]),
+                leaf=r["leaf"],
                 distribution=distribution,
             )
         )
-    proba = np.asarray([_unfloats(row) for row in doc["rule_proba"]], dtype=np.float64)
-    if proba.shape != (len(rules) + 1, n_classes) or not np.isfinite(proba).all():
-        raise ModelError("rule probabilities do not match the rules")
+    proba = doc["rule_proba"]
+    if len(proba) != len(rules) + 1 or not all(len(row) == n_classes for row in proba):
+        raise ModelError(f"field rules.rule_proba: not {len(rules) + 1} rows of {n_classes}")
+    proba = _floats_of([p for row in proba for p in row], "rules.rule_proba")
+    proba = proba.reshape(len(rules) + 1, n_classes)
+    if not ((proba >= 0) & (proba <= 1)).all():
+        raise ModelError("field rules.rule_proba: not probabilities")
     default = doc["default_class"]
-    if type(default) is not int or not 0 <= default < n_classes:
-        raise ModelError("the default class does not exist")
+    if default >= n_classes:
+        raise ModelError(f"field rules.default_class: class {default} does not exist")
     estimator.rules_, estimator.default_class_, estimator.rule_proba_ = rules, default, proba

@@ -1,0 +1,248 @@
+"""Every estimator parameter's type and range, checked without data.
+
+One table, :data:`RULES`, says what each parameter accepts. :func:`check_params` applies it
+at the start of ``fit``, the command line applies it to ``--set`` values before reading any
+data (a bad value is a usage error), and the model-file loader applies it to the parameters
+a file holds. What depends on the data (``max_features`` at most the number of features)
+is checked where the data is known.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._config import CLASSIFICATION_CRITERIA, MISSING_POLICIES, REGRESSION_CRITERIA
+
+
+class InvalidParameterError(ValueError):
+    """A parameter value outside what the estimator accepts; ``name`` is the parameter."""
+
+    def __init__(self, message: str, name: str):
+        super().__init__(message)
+        self.name = name
+
+
+@dataclass(frozen=True)
+class Rule:
+    """What one parameter accepts: ``accepts(value, estimator)`` and the words for it."""
+
+    accepts: Callable[[object, object], bool]
+    describe: Callable[[object], str]
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool | np.bool_)
+
+
+def _is_real(value) -> bool:
+    return (
+        isinstance(value, numbers.Real)
+        and not isinstance(value, bool | np.bool_)
+        and math.isfinite(value)
+    )
+
+
+def _fraction(value, *, closed_right: bool) -> bool:
+    """A float in (0, 1] or (0, 1)."""
+    return (
+        _is_real(value)
+        and not _is_int(value)
+        and 0 < value
+        and (value <= 1 if closed_right else value < 1)
+    )
+
+
+def _fixed(accepts: Callable[[object], bool], words: str) -> Rule:
+    return Rule(lambda value, _: accepts(value), lambda _: words)
+
+
+def _choice(*options) -> Rule:
+    words = " or ".join(repr(o) for o in options)
+    return _fixed(lambda v: isinstance(v, str) and v in options, f"one of {words}")
+
+
+def _boolean() -> Rule:
+    return _fixed(lambda v: isinstance(v, bool | np.bool_), "True or False")
+
+
+def _int_at_least(low: int, allow_none: bool = False) -> Rule:
+    words = f"an integer >= {low}" + (" or None" if allow_none else "")
+    return _fixed(lambda v: (v is None and allow_none) or (_is_int(v) and v >= low), words)
+
+
+def _size(low: int) -> Rule:
+    """``min_samples_*``: a count or a fraction of the training weight."""
+    return _fixed(
+        lambda v: (_is_int(v) and v >= low) or _fraction(v, closed_right=True),
+        f"an integer >= {low} or a float in (0, 1]",
+    )
+
+
+def _criteria(estimator) -> tuple:
+    return REGRESSION_CRITERIA if estimator._regression else CLASSIFICATION_CRITERIA
+
+
+def _missing_policies(estimator) -> tuple:
+    policies = tuple(MISSING_POLICIES)
+    if estimator._regression:  # no class to take the majority of
+        policies = tuple(p for p in policies if p != "class_majority")
+    return policies
+
+
+def _confidence_bounds(estimator) -> tuple[float, bool]:
+    """J48 refuses a confidence above 0.5; Quinlan's C4.5 takes any in (0, 1)."""
+    j48 = getattr(estimator, "c45_variant", "j48") == "j48"
+    return (0.5, True) if j48 else (1.0, False)
+
+
+def _confidence_ok(value, estimator) -> bool:
+    high, closed = _confidence_bounds(estimator)
+    return _is_real(value) and 0 < value and (value <= high if closed else value < high)
+
+
+def _class_weight_ok(value, estimator) -> bool:
+    if value is None or value == "balanced":
+        return True
+    if isinstance(value, str):  # a forest may weigh each tree's bootstrap sample
+        return value == "balanced_subsample" and hasattr(estimator, "n_estimators")
+    return isinstance(value, Mapping) and all(_is_real(w) and w >= 0 for w in value.values())
+
+
+def _class_weight_words(estimator) -> str:
+    forest = ", 'balanced_subsample'" if hasattr(estimator, "n_estimators") else ""
+    return f"None, 'balanced'{forest} or a dict of class: weight >= 0"
+
+
+def _column_key(key) -> bool:
+    return isinstance(key, str) or _is_int(key)
+
+
+def _nominal_ok(value) -> bool:
+    if value is None or isinstance(value, str):
+        return True
+    return isinstance(value, list | tuple | np.ndarray) and all(_column_key(k) for k in value)
+
+
+def _ordinal_ok(value) -> bool:
+    if value is None:
+        return True
+    return isinstance(value, Mapping) and all(
+        _column_key(k) and isinstance(levels, list | tuple) and len(levels) > 0
+        for k, levels in value.items()
+    )
+
+
+def _random_state_ok(value) -> bool:
+    if value is None or isinstance(value, np.random.RandomState):
+        return True
+    return _is_int(value) and 0 <= value < 2**32
+
+
+def _n_jobs_ok(value) -> bool:
+    return value is None or (_is_int(value) and value != 0)
+
+
+def _max_features_ok(value) -> bool:
+    if value is None or value in ("sqrt", "log2"):
+        return True
+    return (_is_int(value) and value >= 1) or _fraction(value, closed_right=True)
+
+
+def _max_bins_ok(value) -> bool:
+    return value is None or value == "auto" or (_is_int(value) and value >= 2)
+
+
+def _max_samples_ok(value) -> bool:
+    return value is None or (_is_int(value) and value >= 1) or _fraction(value, closed_right=True)
+
+
+def _listed(options: tuple) -> str:
+    return "one of " + ", ".join(repr(o) for o in options)
+
+
+RULES: dict[str, Rule] = {
+    "criterion": Rule(
+        lambda v, e: isinstance(v, str) and v in _criteria(e), lambda e: _listed(_criteria(e))
+    ),
+    "nominal_split": _choice("multiway", "binary"),
+    "max_depth": _int_at_least(0, allow_none=True),
+    "min_samples_split": _size(2),
+    "min_samples_leaf": _size(1),
+    "min_impurity_decrease": _fixed(lambda v: _is_real(v) and v >= 0, "a number >= 0"),
+    "ccp_alpha": _fixed(
+        lambda v: v == "cv" if isinstance(v, str) else _is_real(v) and v >= 0,
+        "a number >= 0 or 'cv'",
+    ),
+    "pruning": _fixed(
+        lambda v: (
+            v is None
+            or (isinstance(v, str) and v in ("pessimistic", "reduced_error", "cost_complexity"))
+        ),
+        "None, 'pessimistic', 'reduced_error' or 'cost_complexity'",
+    ),
+    "confidence": Rule(
+        _confidence_ok,
+        lambda e: (
+            "in (0, 0.5] (J48's bound; c45_variant='release8' allows (0, 1))"
+            if _confidence_bounds(e)[1]
+            else "in (0, 1)"
+        ),
+    ),
+    "subtree_raising": _boolean(),
+    "validation_fraction": _fixed(lambda v: _fraction(v, closed_right=False), "in (0, 1)"),
+    "significance": _fixed(lambda v: v is None or (_is_real(v) and 0 < v < 1), "None or in (0, 1)"),
+    "c45_thresholds": _boolean(),
+    "c45_variant": _choice("j48", "release8"),
+    "collapse": _boolean(),
+    "missing": Rule(
+        lambda v, e: isinstance(v, str) and v in _missing_policies(e),
+        lambda e: _listed(_missing_policies(e)),
+    ),
+    "max_leaf_nodes": _int_at_least(2, allow_none=True),
+    "max_features": _fixed(
+        _max_features_ok, "None, 'sqrt', 'log2', an integer >= 1 or a float in (0, 1]"
+    ),
+    "max_bins": _fixed(_max_bins_ok, "'auto', None or an integer >= 2"),
+    "class_weight": Rule(_class_weight_ok, _class_weight_words),
+    "nominal_features": _fixed(_nominal_ok, "None, a column name or a list of names/positions"),
+    "ordinal_features": _fixed(_ordinal_ok, "None or a dict of column: list of levels"),
+    "random_state": _fixed(
+        _random_state_ok, "None, an integer in [0, 2**32) or a numpy RandomState"
+    ),
+    "n_estimators": _int_at_least(1),
+    "feature_sampling": _choice("node", "tree"),
+    "bootstrap": _boolean(),
+    "max_samples": _fixed(_max_samples_ok, "None, an integer >= 1 or a float in (0, 1]"),
+    "oob_score": _boolean(),
+    "voting": _choice("soft", "hard"),
+    "n_jobs": _fixed(_n_jobs_ok, "None or a non-zero integer (-1: every core)"),
+    "verbose": _int_at_least(0),
+    "warm_start": _boolean(),
+}
+
+
+def check_param(estimator, name: str, value) -> None:
+    """An :class:`InvalidParameterError` when ``value`` is not what ``name`` accepts."""
+    rule = RULES[name]
+    if not rule.accepts(value, estimator):
+        shown = repr(value)
+        if len(shown) > 80:
+            shown = shown[:77] + "..."
+        raise InvalidParameterError(f"{name} must be {rule.describe(estimator)}, got {shown}", name)
+
+
+def check_params(estimator) -> None:
+    """Check every parameter of ``estimator`` (:class:`InvalidParameterError` naming the
+    first one that is wrong), and the pairs that must agree."""
+    params = estimator.get_params(deep=False)
+    for name, value in params.items():
+        check_param(estimator, name, value)
+    if params.get("oob_score") and not params.get("bootstrap", True):
+        raise InvalidParameterError(
+            "oob_score needs bootstrap=True (no row is out of bag otherwise)", "oob_score"
+        )
