@@ -9,6 +9,7 @@ attributes and the sparse layout.
 from __future__ import annotations
 
 import os
+import re
 import warnings
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -121,12 +122,20 @@ def read_table(
     """
     frame, name, declared = _load(source, format=format, columns=columns, sep=sep, nominal=nominal)
     if frame.shape[1] == 0:
-        raise DataError(f"{name}: no columns", source=name)
-    if len(frame) == 0:
-        raise DataError(f"{name}: no rows (the table has a header but no data)", source=name)
-    names = check_column_names(frame.columns)
+        raise DataError(
+            f"{name}: no columns (a table needs at least one attribute column)", source=name
+        )
+    names = check_column_names(frame.columns, source=name)
     frame.columns = names
     target_name = _resolve_target(target, names, name)
+    if target_name is not None and len(names) == 1:
+        raise DataError(
+            f"{name} has only the target column {target_name!r}: no attribute to learn from",
+            column=target_name,
+            source=name,
+        )
+    if len(frame) == 0:
+        raise DataError(f"{name}: no rows (the table has a header but no data)", source=name)
 
     if ordinal:
         ordinal = {(names[k] if isinstance(k, int) else str(k)): v for k, v in ordinal.items()}
@@ -136,21 +145,32 @@ def read_table(
     y = None
     if target_name is not None:
         frame, y = _split_target(frame, target_name, name)
-    X, features = type_frame(
-        frame.drop(columns=[target_name]) if target_name else frame,
-        nominal=[c for c in nominal if c != target_name],
-        ordinal={k: v for k, v in (ordinal or {}).items() if k != target_name},
-    )
-    target_kind = classes = None
-    if y is not None:
-        y, target_kind, classes = _type_target(
-            y,
-            target_name,
-            force_nominal=target_name in nominal,
-            levels=(ordinal or {}).get(target_name),
+    try:
+        X, features = type_frame(
+            frame.drop(columns=[target_name]) if target_name else frame,
+            nominal=[c for c in nominal if c != target_name],
+            ordinal={k: v for k, v in (ordinal or {}).items() if k != target_name},
         )
+        target_kind = classes = None
+        if y is not None:
+            y, target_kind, classes = _type_target(
+                y,
+                target_name,
+                force_nominal=target_name in nominal,
+                levels=(ordinal or {}).get(target_name),
+            )
+    except DataError as exc:
+        raise _naming_file(exc, name) from None
     schema = Schema(tuple(features), target_name, target_kind, classes)
     return Table(X, y, schema, source=name)
+
+
+def _naming_file(exc: DataError, name: str) -> DataError:
+    """``exc`` with the file name in front of its message (the column checks of
+    :mod:`.schema` know the column, not the file); data in memory is left as it is."""
+    if name.startswith("<") or str(exc).startswith(name):
+        return exc
+    return DataError(f"{name}: {exc}", column=exc.column, source=name)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -210,14 +230,25 @@ def _from_array(array: np.ndarray, columns) -> pd.DataFrame:
     return pd.DataFrame(array, columns=list(columns))
 
 
+# pandas' message for a row longer than the first: "Expected 3 fields in line 4, saw 5".
+_FIELD_COUNT = re.compile(r"Expected (\d+) fields in line (\d+), saw (\d+)")
+
+
 def _read_csv(path: str, sep: str, nominal) -> pd.DataFrame:
-    try:
-        header = pd.read_csv(path, sep=sep, header=None, nrows=1, dtype=str, keep_default_na=False)
-    except pd.errors.EmptyDataError:
-        raise DataError(f"{path}: the file is empty", source=path) from None
-    except pd.errors.ParserError as exc:
-        raise DataError(f"{path}: not a valid CSV file ({exc})", source=path) from None
-    names = check_column_names(header.iloc[0].tolist())
+    # The python engine reads separators of more than one character (the C engine would
+    # fall back to it with a warning).
+    options = {"sep": sep, "skipinitialspace": True, "engine": "c" if len(sep) == 1 else "python"}
+    # One pass over the whole file: in chunks, the C engine may type one column twice
+    # (numbers in one chunk, text in the next) and warn about it.
+    whole = {"low_memory": False} if options["engine"] == "c" else {}
+    header, width = _csv_header(path, options)
+    names = check_column_names(header, source=path, place="in the header")
+    # Fields beyond the header's (trailing separators, as some programs write them) are read
+    # into spare columns that must stay empty: given fewer names than fields, pandas would
+    # silently take the first columns as the row index and shift every name.
+    spare = [f"spare {i}" for i in range(width - len(names))]
+    while set(spare) & set(names):
+        spare = ["_" + s for s in spare]
     # Columns forced nominal are read as text, so that codes like '01' keep their spelling.
     as_text = {}
     for key in nominal or ():
@@ -228,11 +259,14 @@ def _read_csv(path: str, sep: str, nominal) -> pd.DataFrame:
     def read(dtype):
         return pd.read_csv(
             path,
-            sep=sep,
-            dtype=dtype,
+            header=0,
+            names=names + spare,
+            index_col=False,
+            dtype={**dtype, **dict.fromkeys(spare, str)},
             keep_default_na=False,
             na_values=list(MISSING_STRINGS),
-            skipinitialspace=True,
+            **whole,
+            **options,
         )
 
     try:
@@ -241,9 +275,58 @@ def _read_csv(path: str, sep: str, nominal) -> pd.DataFrame:
         booleans = [c for c in frame.columns if pd.api.types.is_bool_dtype(frame[c].dtype)]
         if booleans:
             frame = read({**as_text, **dict.fromkeys(booleans, str)})
-        return frame
     except pd.errors.ParserError as exc:
-        raise DataError(f"{path}: not a valid CSV file ({exc})", source=path) from None
+        raise _csv_error(path, exc, len(names)) from None
+    for column in spare:
+        filled = frame[column].notna().to_numpy()
+        if filled.any():
+            row = int(np.flatnonzero(filled)[0])
+            raise DataError(
+                f"{path}: data row {row + 1} has a value ({frame[column].iloc[row]!r}) beyond "
+                f"the last column {names[-1]!r}: the header names {len(names)} columns "
+                f"(a column without a name, or a value holding an unquoted {sep!r}?)",
+                source=path,
+            )
+    return frame.drop(columns=spare)
+
+
+def _csv_header(path: str, options: dict) -> tuple[list[str], int]:
+    """The header's cells as written, and how many fields a row may have: the header's, or
+    more when the first data row is longer (trailing separators)."""
+
+    def first(nrows):
+        return pd.read_csv(
+            path, header=None, nrows=nrows, dtype=str, keep_default_na=False, **options
+        )
+
+    try:
+        try:
+            rows = first(2)
+            width = rows.shape[1]
+        except pd.errors.ParserError as exc:
+            match = _FIELD_COUNT.search(str(exc))
+            if match is None:
+                raise
+            rows = first(1)
+            width = int(match.group(3))
+    except pd.errors.EmptyDataError:
+        raise DataError(f"{path}: the file is empty", source=path) from None
+    except pd.errors.ParserError as exc:
+        raise _csv_error(path, exc, None) from None
+    return rows.iloc[0].tolist(), width
+
+
+def _csv_error(path: str, exc: Exception, n_names: int | None) -> DataError:
+    """A parser error as a DataError naming the file (and the line, where pandas says it)."""
+    match = _FIELD_COUNT.search(str(exc))
+    if match is not None and n_names is not None:
+        line, saw = match.group(2), match.group(3)
+        return DataError(
+            f"{path}: line {line} has {saw} fields, but the header names {n_names} columns",
+            source=path,
+        )
+    reason = " ".join(str(exc).split())
+    return DataError(f"{path}: not a valid CSV file ({reason})", source=path)
 
 
 def _read_arff(path: str) -> tuple[pd.DataFrame, list[str]]:
@@ -256,6 +339,9 @@ def _read_arff(path: str) -> tuple[pd.DataFrame, list[str]]:
             raise DataError(f"{path}: not a valid ARFF file ({exc})", source=path) from None
     columns, declared = {}, []
     attributes = parsed["attributes"]
+    check_column_names(
+        [a[0] for a in attributes], source=path, place="in its @attribute declaration"
+    )
     data = parsed["data"]
     for j, (name, kind) in enumerate(attributes):
         values = [row[j] for row in data]

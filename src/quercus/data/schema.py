@@ -67,9 +67,17 @@ class Schema:
 # Columns
 
 
-def check_column_names(names: Sequence) -> list[str]:
-    """Column names as strings; duplicates are an error that names them."""
+def check_column_names(names: Sequence, source: str | None = None, place: str = "") -> list[str]:
+    """Column names as strings; a blank name or a duplicate is an error that names it.
+
+    ``source`` (a file name) starts the message, and ``place`` says where the names come from
+    (e.g. ``"in the header"``).
+    """
     names = [str(n) for n in names]
+    prefix = f"{source}: " if source else ""
+    blank = [i for i, n in enumerate(names) if not n.strip()]
+    if blank:
+        raise DataError(prefix + _blank_name_message(names, blank[0], place), source=source)
     seen, dups = set(), []
     for n in names:
         if n in seen and n not in dups:
@@ -77,12 +85,38 @@ def check_column_names(names: Sequence) -> list[str]:
         seen.add(n)
     if dups:
         raise DataError(
-            "duplicate column names: "
+            prefix
+            + "duplicate column names: "
             + ", ".join(repr(d) for d in dups)
             + " (every column needs its own name)",
             column=dups[0],
+            source=source,
         )
     return names
+
+
+def _blank_name_message(names: list[str], i: int, place: str) -> str:
+    """'column 2 has no name in the header (between 'a' and 'b')': the position (1-based)
+    and the named columns on either side, as the user sees them in a spreadsheet."""
+    what = "no name" if names[i] == "" else f"a blank name ({names[i]!r})"
+    before = next((n for n in reversed(names[:i]) if n.strip()), None)
+    after = next((n for n in names[i + 1 :] if n.strip()), None)
+    if before is not None and after is not None:
+        where = f"between {before!r} and {after!r}"
+    elif after is not None:
+        where = f"before {after!r}"
+    elif before is not None:
+        where = f"after {before!r}"
+    else:
+        where = "no column has a name"
+    message = f"column {i + 1} has {what}{' ' + place if place else ''} ({where})"
+    if i == 0 and after is not None:
+        # pandas' to_csv writes the index there with an empty header cell.
+        message += "; a file written by pandas' to_csv holds the row index there: write it "
+        message += "with index=False, or name the column"
+    else:
+        message += "; give every column a name"
+    return message
 
 
 def _is_missing_scalar(v) -> bool:
