@@ -19,7 +19,14 @@ from .._config import AUTO_EXACT_MAX_ROWS, AUTO_MAX_BINS, bin_dtype, missing_cod
 from ..data.schema import NUMERIC, Schema
 from ._kernels import bin_numeric
 
-__all__ = ["BinMapper", "fit_bins", "numeric_bins", "numeric_edges", "resolve_max_bins"]
+__all__ = [
+    "BinMapper",
+    "fit_bins",
+    "midpoints",
+    "numeric_bins",
+    "numeric_edges",
+    "resolve_max_bins",
+]
 
 
 def resolve_max_bins(max_bins, n_rows: int, n_distinct: int) -> int | None:
@@ -61,13 +68,23 @@ def numeric_bins(values: np.ndarray, max_bins="auto"):
         cut_after = np.unique(np.searchsorted(cumulative, targets, side="left"))
         cut_after = cut_after[cut_after < len(distinct) - 1]
     below, above = distinct[cut_after], distinct[cut_after + 1]
-    edges = below + (above - below) / 2.0
-    # Midpoint of two adjacent floats can round up to the upper value; keep x <= edge exact.
-    edges = np.where(edges >= above, below, edges).astype(np.float64)
+    edges = midpoints(below, above)
     # Bin b holds distinct[cut_after[b-1] + 1 : cut_after[b] + 1].
     lo = distinct[np.concatenate([[0], cut_after + 1])]
     hi = distinct[np.concatenate([cut_after, [len(distinct) - 1]])]
     return edges, lo, hi
+
+
+def midpoints(below: np.ndarray, above: np.ndarray) -> np.ndarray:
+    """The midpoints of ``below < above``, each ``>= below`` and ``< above`` (so that
+    ``x <= edge`` keeps ``below`` and leaves ``above``).
+
+    Half the gap is taken as ``above / 2 - below / 2``: ``above - below`` overflows to
+    infinity between values near +-1.8e308. The two agree everywhere else (halving is exact
+    above the subnormal range)."""
+    edges = below + (above / 2.0 - below / 2.0)
+    # The midpoint of two adjacent floats can round up to the upper value.
+    return np.where(edges >= above, below, edges).astype(np.float64)
 
 
 def numeric_edges(values: np.ndarray, max_bins="auto") -> np.ndarray:
