@@ -90,8 +90,7 @@ def save_forest(forest, path):
     check_is_fitted(forest, "estimators_")
     meta, arrays = _forest_to_dict(forest)
     text = json.dumps(meta, ensure_ascii=False, allow_nan=False)
-    stamp = _entry_time()
-    return write_atomically(path, lambda out: _write_archive(out, text, arrays, stamp))
+    return write_atomically(path, lambda out: _write_archive(out, text, arrays))
 
 
 def _forest_to_dict(forest) -> tuple[dict, dict]:
@@ -143,18 +142,10 @@ def _forest_to_dict(forest) -> tuple[dict, dict]:
     return meta, arrays
 
 
-def _entry_time() -> tuple:
-    """The time every entry of the archive carries: ``SOURCE_DATE_EPOCH`` when it is set
-    (within what a zip entry can hold), else 1980-01-01, so that it never varies."""
-    if "SOURCE_DATE_EPOCH" not in os.environ:
-        return _ZIP_EPOCH
-    when = creation_time()
-    return max(_ZIP_EPOCH, min((2107, 12, 31, 23, 59, 58), when.timetuple()[:6]))
-
-
-def _write_archive(out, text: str, arrays: dict, stamp: tuple) -> None:
+def _write_archive(out, text: str, arrays: dict) -> None:
     def entry(name: str) -> zipfile.ZipInfo:
-        info = zipfile.ZipInfo(name, date_time=stamp)
+        # A fixed time: the date is forest.json's "created", the one field that may differ.
+        info = zipfile.ZipInfo(name, date_time=_ZIP_EPOCH)
         info.compress_type = zipfile.ZIP_STORED
         info.create_system = 3  # Unix, whichever system writes it
         info.external_attr = 0o644 << 16
