@@ -22,6 +22,7 @@ from .estimators import (
     DecisionTreeRegressor,
     ID3Classifier,
 )
+from .estimators.params import InvalidParameterError
 from .export.model_file import ModelError
 from .export.model_file import load_model as load
 
@@ -39,6 +40,7 @@ __all__ = [
     "RandomForestRegressor",
     "DataError",
     "DataWarning",
+    "InvalidParameterError",
     "ModelError",
     "Schema",
     "Table",
