@@ -73,8 +73,6 @@ _TREE_PARAMS = (
 def _n_threads(n_jobs) -> int:
     if n_jobs is None:
         return 1
-    if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral) or n_jobs == 0:
-        raise ValueError(f"n_jobs must be None or a non-zero integer, got {n_jobs!r}")
     cores = os.cpu_count() or 1
     return int(n_jobs) if n_jobs > 0 else max(1, cores + 1 + int(n_jobs))
 
@@ -223,32 +221,14 @@ class BaseForest(TabularInput, BaseEstimator):
             params["max_features"] = None  # drawn once per tree instead
         return self._tree_class(**params)
 
-    def _check_forest_params(self, n: int) -> int:
-        """Validate the forest's own parameters; returns the bootstrap sample size."""
-        if isinstance(self.n_estimators, bool) or not (
-            isinstance(self.n_estimators, numbers.Integral) and self.n_estimators >= 1
-        ):
-            raise ValueError(f"n_estimators must be an integer >= 1, got {self.n_estimators!r}")
-        if self.feature_sampling not in ("node", "tree"):
-            raise ValueError(
-                f"feature_sampling must be 'node' or 'tree', got {self.feature_sampling!r}"
-            )
-        if isinstance(self.verbose, bool) or not (
-            isinstance(self.verbose, numbers.Integral) and self.verbose >= 0
-        ):
-            raise ValueError(f"verbose must be an integer >= 0, got {self.verbose!r}")
-        if self.oob_score and not self.bootstrap:
-            raise ValueError("oob_score needs bootstrap=True (no row is out of bag otherwise)")
+    def _bootstrap_size(self, n: int) -> int:
+        """Rows drawn for each tree (``max_samples`` passed ``check_params``)."""
         size = self.max_samples
         if size is None or not self.bootstrap:
             return n
-        if isinstance(size, numbers.Integral) and not isinstance(size, bool) and size >= 1:
+        if isinstance(size, numbers.Integral):
             return int(size)
-        if isinstance(size, numbers.Real) and 0.0 < size <= 1.0:
-            return max(1, round(size * n))
-        raise ValueError(
-            f"max_samples must be None, an integer >= 1 or a float in (0, 1], got {size!r}"
-        )
+        return max(1, round(size * n))
 
     def fit(self, X, y, sample_weight=None):
         """Grow ``n_estimators`` trees on bootstrap samples of ``X, y`` (with
@@ -265,7 +245,7 @@ class BaseForest(TabularInput, BaseEstimator):
             w = w * compute_sample_weight("balanced", y)
         elif isinstance(self.class_weight, dict):
             w = w * compute_sample_weight(self.class_weight, y)
-        n_draws = self._check_forest_params(len(y))
+        n_draws = self._bootstrap_size(len(y))
         template = self._tree_template()
         keep_old = self.warm_start and hasattr(self, "estimators_")
         if keep_old and len(self.estimators_) > self.n_estimators:
@@ -304,12 +284,7 @@ class BaseForest(TabularInput, BaseEstimator):
         return self
 
     def _class_weight_mode(self):
-        cw = getattr(self, "class_weight", None)
-        if cw in (None, "balanced", "balanced_subsample") or isinstance(cw, dict):
-            return cw
-        raise ValueError(
-            f"class_weight must be None, 'balanced', 'balanced_subsample' or a dict, got {cw!r}"
-        )
+        return getattr(self, "class_weight", None)
 
     def _grow_one(self, data, distinct, template, params, seed, y, w, n_stats, n_draws, k_per_tree):
         """One tree: its bootstrap sample as weights, optionally its own attributes."""
@@ -575,8 +550,6 @@ class RandomForestClassifier(ClassifierMixin, BaseForest):
         self.warm_start = warm_start
 
     def _encode_target(self, y):
-        if self.voting not in ("soft", "hard"):
-            raise ValueError(f"voting must be 'soft' or 'hard', got {self.voting!r}")
         classes, y_class = encode_classes(y)
         if hasattr(self, "classes_") and self.warm_start and hasattr(self, "estimators_"):
             if not np.array_equal(classes, self.classes_):

@@ -22,14 +22,12 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from .._config import (
-    CLASSIFICATION_CRITERIA,
     CRITERIA,
     FRACTIONAL,
     MISSING_POLICIES,
     NOMINAL,
     NUMERIC,
     ORDINAL,
-    REGRESSION_CRITERIA,
 )
 from ..binning import fit_bins
 from ..data.encode import align_frame, infer_schema
@@ -41,6 +39,7 @@ from ..tree import Tree
 from ..tree._grow import grow_tree
 from ..tree._predict import apply_rows, fractional_rows, path_rows
 from .folds import cv_folds
+from .params import InvalidParameterError
 
 _KIND_CODES = {NUMERIC_KIND: NUMERIC, "nominal": NOMINAL, ORDINAL_KIND: ORDINAL}
 _CV_FOLDS = 10  # folds of ccp_alpha="cv", as `quercus cv` makes them by default
@@ -63,27 +62,11 @@ class GrowthParams:
     missing: int
 
 
-def _check_int(name, value, low, allow_none=False):
-    if value is None and allow_none:
-        return None
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
-        raise ValueError(
-            f"{name} must be an integer >= {low}{' or None' if allow_none else ''}, got {value!r}"
-        )
-    return int(value)
-
-
-def _size_param(name, value, total_weight, low_int):
-    """``min_samples_*``: an integer weight, or a fraction of the total weight."""
-    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
-        if value < low_int:
-            raise ValueError(
-                f"{name} must be an integer >= {low_int} or a float in (0, 1], got {value!r}"
-            )
+def _size(value, total_weight) -> float:
+    """``min_samples_*`` in weight: a count as it is, a fraction of the total weight."""
+    if isinstance(value, numbers.Integral):
         return float(value)
-    if isinstance(value, numbers.Real) and 0.0 < value <= 1.0:
-        return math.ceil(value * total_weight)
-    raise ValueError(f"{name} must be an integer >= {low_int} or a float in (0, 1], got {value!r}")
+    return math.ceil(value * total_weight)
 
 
 def _as_counts(w: np.ndarray) -> np.ndarray:
@@ -102,31 +85,22 @@ def _as_counts(w: np.ndarray) -> np.ndarray:
     return scaled
 
 
-def _check_ccp_alpha(value) -> float:
-    """The pruning alpha; 0.0 for "cv" (chosen by cross-validation after growing)."""
-    if isinstance(value, str) and value == "cv":
-        return 0.0
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not value >= 0:
-        raise ValueError(f"ccp_alpha must be a number >= 0 or 'cv', got {value!r}")
-    return float(value)
-
-
 def _max_features(value, n_features):
+    """The number of features tried at a split (``value`` passed ``check_params``)."""
     if value is None:
         return n_features
     if value == "sqrt":
         return max(1, int(math.sqrt(n_features)))
     if value == "log2":
         return max(1, int(math.log2(n_features)))
-    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
-        if not 1 <= value <= n_features:
-            raise ValueError(f"max_features must be in [1, n_features={n_features}], got {value}")
+    if isinstance(value, numbers.Integral):
+        if value > n_features:
+            raise InvalidParameterError(
+                f"max_features must be in [1, n_features={n_features}], got {value}",
+                "max_features",
+            )
         return int(value)
-    if isinstance(value, numbers.Real) and 0.0 < value <= 1.0:
-        return max(1, int(value * n_features))
-    raise ValueError(
-        f"max_features must be None, 'sqrt', 'log2', an integer or a float in (0, 1], got {value!r}"
-    )
+    return max(1, int(value * n_features))
 
 
 def encode_classes(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -364,8 +338,6 @@ class BaseDecisionTree(TabularInput, BaseEstimator):
         alpha = getattr(self, "significance", None)
         if alpha is None or self._regression:
             return np.zeros(1)
-        if isinstance(alpha, bool) or not (isinstance(alpha, numbers.Real) and 0 < alpha < 1):
-            raise ValueError(f"significance must be None or in (0, 1), got {alpha!r}")
         branches = int(mapper.n_bins.max()) if self.nominal_split == "multiway" else 2
         df = np.arange(max(branches - 1, 1) * max(n_classes - 1, 1) + 1)
         critical = np.full(len(df), np.inf)
@@ -374,49 +346,26 @@ class BaseDecisionTree(TabularInput, BaseEstimator):
 
     def _c45_variant(self) -> str:
         """Which C4.5: "j48" (Weka's J48, the default) or "release8" (Quinlan's C4.5)."""
-        variant = getattr(self, "c45_variant", "j48")
-        if variant not in ("j48", "release8"):
-            raise ValueError(f"c45_variant must be 'j48' or 'release8', got {variant!r}")
-        return variant
+        return getattr(self, "c45_variant", "j48")
 
     def _c45_thresholds(self) -> bool:
         """Whether C4.5's rules for continuous attributes apply (classifiers that ask)."""
         return not self._regression and bool(getattr(self, "c45_thresholds", False))
 
     def _growth_params(self, n_features: int, total_weight: float) -> GrowthParams:
-        allowed = REGRESSION_CRITERIA if self._regression else CLASSIFICATION_CRITERIA
-        if self.criterion not in allowed:
-            raise ValueError(f"criterion must be one of {allowed}, got {self.criterion!r}")
-        if self.nominal_split not in ("multiway", "binary"):
-            raise ValueError(
-                f"nominal_split must be 'multiway' or 'binary', got {self.nominal_split!r}"
-            )
-        max_depth = _check_int("max_depth", self.max_depth, 0, allow_none=True)
-        max_leaf = _check_int("max_leaf_nodes", self.max_leaf_nodes, 2, allow_none=True)
-        if (
-            not isinstance(self.min_impurity_decrease, numbers.Real)
-            or self.min_impurity_decrease < 0
-        ):
-            raise ValueError(
-                f"min_impurity_decrease must be a number >= 0, got {self.min_impurity_decrease!r}"
-            )
-        policies = tuple(MISSING_POLICIES)
-        if self._regression:
-            policies = tuple(p for p in policies if p != "class_majority")
-        if self.missing not in policies:
-            raise ValueError(f"missing must be one of {policies}, got {self.missing!r}")
+        """The growth parameters in the kernel's units (after ``check_params``)."""
         seed = int(check_random_state(self.random_state).randint(1, 2**31 - 1))
         return GrowthParams(
             criterion=CRITERIA[self.criterion],
             multiway=self.nominal_split == "multiway",
-            max_depth=-1 if max_depth is None else max_depth,
-            min_split=_size_param("min_samples_split", self.min_samples_split, total_weight, 2),
-            min_leaf=_size_param("min_samples_leaf", self.min_samples_leaf, total_weight, 1),
+            max_depth=-1 if self.max_depth is None else int(self.max_depth),
+            min_split=_size(self.min_samples_split, total_weight),
+            min_leaf=_size(self.min_samples_leaf, total_weight),
             min_impurity_decrease=float(self.min_impurity_decrease),
-            max_leaf_nodes=-1 if max_leaf is None else max_leaf,
+            max_leaf_nodes=-1 if self.max_leaf_nodes is None else int(self.max_leaf_nodes),
             max_features=_max_features(self.max_features, n_features),
             seed=seed * 2654435761 % 2**63 + 1,
-            ccp_alpha=_check_ccp_alpha(self.ccp_alpha),
+            ccp_alpha=0.0 if self.ccp_alpha == "cv" else float(self.ccp_alpha),
             missing=MISSING_POLICIES[self.missing],
         )
 

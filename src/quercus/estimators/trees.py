@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import inspect
-import numbers
 
 import numpy as np
 import pandas as pd
@@ -228,10 +227,6 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
             val_class = np.array([index[v] for v in labels.tolist()], dtype=np.int64)
             return typed, y_class, w, (val_typed, val_class, np.ones(len(val_class)))
         fraction = self.validation_fraction
-        if isinstance(fraction, bool) or not (
-            isinstance(fraction, numbers.Real) and 0.0 < fraction < 1.0
-        ):
-            raise ValueError(f"validation_fraction must be in (0, 1), got {fraction!r}")
         rows = np.arange(len(y_class))
         counts = np.bincount(y_class)
         stratify = y_class if counts[counts > 0].min() >= 2 else None
@@ -248,13 +243,6 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         )
 
     def _prune_pessimistic(self, typed, y_class, w):
-        j48 = self._c45_variant() == "j48"  # J48 refuses a confidence above 0.5
-        cf = self.confidence
-        if isinstance(cf, bool) or not (
-            isinstance(cf, numbers.Real) and 0.0 < cf and (cf <= 0.5 if j48 else cf < 1.0)
-        ):
-            bounds = "(0, 0.5]" if j48 else "(0, 1)"
-            raise ValueError(f"confidence must be in {bounds}, got {cf!r}")
         keep = w > 0  # as in growing: a zero weight is an absent row
         impurity = _IMPURITY_OF_CRITERION[self.criterion]
         self.tree_ = prune_pessimistic(
