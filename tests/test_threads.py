@@ -14,16 +14,19 @@ splits), a regression tree, C4.5rules, and forests (grown with ``n_jobs=2``) in 
 layouts, general (category splits) and compact (numeric thresholds only), one of them with
 fractional missing values.
 
-Numba's "workqueue" threading layer aborts the process when two threads launch parallel
-kernels at once: on it, the concurrent tests skip and one test fails, saying why.
+Numba's "workqueue" threading layer (its fallback where neither TBB nor OpenMP loads) aborts
+the process when two threads launch parallel kernels at once; quercus serialises launches on
+it (``quercus._parallel``), which one test checks in a process forced onto that layer.
 """
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
-import numba
 import numpy as np
 import pandas as pd
 import pytest
@@ -118,32 +121,44 @@ def _batches(X) -> list:
     return [np.ascontiguousarray(X[rows]) for rows in parts]
 
 
-def _threading_layer() -> str:
-    """The threading layer that Numba runs quercus's parallel kernels on (it is chosen at
-    the first parallel launch, so one is made first)."""
-    quercus.DecisionTreeClassifier().fit([[0.0], [1.0]], [0, 1]).apply([[0.0]])
-    return numba.threading_layer()
+_ON_WORKQUEUE = """
+import threading, numba, quercus
+frame = quercus.datasets.load("iris")
+X, y = frame.iloc[:, :-1], frame.iloc[:, -1]
+models = [quercus.CARTClassifier().fit(X, y), quercus.RandomForestClassifier(5).fit(X, y)]
+expected = [m.predict_proba(X) for m in models]
+barrier = threading.Barrier(4)
+failures = []
+
+def work():
+    barrier.wait()
+    for _ in range(30):
+        for model, want in zip(models, expected):
+            if not (model.predict_proba(X) == want).all():
+                failures.append(1)
+
+threads = [threading.Thread(target=work) for _ in range(4)]
+for t in threads:
+    t.start()
+for t in threads:
+    t.join()
+assert numba.threading_layer() == "workqueue", numba.threading_layer()
+print("failures", len(failures))
+"""
 
 
-# Numba's "workqueue" layer, which it falls back to when neither TBB nor an OpenMP runtime
-# can be loaded, aborts the whole process when two threads launch parallel kernels at once;
-# the concurrent tests then skip (they would kill pytest) and this one says why.
-_WORKQUEUE = (
-    "Numba runs on its 'workqueue' threading layer, which aborts the process when several "
-    "threads predict at once (quercus's routing kernels are parallel=True); install tbb or "
-    "an OpenMP runtime (libgomp), or set NUMBA_THREADING_LAYER"
-)
-
-
-def test_numba_threading_layer_allows_concurrent_prediction():
-    assert _threading_layer() in ("tbb", "omp"), _WORKQUEUE
+def test_concurrent_prediction_on_numbas_workqueue_layer():
+    env = {**os.environ, "NUMBA_THREADING_LAYER": "workqueue"}
+    result = subprocess.run(
+        [sys.executable, "-c", _ON_WORKQUEUE], env=env, capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.strip() == "failures 0"
 
 
 @pytest.fixture(scope="module")
 def fitted():
     """name -> (fitted model, batches, serial results), each fitted on first use."""
-    if _threading_layer() == "workqueue":
-        pytest.skip(_WORKQUEUE)
     cache = {}
 
     def get(name):

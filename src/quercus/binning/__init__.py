@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from .._config import AUTO_EXACT_MAX_ROWS, AUTO_MAX_BINS, bin_dtype, missing_code
+from .._parallel import run_parallel
 from ..data.schema import NUMERIC, Schema
 from ._kernels import bin_numeric
 
@@ -134,7 +135,7 @@ class BinMapper:
             edges = [self.edges[j] for j in numeric]
             offsets = np.concatenate([[0], np.cumsum([len(e) for e in edges])]).astype(np.int64)
             codes = np.empty((n, len(numeric)), dtype=self.dtype, order="F")
-            bin_numeric(values, np.concatenate(edges), offsets, self.missing, codes)
+            run_parallel(bin_numeric, values, np.concatenate(edges), offsets, self.missing, codes)
             out[:, numeric] = codes
         for j, kind in enumerate(self.kinds):
             if kind != NUMERIC:

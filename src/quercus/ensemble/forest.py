@@ -28,6 +28,7 @@ from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import check_is_fitted
 
 from .._config import LEAF, NUMERIC_SPLIT
+from .._parallel import run_parallel
 from ..binning import BinMapper
 from ..estimators.base import (
     BinnedData,
@@ -350,13 +351,15 @@ class BaseForest(TabularInput, BaseEstimator):
         if rows is None:
             block = block_rows(len(matrix))
             if compact:
-                compact_forest_sum(matrix, roots, packed[1], values, out, block)
+                run_parallel(compact_forest_sum, matrix, roots, packed[1], values, out, block)
             else:
-                forest_sum(matrix, *packed[:4], values, out, block)
+                run_parallel(forest_sum, matrix, *packed[:4], values, out, block)
         elif compact:
-            compact_tree_sum_rows(matrix, rows, roots[tree], packed[1], values, out, count)
+            run_parallel(
+                compact_tree_sum_rows, matrix, rows, roots[tree], packed[1], values, out, count
+            )
         else:
-            tree_sum_rows(matrix, rows, roots[tree], *packed[1:4], values, out, count)
+            run_parallel(tree_sum_rows, matrix, rows, roots[tree], *packed[1:4], values, out, count)
 
     def _tree_values(self, tree: Tree) -> np.ndarray:
         return tree.leaf_values()

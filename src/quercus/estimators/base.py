@@ -29,6 +29,7 @@ from .._config import (
     NUMERIC,
     ORDINAL,
 )
+from .._parallel import run_parallel
 from ..binning import fit_bins
 from ..data.encode import align_frame, infer_schema
 from ..data.schema import NUMERIC as NUMERIC_KIND
@@ -476,7 +477,7 @@ class BaseDecisionTree(TabularInput, BaseEstimator):
 
     def apply(self, X) -> np.ndarray:
         """Index of the leaf that each sample ends in."""
-        return apply_rows(self._predict_matrix(X), *self._tree_args())
+        return run_parallel(apply_rows, self._predict_matrix(X), *self._tree_args())
 
     def decision_path(self, X):
         """Sparse indicator matrix (n_samples, n_nodes): nonzero where a sample passes a node."""
@@ -586,7 +587,7 @@ class BaseDecisionTree(TabularInput, BaseEstimator):
         value in a fractional tree, the weighted mix of the leaves they reach."""
         matrix = self._predict_matrix(X)
         tree = self.tree_
-        values = tree.leaf_values()[apply_rows(matrix, *self._tree_args())]
+        values = tree.leaf_values()[run_parallel(apply_rows, matrix, *self._tree_args())]
         if tree.fractional:
             rows = np.flatnonzero(np.isnan(matrix).any(axis=1))
             if len(rows):

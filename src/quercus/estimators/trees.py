@@ -11,6 +11,7 @@ from sklearn.model_selection import train_test_split
 from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
+from .._parallel import run_parallel
 from ..criteria.measures import entropy_of_counts, error_of_counts, gini_of_counts
 from ..pruning import prune_pessimistic, prune_reduced_error
 from ..pruning.subtree import collapse_unhelpful
@@ -209,7 +210,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
             self._prune_pessimistic(typed, y_class, w)
         elif self.pruning == "reduced_error":
             val_typed, val_class, val_w = validation
-            leaves = apply_rows(self._routing_matrix(val_typed), *self._tree_args())
+            leaves = run_parallel(apply_rows, self._routing_matrix(val_typed), *self._tree_args())
             self.tree_ = prune_reduced_error(self.tree_, leaves, val_class, val_w)
         return self
 

@@ -1,0 +1,29 @@
+"""Calling Numba's parallel kernels safely from several Python threads at once.
+
+Numba runs a ``parallel=True`` kernel on its threading layer: TBB or OpenMP, which accept
+launches from several threads at once, or ``workqueue``, its fallback where neither loads,
+which aborts the whole process when two threads launch at the same time. Which layer loaded
+is known only after a first launch, so launches are serialised until then, and afterwards
+only when the layer is ``workqueue``. Each launch still uses every core.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import numba
+
+_LOCK = threading.Lock()
+_CONCURRENT = False  # whether the loaded layer takes launches from several threads
+
+
+def run_parallel(kernel, *args):
+    """``kernel(*args)``, holding a process-wide lock unless the threading layer is known
+    to take concurrent launches."""
+    global _CONCURRENT
+    if _CONCURRENT:
+        return kernel(*args)
+    with _LOCK:
+        result = kernel(*args)
+        _CONCURRENT = numba.threading_layer() in ("tbb", "omp")
+    return result
