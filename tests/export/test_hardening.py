@@ -375,3 +375,18 @@ def test_zlib_is_not_needed_to_read_a_forest(forest_file, monkeypatch):
     # Every entry is stored: reading never inflates anything.
     monkeypatch.setattr(zlib, "decompressobj", None)
     assert quercus.load(forest_file).n_estimators == 5
+
+
+def test_the_schema_is_valid_json_schema_and_describes_what_quercus_writes(playtennis):
+    from importlib import resources
+
+    from jsonschema import Draft202012Validator
+
+    from quercus.export.forest_file import _forest_to_dict
+    from quercus.export.model_file import check_document
+
+    text = resources.files("quercus.export").joinpath("schemas/model-files-v1.json").read_text()
+    Draft202012Validator.check_schema(json.loads(text))
+    for model in _models(playtennis)[:2]:
+        check_document(model_to_dict(model), "model")
+    check_document(_forest_to_dict(_models(playtennis)[2])[0], "forest")
