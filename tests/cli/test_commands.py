@@ -413,3 +413,10 @@ def test_progress_only_on_a_terminal_and_not_when_quiet():
             bar.update(1)
             bar.close()
         assert stream.getvalue() == ""
+
+
+@pytest.mark.parametrize("seed", ["-1", "4294967296", "x"])
+def test_a_bad_seed_is_a_usage_error(work, seed):
+    result = run("cv", work / "playtennis.csv", "--folds", "3", "--seed", seed)
+    assert result.returncode == 2
+    assert "argument --seed: expected" in result.stderr

@@ -54,14 +54,15 @@ def _folds(text: str) -> int:
     return folds
 
 
-def _whole(low: int):
+def _whole(low: int, high: int | None = None):
     def parse(text: str) -> int:
         try:
             value = int(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-        if value < low:
-            raise argparse.ArgumentTypeError(f"expected a number >= {low}, got {value}")
+        if value < low or (high is not None and value > high):
+            bounds = f">= {low}" if high is None else f"in [{low}, {high}]"
+            raise argparse.ArgumentTypeError(f"expected a number {bounds}, got {value}")
         return value
 
     return parse
@@ -304,7 +305,9 @@ def _add_gain_and_cv(sub, training: list) -> None:
     cv.add_argument("data", metavar="DATA", help=_DATA_HELP)
     _algorithm(cv, "c45", " (default: c45)")
     cv.add_argument("--folds", type=_folds, default=10, help="number of folds (default: 10)")
-    cv.add_argument("--seed", type=int, default=0, help="seed of the shuffle (default: 0)")
+    cv.add_argument(
+        "--seed", type=_whole(0, 2**32 - 1), default=0, help="seed of the shuffle (default: 0)"
+    )
 
 
 def _one_line(exc: object) -> str:
