@@ -278,7 +278,8 @@ def _read_csv(path: str, sep: str, nominal) -> pd.DataFrame:
     except pd.errors.ParserError as exc:
         raise _csv_error(path, exc, len(names)) from None
     for column in spare:
-        filled = frame[column].notna().to_numpy()
+        filled = frame[column].map(lambda v: not pd.isna(v) and bool(str(v).strip()))
+        filled = filled.to_numpy(dtype=bool)
         if filled.any():
             row = int(np.flatnonzero(filled)[0])
             raise DataError(
@@ -287,7 +288,31 @@ def _read_csv(path: str, sep: str, nominal) -> pd.DataFrame:
                 f"(a column without a name, or a value holding an unquoted {sep!r}?)",
                 source=path,
             )
-    return frame.drop(columns=spare)
+    frame = frame.drop(columns=spare)
+    for column in frame.columns:
+        dtype = frame[column].dtype
+        if column not in as_text and (
+            pd.api.types.is_object_dtype(dtype) or isinstance(dtype, pd.StringDtype)
+        ):
+            frame[column] = _big_integers(frame[column])
+    return frame
+
+
+def _big_integers(column: pd.Series) -> pd.Series:
+    """The column as float64 if it holds only integers, else as it is: pandas leaves integers
+    as text when they fit neither int64 nor uint64 (2**64 beside -1), and a column of
+    numbers must not become a nominal one for that."""
+    integer = re.compile(r"\s*[+-]?\d+\s*")
+    # (pandas may leave the missing markers in such a column as they are.)
+    present = [v for v in column.dropna() if not (isinstance(v, str) and v in MISSING_STRINGS)]
+    # The first value settles most columns (words) without a pass over all of them.
+    if not present or not integer.fullmatch(str(present[0])):
+        return column
+    if not all(isinstance(v, str) and integer.fullmatch(v) for v in present):
+        return column
+    return column.map(
+        lambda v: np.nan if pd.isna(v) or v.strip() in MISSING_STRINGS else float(v)
+    ).astype(np.float64)
 
 
 def _csv_header(path: str, options: dict) -> tuple[list[str], int]:
@@ -332,11 +357,22 @@ def _csv_error(path: str, exc: Exception, n_names: int | None) -> DataError:
 def _read_arff(path: str) -> tuple[pd.DataFrame, list[str]]:
     import arff  # liac-arff
 
+    decoder = arff.ArffDecoder()
     with open(path, encoding="utf-8") as fh:
-        try:
-            parsed = arff.load(fh, encode_nominal=False, return_type=arff.DENSE)
-        except arff.ArffException as exc:
-            raise DataError(f"{path}: not a valid ARFF file ({exc})", source=path) from None
+        text = fh.read()
+    try:
+        parsed = decoder.decode(text, encode_nominal=False, return_type=arff.DENSE)
+    except arff.ArffException as exc:
+        raise DataError(
+            f"{path}: not a valid ARFF file ({_arff_reason(exc)})", source=path
+        ) from None
+    except (ValueError, TypeError, IndexError, KeyError) as exc:
+        # liac-arff lets a few errors of its own parsing through as they are (an
+        # "@attribute" line without a name, an unknown escape like '\q'): show the line.
+        line = getattr(decoder, "_current_line", 0)
+        lines = text.strip("\r\n ").split("\n")  # as liac-arff counts them
+        shown = f"line {line}, {lines[line - 1].strip()[:60]!r}: " if 0 < line <= len(lines) else ""
+        raise DataError(f"{path}: not a valid ARFF file ({shown}{exc})", source=path) from None
     columns, declared = {}, []
     attributes = parsed["attributes"]
     check_column_names(
@@ -346,10 +382,17 @@ def _read_arff(path: str) -> tuple[pd.DataFrame, list[str]]:
     for j, (name, kind) in enumerate(attributes):
         values = [row[j] for row in data]
         if isinstance(kind, list | tuple):  # nominal: {a, b, c} in declared order
+            twice = sorted({v for v in kind if list(kind).count(v) > 1})
+            if twice:
+                raise DataError(
+                    f"{path}: attribute {name!r} declares the value {twice[0]!r} twice",
+                    column=name,
+                    source=path,
+                )
             columns[name] = pd.Categorical(values, categories=list(kind))
             declared.append(name)
         elif str(kind).upper() in ("NUMERIC", "REAL", "INTEGER"):
-            columns[name] = pd.array([np.nan if v is None else v for v in values], dtype=np.float64)
+            columns[name] = _arff_numbers(path, name, values)
         elif str(kind).upper() == "STRING":
             columns[name] = pd.Series(values, dtype=object)
         else:
@@ -360,6 +403,32 @@ def _read_arff(path: str) -> tuple[pd.DataFrame, list[str]]:
                 source=path,
             )
     return pd.DataFrame(columns), declared
+
+
+def _arff_reason(exc) -> str:
+    """liac-arff's message; it formats the line number into the message with ``%``, which
+    fails when the bad line itself holds a ``%``."""
+    try:
+        return str(exc)
+    except (TypeError, ValueError):
+        message = str(getattr(exc, "message", "") or type(exc).__name__)
+        return message.replace("%d", str(getattr(exc, "line", "?")), 1)
+
+
+def _arff_numbers(path: str, name: str, values: list):
+    """A numeric attribute's values as float64; liac-arff hands some values it could not
+    convert back as text."""
+    numbers = []
+    for row, v in enumerate(values):
+        try:
+            numbers.append(np.nan if v is None else float(v))
+        except (TypeError, ValueError):
+            raise DataError(
+                f"{path}: attribute {name!r} is numeric but holds {v!r} in data row {row + 1}",
+                column=name,
+                source=path,
+            ) from None
+    return pd.array(numbers, dtype=np.float64)
 
 
 def _read_parquet(path: str) -> pd.DataFrame:

@@ -7,6 +7,8 @@ missing, nominal columns as unordered pandas ``Categorical`` and ordinal columns
 
 from __future__ import annotations
 
+import datetime
+import decimal
 import math
 import numbers
 import warnings
@@ -131,7 +133,7 @@ def _as_number(v):
     """``v`` as a float when it is a number or a string that reads as one, else ``None``."""
     if isinstance(v, bool | np.bool_):
         return None
-    if isinstance(v, numbers.Real):
+    if isinstance(v, numbers.Real | decimal.Decimal):
         return float(v)
     if isinstance(v, str):
         try:
@@ -187,15 +189,23 @@ def type_column(
     nominal. A column that mixes numbers and words becomes nominal, with a warning.
     """
     dtype = values.dtype
+    if pd.api.types.is_object_dtype(dtype):
+        _check_values(name, values)
     if levels is not None:
         if isinstance(dtype, pd.CategoricalDtype):
             values = values.astype(object)
         cat = _nominal(name, _clean_object_column(values), list(levels), ordered=True)
         return cat, Feature(name, ORDINAL, tuple(cat.categories))
 
-    if pd.api.types.is_datetime64_any_dtype(dtype) or pd.api.types.is_timedelta64_dtype(dtype):
+    if (
+        pd.api.types.is_datetime64_any_dtype(dtype)
+        or pd.api.types.is_timedelta64_dtype(dtype)
+        or isinstance(dtype, pd.PeriodDtype)
+    ):
+        raise DataError(_DATES.format(name=name), column=name)
+    if pd.api.types.is_complex_dtype(dtype):
         raise DataError(
-            f"column {name!r} holds dates or times: convert it to numbers or categories first",
+            f"column {name!r} holds complex numbers: quercus reads real numbers and categories",
             column=name,
         )
 
@@ -230,7 +240,10 @@ def type_column(
     if present.map(lambda v: isinstance(v, bool | np.bool_)).all():
         cat = _nominal(name, cleaned.map(lambda v: v if pd.isna(v) else bool(v)))
         return cat, Feature(name, NOMINAL, tuple(cat.categories))
-    is_real = present.map(lambda v: isinstance(v, numbers.Real) and not isinstance(v, bool))
+    # Decimals (Parquet's and databases' exact numbers) are numbers too.
+    is_real = present.map(
+        lambda v: isinstance(v, numbers.Real | decimal.Decimal) and not isinstance(v, bool)
+    )
     if is_real.all():
         numeric = cleaned.astype(np.float64)
         _check_finite(name, numeric)
@@ -242,6 +255,42 @@ def type_column(
         cleaned = cleaned.map(lambda v: v if pd.isna(v) else str(v))
     cat = _nominal(name, cleaned)
     return cat, Feature(name, NOMINAL, tuple(cat.categories))
+
+
+_DATES = "column {name!r} holds dates or times: convert it to numbers or categories first"
+
+
+def _check_values(name: str, values: pd.Series) -> None:
+    """Refuse values of an object column that are neither numbers nor categories: lists,
+    dicts and arrays (Parquet's nested columns), complex numbers, dates and times."""
+    odd = {t for t in set(map(type, values)) if not _is_plain(t)}
+    if not odd:
+        return
+    row, value = next((i, v) for i, v in enumerate(values) if type(v) in odd)
+    if isinstance(value, _TIMES):
+        raise DataError(_DATES.format(name=name), column=name)
+    if isinstance(value, list | tuple | np.ndarray):
+        what = "lists"
+    elif isinstance(value, complex | np.complexfloating):
+        what = "complex numbers"
+    else:
+        what = f"{type(value).__name__}s"
+    text = repr(value)
+    text = text if len(text) <= 40 else text[:37] + "..."
+    raise DataError(
+        f"column {name!r} holds {what} (row {row}: {text}): each cell must be one number "
+        "or one category",
+        column=name,
+    )
+
+
+_TIMES = (datetime.date, datetime.time, datetime.timedelta, np.datetime64, np.timedelta64)
+_NOT_VALUES = (complex, np.complexfloating, list, dict, set, np.ndarray, *_TIMES)
+
+
+def _is_plain(kind: type) -> bool:
+    """Whether a value of type ``kind`` can be a number or a category."""
+    return not issubclass(kind, _NOT_VALUES) and kind.__hash__ is not None
 
 
 # Mixed columns already warned about, by column name and distinct values: an ensemble or a
