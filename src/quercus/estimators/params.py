@@ -106,10 +106,12 @@ def _confidence_ok(value, estimator) -> bool:
 
 
 def _class_weight_ok(value, estimator) -> bool:
-    if value is None or value == "balanced":
+    if value is None:
         return True
-    if isinstance(value, str):  # a forest may weigh each tree's bootstrap sample
-        return value == "balanced_subsample" and hasattr(estimator, "n_estimators")
+    if isinstance(value, str):  # a forest may also weigh each tree's bootstrap sample
+        return value == "balanced" or (
+            value == "balanced_subsample" and hasattr(estimator, "n_estimators")
+        )
     return isinstance(value, Mapping) and all(_is_real(w) and w >= 0 for w in value.values())
 
 
@@ -132,7 +134,7 @@ def _ordinal_ok(value) -> bool:
     if value is None:
         return True
     return isinstance(value, Mapping) and all(
-        _column_key(k) and isinstance(levels, list | tuple) and len(levels) > 0
+        _column_key(k) and isinstance(levels, list | tuple | np.ndarray) and len(levels) > 0
         for k, levels in value.items()
     )
 
@@ -148,13 +150,15 @@ def _n_jobs_ok(value) -> bool:
 
 
 def _max_features_ok(value) -> bool:
-    if value is None or value in ("sqrt", "log2"):
-        return True
+    if value is None or isinstance(value, str):
+        return value in (None, "sqrt", "log2")
     return (_is_int(value) and value >= 1) or _fraction(value, closed_right=True)
 
 
 def _max_bins_ok(value) -> bool:
-    return value is None or value == "auto" or (_is_int(value) and value >= 2)
+    if isinstance(value, str):
+        return value == "auto"
+    return value is None or (_is_int(value) and value >= 2)
 
 
 def _max_samples_ok(value) -> bool:
