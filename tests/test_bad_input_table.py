@@ -155,22 +155,6 @@ SHORT_ROW = (
     "a row shorter than the header is read silently, its absent fields taken as missing "
     "values (a longer row is refused naming its line)"
 )
-HUGE_THRESHOLD = (
-    "export_text prints the threshold -1e308 with all its 309 digits (export/_common.py "
-    "number() formats with .6f)"
-)
-CV_ONE_CLASS = (
-    "quercus cv on one class prints scikit-learn's confusion_matrix warning as a quercus "
-    "warning ('A single label was found in y_true and y_pred ...', cli/evaluate.py)"
-)
-RELEASE8 = (
-    "check_settings checks each --set value against a default estimator (J48 variant) before "
-    "the other --set values: --set c45_variant=release8 --set confidence=0.9 is refused"
-)
-NAN_LABEL = (
-    "fit(X, ['p', nan, ...]): np.asarray makes the list's NaN the string 'nan', learned as "
-    "a class (a Series with None is refused)"
-)
 
 CASES: list[Case] = [
     # -- files that hold no table, or a broken one
@@ -334,8 +318,6 @@ CASES: list[Case] = [
         cli=("fit", "{t}/t.csv"),
         status=0,
         says=r"\na <= -1(\.0*)?e\+?308\b",
-        api_xfail=HUGE_THRESHOLD,
-        cli_xfail=HUGE_THRESHOLD,
     ),
     Case(
         "fit-mixed-numbers-and-words",
@@ -364,7 +346,6 @@ CASES: list[Case] = [
         cli=("cv", "{t}/t.csv", "--folds", "2"),
         status=0,
         says=r"accuracy: mean 1\.000",
-        cli_xfail=CV_ONE_CLASS,
     ),
     Case(
         "fit-missing-target-values",
@@ -567,7 +548,6 @@ CASES: list[Case] = [
             pd.DataFrame({"a": [1.0, 2.0, 3.0, 4.0]}), ["p", np.nan, "p", "q"]
         ),
         raises=(ValueError, r"y contains NaN"),
-        api_xfail=NAN_LABEL,
     ),
     # -- parameters: the library raises InvalidParameterError at fit, --set is a usage error
     *(
@@ -606,7 +586,6 @@ CASES: list[Case] = [
         cli=("fit", "{playtennis}", "--set", "c45_variant=release8", "--set", "confidence=0.9"),
         status=0,
         says=r"training accuracy: ",
-        cli_xfail=RELEASE8,
     ),
     Case(
         "param-unknown-name",

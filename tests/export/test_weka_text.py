@@ -47,7 +47,8 @@ def test_single_leaf_subsets_and_fractions():
 
 
 def test_numbers_print_as_java_does():
-    from quercus.export.weka import _java_double, _threshold
+    from quercus.export.weka import _java_double
+    from quercus.tree.conditions import format_threshold as _threshold
 
     assert [_java_double(v) for v in (2, 48.0, 1.333, 0.1 + 0.2)] == ["2.0", "48.0", "1.33", "0.3"]
     # Math.round rounds halves up: 3.125 -> 3.13 (Python's round gives 3.12).

@@ -6,6 +6,7 @@ A thin loop over scikit-learn's splitters and metrics; the learning is the estim
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -99,8 +100,16 @@ def cross_validate(
     if regression:
         return CVResult(np.asarray(scores), regression=True)
     labels = _class_labels(y)
-    matrix = confusion_matrix(truth, predicted, labels=labels)
+    matrix = _confusion(truth, predicted, labels)
     return CVResult(np.asarray(scores), regression=False, labels=labels, confusion=matrix)
+
+
+def _confusion(truth, predicted, labels: list) -> np.ndarray:
+    """scikit-learn's confusion matrix over ``labels``, without its warning that one label
+    gives a 1 x 1 matrix (a one-class data set: ``labels`` gives the shape it should)."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "A single label was found", UserWarning)
+        return confusion_matrix(truth, predicted, labels=labels)
 
 
 def format_confusion(labels: list, matrix: np.ndarray) -> str:
@@ -183,7 +192,7 @@ def evaluate_predictions(truth, predicted, *, regression: bool, classes=None) ->
         accuracy=float(np.mean(truth == predicted)),
         labels=labels,
         per_class=table,
-        confusion=confusion_matrix(truth, predicted, labels=labels),
+        confusion=_confusion(truth, predicted, labels),
     )
 
 

@@ -96,11 +96,15 @@ def check_settings(algorithm: str, settings: list, regression: bool | None = Non
             f"({' or '.join(cls.__name__ for cls in classes)}); "
             f"valid parameters: {', '.join(sorted(valid))}"
         )
+    # A value wrong for every estimator the algorithm may build is said before the data is
+    # read; each is checked beside the other settings (confidence depends on c45_variant).
+    candidates = []
+    for cls in classes:
+        own = cls().get_params(deep=False)
+        candidates.append(cls(**{k: v for k, v in settings if k in own}))
     for name, value in settings:
-        # Wrong for every estimator the algorithm may build: say so before reading data.
         problems = []
-        for cls in classes:
-            estimator = cls()
+        for estimator in candidates:
             if name not in estimator.get_params(deep=False):
                 continue
             try:

@@ -353,6 +353,11 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
 def _as_1d(y, n):
     if isinstance(y, pd.DataFrame) and y.shape[1] == 1:
         y = y.iloc[:, 0]
+    if not isinstance(y, pd.Series | np.ndarray):
+        # A list of strings with a NaN would become a string array holding 'nan'.
+        as_objects = np.asarray(y, dtype=object)
+        if as_objects.ndim == 1 and pd.isna(as_objects).any():
+            raise ValueError("Input y contains NaN (missing labels): drop those rows first")
     y = column_or_1d(np.asarray(y) if not isinstance(y, pd.Series) else y.to_numpy(), warn=True)
     if len(y) != n:
         raise ValueError(f"X has {n} samples but y has {len(y)}")

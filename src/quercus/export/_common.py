@@ -49,7 +49,10 @@ def is_leaf(tree, node: int) -> bool:
 
 
 def number(x: float, decimals: int) -> str:
-    """``x`` rounded to ``decimals``, without trailing zeros (4.0 -> "4", 2.10 -> "2.1")."""
+    """``x`` rounded to ``decimals``, without trailing zeros (4.0 -> "4", 2.10 -> "2.1");
+    beyond 1e15 in size, in exponent notation (1e+308, not 309 digits)."""
+    if abs(x) >= 1e15:
+        return f"{float(x):.{max(decimals, 1)}g}"
     text = f"{float(x):.{decimals}f}"
     if "." in text:
         text = text.rstrip("0").rstrip(".")

@@ -13,18 +13,13 @@ from __future__ import annotations
 import math
 
 from .._config import LEAF, NUMERIC_SPLIT, SUBSET_SPLIT
+from ..tree.conditions import format_threshold
 
 
 def _java_double(x: float) -> str:
     """``Utils.roundDouble(x, 2)`` as Java's ``Double.toString`` shows it."""
     x = math.floor(float(x) * 100.0 + 0.5) / 100.0 + 0.0  # Math.round: half up
     return repr(float(x)) if x != int(x) else f"{int(x)}.0"
-
-
-def _threshold(x: float) -> str:
-    """``Utils.doubleToString(x, 6)``: six decimals at most, trailing zeros dropped."""
-    text = f"{x:.6f}".rstrip("0").rstrip(".")
-    return "0" if text in ("-0", "") else text
 
 
 _SMALL = 1e-6  # J48's tolerance: a weight at most this is zero
@@ -60,7 +55,7 @@ def _branch_labels(est, node: int) -> list[str]:
         if feature.kind == "ordinal":
             level = feature.categories[int(tree.threshold[node] - 0.5)]
             return [f"{name} <= {level}", f"{name} > {level}"]
-        t = _threshold(tree.threshold[node])
+        t = format_threshold(tree.threshold[node])
         return [f"{name} <= {t}", f"{name} > {t}"]
     table = tree.cat_table[tree.cat_start[node] : tree.cat_start[node] + feature.n_categories]
     if tree.kind[node] == SUBSET_SPLIT:

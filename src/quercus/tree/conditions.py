@@ -17,7 +17,10 @@ from .arrays import Tree
 
 
 def format_threshold(x: float) -> str:
-    """A threshold as J48 prints it: at most six decimals, no trailing zeros."""
+    """A threshold as J48 prints it: at most six decimals, no trailing zeros; beyond 1e15 in
+    size, in exponent notation (-1e+308, not its 309 digits)."""
+    if abs(x) >= 1e15:
+        return f"{x:.6g}"
     text = f"{x:.6f}".rstrip("0").rstrip(".")
     return "0" if text in ("-0", "") else text
 
