@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from quercus import DataError, read_table
+from quercus import DataError, DataWarning, read_table
 
 
 def write(tmp_path, text, name="data.csv"):
@@ -96,9 +96,21 @@ def test_integer_codes_declared_nominal_stay_text(tmp_path):
             "@relation r\n@attribute a numeric\n@attribute c {x, y, x}\n@data\n1,x\n",
             "attribute 'c' declares the value 'x' twice",
         ),
+        (
+            "@relation r\n@attribute a numeric\n@attribute c {x,, y}\n@data\n1,x\n",
+            "attribute 'c' declares an empty value among its values ['x', None, 'y']",
+        ),
     ],
 )
 def test_arff_errors_name_the_file(tmp_path, text, message):
     path = write(tmp_path, text, "data.arff")
     with pytest.raises(DataError, match=re.escape(f"{path}: {message}")):
         read_table(path)
+
+
+def test_control_character_beside_integers(tmp_path):
+    # '\x1c05' is white space and digits to a regular expression's \s and \d, not to float().
+    path = write(tmp_path, "a,y\n\x1c05,p\n07,q\n")
+    with pytest.warns(DataWarning, match="column 'a' mixes numbers and words"):
+        table = read_table(path)
+    assert table.schema["a"].kind == "nominal"

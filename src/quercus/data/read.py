@@ -302,9 +302,11 @@ def _big_integers(column: pd.Series) -> pd.Series:
     """The column as float64 if it holds only integers, else as it is: pandas leaves integers
     as text when they fit neither int64 nor uint64 (2**64 beside -1), and a column of
     numbers must not become a nominal one for that."""
-    integer = re.compile(r"\s*[+-]?\d+\s*")
+    integer = re.compile(r"[ \t]*[+-]?[0-9]+[ \t]*")  # ASCII: float() agrees
     # (pandas may leave the missing markers in such a column as they are.)
-    present = [v for v in column.dropna() if not (isinstance(v, str) and v in MISSING_STRINGS)]
+    present = [
+        v for v in column.dropna() if not (isinstance(v, str) and v.strip() in MISSING_STRINGS)
+    ]
     # The first value settles most columns (words) without a pass over all of them.
     if not present or not integer.fullmatch(str(present[0])):
         return column
@@ -382,6 +384,13 @@ def _read_arff(path: str) -> tuple[pd.DataFrame, list[str]]:
     for j, (name, kind) in enumerate(attributes):
         values = [row[j] for row in data]
         if isinstance(kind, list | tuple):  # nominal: {a, b, c} in declared order
+            if any(v is None or not str(v).strip() for v in kind):
+                raise DataError(
+                    f"{path}: attribute {name!r} declares an empty value among its values "
+                    f"{list(kind)}",
+                    column=name,
+                    source=path,
+                )
             twice = sorted({v for v in kind if list(kind).count(v) > 1})
             if twice:
                 raise DataError(
