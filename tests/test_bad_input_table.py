@@ -147,10 +147,6 @@ def named(name: str) -> Callable[[object], bool]:
 
 # -- the table -----------------------------------------------------------------------------------
 
-HEADER_ONLY_PREDICT = (
-    "predicting header-only data: quercus predict stops with 'no rows (the table has a header "
-    "but no data)' (exit 1) instead of writing a header-only CSV (issue 14, being fixed)"
-)
 SHORT_ROW = (
     "a row shorter than the header is read silently, its absent fields taken as missing "
     "values (a longer row is refused naming its line)"
@@ -182,7 +178,6 @@ CASES: list[Case] = [
         cli=("predict", "{t}/model.json", "{t}/t.csv"),
         status=0,
         says=r"\Aprediction\n\Z",
-        cli_xfail=HEADER_ONLY_PREDICT,
     ),
     Case(
         "fit-duplicate-column-names",

@@ -134,7 +134,7 @@ def read_table(
             column=target_name,
             source=name,
         )
-    if len(frame) == 0:
+    if len(frame) == 0 and target is not False:  # data to predict may have no rows
         raise DataError(f"{name}: no rows (the table has a header but no data)", source=name)
 
     if ordinal:
