@@ -420,3 +420,11 @@ def test_a_bad_seed_is_a_usage_error(work, seed):
     result = run("cv", work / "playtennis.csv", "--folds", "3", "--seed", seed)
     assert result.returncode == 2
     assert "argument --seed: expected" in result.stderr
+
+
+def test_a_missing_test_file_is_found_before_the_fit(work, tmp_path):
+    result = run(
+        "fit", work / "playtennis.csv", "--test", tmp_path / "absent.csv", "-o", tmp_path / "m.json"
+    )
+    assert one_line_error(result).endswith("absent.csv: no such file")
+    assert result.stdout == "" and not (tmp_path / "m.json").exists()

@@ -21,7 +21,7 @@ from .. import load as load_model
 from .._files import check_writable
 from ..criteria import entropy, gain_table
 from ..data import DataError
-from ..data.read import Table
+from ..data.read import Table, check_readable
 from ..ensemble import RandomForestClassifier, RandomForestRegressor
 from ..estimators import C45RulesClassifier
 from ..export import export_text
@@ -92,6 +92,8 @@ def run_fit(args, out: TextIO) -> int:
     evaluate it on a test file with --test."""
     check_settings(args.algorithm, args.set)
     _check_output(args.output)
+    if args.test:
+        check_readable(args.test)  # before the work, not after it
     with Progress(args.quiet) as progress:
         progress.update(f"fit: reading {args.data}")
         table = _read_training(args)

@@ -60,6 +60,19 @@ _FORMATS = {
 _COMPRESSIONS = (".gz", ".bz2", ".xz", ".zip", ".zst")
 
 
+def check_readable(source) -> str:
+    """``source`` as a path string, or a DataError naming it when it is no file that can be
+    read (missing, a directory, no permission)."""
+    path = str(source)
+    if not os.path.exists(path):
+        raise DataError(f"{path}: no such file", source=path)
+    if os.path.isdir(path):
+        raise DataError(f"{path}: is a directory, not a data file", source=path)
+    if not os.access(path, os.R_OK):
+        raise DataError(f"{path}: permission denied", source=path)
+    return path
+
+
 def detect_format(path: str | os.PathLike) -> str:
     """The format of a file from its name (compression suffixes are looked through)."""
     name = Path(path).name.lower()
@@ -192,13 +205,7 @@ def _load(source, *, format, columns, sep, nominal):
             f"cannot read a table from {type(source).__name__}: give a file path, "
             "a pandas DataFrame or a NumPy array"
         )
-    path = str(source)
-    if not os.path.exists(path):
-        raise DataError(f"{path}: no such file", source=path)
-    if os.path.isdir(path):
-        raise DataError(f"{path}: is a directory, not a data file", source=path)
-    if not os.access(path, os.R_OK):
-        raise DataError(f"{path}: permission denied", source=path)
+    path = check_readable(source)
     fmt = format or detect_format(path)
     try:
         if fmt in ("csv", "tsv"):
