@@ -428,3 +428,15 @@ def test_a_missing_test_file_is_found_before_the_fit(work, tmp_path):
     )
     assert one_line_error(result).endswith("absent.csv: no such file")
     assert result.stdout == "" and not (tmp_path / "m.json").exists()
+
+
+def test_predict_says_nothing_of_columns_the_model_does_not_read(work, tmp_path):
+    model = tmp_path / "m.json"
+    run("fit", work / "playtennis.csv", "-o", model, "-q")
+    data = tmp_path / "new.csv"
+    data.write_text("Outlook,Temperature,Humidity,Wind,PlayTennis\nSunny,Hot,High,Weak,\n")
+    result = run("predict", model, data)
+    assert result.returncode == 0 and result.stderr == ""
+    data.write_text("Outlook,Temperature,Humidity,Wind,PlayTennis\n,Hot,High,Weak,\n")
+    result = run("predict", model, data)
+    assert "column 'Outlook' is entirely missing" in result.stderr

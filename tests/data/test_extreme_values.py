@@ -111,3 +111,23 @@ def test_cli_fit_all_missing_target(tmp_path, capsys):
     assert main(["fit", str(path)]) == 1
     _, err = capsys.readouterr()
     assert err.strip() == f"quercus: error: {path}: target column 't' is entirely missing"
+
+
+def test_the_midpoint_between_the_largest_floats_is_zero():
+    # The threshold halfway between -1e308 and 1e308, in the tree and in the gain table,
+    # computed without overflow (a warning would fail this test).
+    X = pd.DataFrame({"a": [-1e308, -1e308, 1e308, 1e308]})
+    y = np.array(["p", "p", "q", "q"])
+    tree = quercus.DecisionTreeClassifier().fit(X, y)
+    assert tree.tree_.threshold[0] == 0.0
+    assert list(tree.predict(pd.DataFrame({"a": [-5e307, 5e307]}))) == ["p", "q"]
+    table = quercus.gain_table(X, y)
+    assert table.loc["a", "threshold"] == 0.0 and table.loc["a", "information_gain"] == 1.0
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_a_float_class_target_with_nan_or_inf_is_refused_without_a_warning(bad):
+    X = pd.DataFrame({"a": [1.0, 2.0, 3.0]})
+    for model in (quercus.C45Classifier(), quercus.RandomForestClassifier(3)):
+        with pytest.raises(ValueError, match="Input y contains NaN or infinity"):
+            model.fit(X, np.array([0.0, bad, 1.0]))

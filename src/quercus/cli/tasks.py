@@ -8,6 +8,7 @@ anything (exit 2), ``DataError`` and ``OSError`` for input that is wrong (exit 1
 from __future__ import annotations
 
 import difflib
+import re
 import warnings
 from dataclasses import dataclass
 from typing import TextIO
@@ -291,8 +292,19 @@ def read_features(path: str, schema: Schema, keep: list[str] = ()) -> pd.DataFra
     retype = [n for n in text if not isinstance(table.X[n].dtype, pd.CategoricalDtype)]
     if not retype and not caught:
         return table.X
-    # Again, with those columns as text; warnings that still apply are shown this time.
-    return read_table(path, target=False, nominal=text).X
+    # Again, with those columns as text; warnings that still apply are shown this time,
+    # but not those about columns the model does not read (an empty target column, say).
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        X = read_table(path, target=False, nominal=text).X
+    for warning in caught:
+        named = _NAMED_COLUMN.findall(str(warning.message))
+        if not named or set(named) & set(schema.names):
+            warnings.warn(warning.message, warning.category, stacklevel=2)
+    return X
+
+
+_NAMED_COLUMN = re.compile(r"column '([^']*)'")
 
 
 def write_text(text: str, path: str | None, out: TextIO) -> None:

@@ -120,7 +120,10 @@ def gain_table(
             if cut is None:
                 x_codes = np.where(np.isnan(values), -1, 0)
             else:
-                t = distinct[cut] + (distinct[cut + 1] - distinct[cut]) / 2.0
+                # Halves first: the gap between -1e308 and 1e308 overflows.
+                t = distinct[cut] + (distinct[cut + 1] / 2.0 - distinct[cut] / 2.0)
+                if t >= distinct[cut + 1]:  # adjacent floats: as the tree's threshold
+                    t = distinct[cut]
                 x_codes = np.where(np.isnan(values), -1, (values > t).astype(np.int64))
                 threshold = t if feature.kind == NUMERIC else feature.categories[int(distinct[cut])]
             n_branches = 2

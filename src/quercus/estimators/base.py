@@ -112,6 +112,8 @@ def encode_classes(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     if y.dtype == object and pd.api.types.infer_dtype(y, skipna=False) == "string":
         codes, classes = pd.factorize(y, sort=True)
         return np.asarray(classes, dtype=object), codes
+    if y.dtype.kind == "f" and not np.isfinite(y).all():  # before scikit-learn's cast warns
+        raise ValueError("Input y contains NaN or infinity (missing labels): drop those rows first")
     check_classification_targets(y)
     return np.unique(y, return_inverse=True)
 

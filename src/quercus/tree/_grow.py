@@ -315,7 +315,7 @@ def _threshold(bin_lo, bin_hi, f, kind, lo_code, hi_code):
         return lo_code + 0.5
     a = bin_hi[f, lo_code]
     b = bin_lo[f, hi_code]
-    t = a + (b - a) / 2.0
+    t = a + (b / 2.0 - a / 2.0)  # halves first: b - a overflows between -1e308 and 1e308
     if t >= b:  # adjacent floats: keep "x <= t" true for a and false for b
         t = a
     return t
