@@ -8,8 +8,9 @@ little for the time it costs) with
 - ``forest.json``: format name and version, quercus version, date, estimator, parameters,
   schema, classes, training metadata, the trees' seeds, and the list of arrays;
 - ``arrays/<name>.npy``: every tree's arrays laid end to end (``node_offsets``,
-  ``child_offsets`` and ``cat_offsets`` give where each tree starts), read back with
-  ``numpy.load(..., allow_pickle=False)``.
+  ``child_offsets`` and ``cat_offsets`` give where each tree starts), read back without
+  pickle and without evaluating their headers (compared as text with the header NumPy
+  writes for the dtype and shape that ``forest.json`` gives).
 
 Loading never allocates more than the checked metadata announces, and the metadata
 cannot announce more than the file holds: every entry must be stored (a compressed entry
@@ -29,6 +30,7 @@ import io
 import json
 import math
 import os
+import struct
 import zipfile
 from dataclasses import fields
 
@@ -71,6 +73,7 @@ _DTYPES = {
 _OFFSETS = {"node_offsets": "kind", "child_offsets": "children", "cat_offsets": "cat_table"}
 _MAX_META_BYTES = 64 << 20  # forest.json of a million trees' seeds is about 20 MB
 _ZIP_EPOCH = (1980, 1, 1, 0, 0, 0)  # the earliest time a zip entry can carry
+_MAX_NPY_HEADER = 4096  # NumPy writes quercus's .npy headers in 118 bytes
 
 
 def _forest_classes() -> dict:
@@ -187,6 +190,8 @@ def load_forest(path):
         raise ModelError(message if message.startswith(where) else f"{where}: {message}") from None
     except (zipfile.BadZipFile, EOFError) as exc:
         raise ModelError(f"{where} is truncated or corrupt: {exc}") from None
+    except NotImplementedError as exc:  # zipfile: a zip version or method it cannot read
+        raise ModelError(f"{where} is corrupt or not written by quercus: {exc}") from None
     except OSError as exc:
         raise ModelError(f"{where} cannot be read: {exc.strerror or exc}") from None
     except _MALFORMED as exc:
@@ -270,15 +275,7 @@ def _read_array(archive, info: zipfile.ZipInfo, dtype: np.dtype, shape: tuple) -
     where = f"entry {info.filename!r}"
     nbytes = math.prod(shape) * dtype.itemsize
     with archive.open(info) as member:
-        version = np.lib.format.read_magic(member)
-        if version == (1, 0):
-            header = np.lib.format.read_array_header_1_0(member)
-        elif version == (2, 0):
-            header = np.lib.format.read_array_header_2_0(member)
-        else:
-            raise ModelError(f"{where}: .npy version {version} is not one quercus writes")
-        if header != (shape, False, dtype):
-            raise ModelError(f"{where}: its header does not match forest.json")
+        _check_npy_header(member, where, dtype, shape)
         if info.file_size != member.tell() + nbytes:
             raise ModelError(f"{where}: {info.file_size} bytes for {nbytes} bytes of data")
         buffer = bytearray(nbytes)
@@ -289,6 +286,31 @@ def _read_array(archive, info: zipfile.ZipInfo, dtype: np.dtype, shape: tuple) -
                 raise ModelError(f"{where} is truncated")
             filled += got
     return np.frombuffer(buffer, dtype=dtype).reshape(shape)
+
+
+def _check_npy_header(member, where: str, dtype: np.dtype, shape: tuple) -> None:
+    """Read the header of a ``.npy`` entry (version 1.0 or 2.0) and check that it is the one
+    NumPy writes for ``dtype`` and ``shape``, padding aside.
+
+    The header is compared as text, never evaluated: NumPy's reader evaluates it as a Python
+    literal, which on damaged text can warn (a compiler warning, or NumPy's own when it
+    retries the text as a header written by Python 2) or raise ``tokenize.TokenError``."""
+    magic = member.read(8)
+    if magic[:6] != b"\x93NUMPY" or len(magic) != 8:
+        raise ModelError(f"{where}: not a .npy array")
+    version = (magic[6], magic[7])
+    if version not in ((1, 0), (2, 0)):
+        raise ModelError(f"{where}: .npy version {version} is not one quercus writes")
+    length_format = "<H" if version == (1, 0) else "<I"
+    raw = member.read(struct.calcsize(length_format))
+    if len(raw) != struct.calcsize(length_format):
+        raise ModelError(f"{where} is truncated")
+    (length,) = struct.unpack(length_format, raw)
+    if length > _MAX_NPY_HEADER:
+        raise ModelError(f"{where}: a .npy header of {length} bytes, longer than quercus writes")
+    text = member.read(length).decode("latin1").rstrip(" \n")
+    if text != f"{{'descr': {dtype.str!r}, 'fortran_order': False, 'shape': {shape!r}, }}":
+        raise ModelError(f"{where}: its header does not match forest.json")
 
 
 def _forest_from(meta: dict, arrays: dict):

@@ -607,6 +607,20 @@ def _check_statistics(a: dict, value: np.ndarray, regression: bool) -> None:
         raise ModelError("a node has a negative number of samples")
     if (a["impurity"] < 0).any():
         raise ModelError("a node has a negative impurity")
+    # Prediction divides a node's class weights by their sum, a regression node's sum of
+    # targets by its weight: finite values whose sum or mean is not finite (1e308 twice, a
+    # weight of 5e-324) would give inf or NaN, with NumPy's overflow warning.
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        if regression:
+            weight = value[:, 0]
+            scale = value[:, 1] / np.where(weight > 0, weight, 1.0)
+        else:
+            scale = value.sum(axis=1)
+    bad = ~np.isfinite(scale)
+    if bad.any():
+        what = "mean target (value[1] / value[0])" if regression else "sum of class weights"
+        node = int(np.flatnonzero(bad)[0])
+        raise ModelError(f"value of node {node}: its {what} is beyond the range of float64")
 
 
 def check_tree(a: dict, value: np.ndarray, schema: Schema, regression: bool) -> None:
