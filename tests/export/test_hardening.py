@@ -390,3 +390,12 @@ def test_the_schema_is_valid_json_schema_and_describes_what_quercus_writes(playt
     for model in _models(playtennis)[:2]:
         check_document(model_to_dict(model), "model")
     check_document(_forest_to_dict(_models(playtennis)[2])[0], "forest")
+
+
+def test_a_central_directory_at_an_impossible_offset(tmp_path, forest_file):
+    raw = bytearray(forest_file.read_bytes())
+    end = raw.rfind(b"PK\x05\x06")
+    struct.pack_into("<I", raw, end + 16, 2**31)  # where the central directory starts
+    path = tmp_path / "offset.qf"
+    path.write_bytes(bytes(raw))
+    refused_within_budget(path, "is truncated or corrupt")

@@ -26,6 +26,7 @@ fixes it): the archive's entries carry a fixed time and fixed attributes.
 
 from __future__ import annotations
 
+import errno
 import io
 import json
 import math
@@ -193,6 +194,8 @@ def load_forest(path):
     except NotImplementedError as exc:  # zipfile: a zip version or method it cannot read
         raise ModelError(f"{where} is corrupt or not written by quercus: {exc}") from None
     except OSError as exc:
+        if exc.errno == errno.EINVAL:  # zipfile seeking to an offset the file cannot have
+            raise ModelError(f"{where} is truncated or corrupt: bad offsets") from None
         raise ModelError(f"{where} cannot be read: {exc.strerror or exc}") from None
     except _MALFORMED as exc:
         detail = f"missing entry {exc}" if isinstance(exc, KeyError) else str(exc)
