@@ -24,8 +24,6 @@ from importlib import resources
 from pathlib import Path
 
 import numpy as np
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import best_match
 from sklearn.exceptions import NotFittedError
 
 from .._config import LEAF, MULTIWAY_SPLIT, NUMERIC_SPLIT, SUBSET_SPLIT
@@ -315,8 +313,11 @@ _MALFORMED = (
 
 
 @functools.cache
-def _validator(document: str) -> Draft202012Validator:
-    """The JSON Schema validator of a ``"model"`` or a ``"forest"`` document."""
+def _validator(document: str):
+    """The JSON Schema validator of a ``"model"`` or a ``"forest"`` document (jsonschema is
+    imported here, when a file is loaded, not with quercus: it takes 65 ms)."""
+    from jsonschema import Draft202012Validator
+
     text = resources.files(__package__).joinpath("schemas/model-files-v1.json").read_text()
     definitions = json.loads(text)["$defs"]
     return Draft202012Validator({"$ref": f"#/$defs/{document}", "$defs": definitions})
@@ -333,6 +334,8 @@ def field_name(path) -> str:
 def check_document(doc, document: str) -> None:
     """A :class:`ModelError` naming the field when ``doc`` is not of the shape the JSON
     Schema gives a ``document`` ("model" or "forest")."""
+    from jsonschema.exceptions import best_match
+
     error = best_match(_validator(document).iter_errors(doc))
     if error is None:
         return
