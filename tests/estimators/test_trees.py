@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from sklearn.datasets import load_breast_cancer, load_iris, make_classification
 
 import quercus
-from quercus.estimators.base import encode_classes
+from quercus.estimators.validate import encode_classes
 
 
 @st.composite

@@ -30,20 +30,13 @@ from sklearn.utils.validation import check_is_fitted
 from .._config import LEAF, NUMERIC_SPLIT
 from .._parallel import run_parallel
 from ..binning import BinMapper
-from ..estimators.base import (
-    BinnedData,
-    TabularInput,
-    _max_features,
-    bin_frame,
-    encode_classes,
-    grow_binned,
-    pad_rows,
-    tree_from_grown,
-)
-from ..estimators.params import check_params
-from ..estimators.trees import DecisionTreeClassifier, DecisionTreeRegressor, _as_1d
+from ..binning.binned import BinnedData, bin_frame, pad_rows
+from ..estimators.params import check_params, features_per_split, growth_params
+from ..estimators.trees import DecisionTreeClassifier, DecisionTreeRegressor
+from ..estimators.validate import TabularInput, as_1d, encode_classes
 from ..tree import Tree
 from ..tree._predict import ROUTE_DTYPE, fractional_rows, pack_routes
+from ..tree.grower import grow_binned, tree_from_grown
 from ._predict import (
     LEAF_FLAG,
     MISSING_RIGHT,
@@ -216,11 +209,16 @@ class BaseForest(TabularInput, BaseEstimator):
 
     # -- fitting --------------------------------------------------------------------------
 
-    def _tree_template(self):
+    def _tree_params(self) -> dict:
+        """The parameters of every tree, by name."""
         params = {name: getattr(self, name) for name in _TREE_PARAMS}
         if self.feature_sampling == "tree":
             params["max_features"] = None  # drawn once per tree instead
-        return self._tree_class(**params)
+        return params
+
+    def _tree_template(self):
+        """The unfitted tree estimator that each tree of ``estimators_`` is a clone of."""
+        return self._tree_class(**self._tree_params())
 
     def _bootstrap_size(self, n: int) -> int:
         """Rows drawn for each tree (``max_samples`` passed ``check_params``)."""
@@ -237,7 +235,7 @@ class BaseForest(TabularInput, BaseEstimator):
         check_params(self)
         typed = self._validate_X(X, reset=True)
         self._note_target(y)
-        y = _as_1d(y, len(typed))
+        y = as_1d(y, len(typed))
         w = self._check_sample_weight(sample_weight, len(y))
         if not (w > 0).any():
             raise ValueError("sample_weight is zero for every sample: nothing to learn from")
@@ -261,10 +259,11 @@ class BaseForest(TabularInput, BaseEstimator):
         seeds = tree_seeds(self._base_seed, first, self.n_estimators)
         if seeds:
             data = bin_frame(typed, self.schema_, self.max_bins)
-            params = template._growth_params(typed.shape[1], float(w.sum()))
+            # Every tree gets its own seed (``_grow_one``).
+            params = growth_params(self._tree_params(), typed.shape[1], float(w.sum()), seed=0)
             k_per_tree = params.max_features
             if self.feature_sampling == "tree":
-                k_per_tree = _max_features(self.max_features, typed.shape[1])
+                k_per_tree = features_per_split(self.max_features, typed.shape[1])
 
             distinct = distinct_rows(data.binned, y_class, y_value, self._regression)
 

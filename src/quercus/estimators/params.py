@@ -16,7 +16,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._config import CLASSIFICATION_CRITERIA, MISSING_POLICIES, REGRESSION_CRITERIA
+from .._config import CLASSIFICATION_CRITERIA, CRITERIA, MISSING_POLICIES, REGRESSION_CRITERIA
+from ..tree.grower import GrowthParams
 
 
 class InvalidParameterError(ValueError):
@@ -250,3 +251,50 @@ def check_params(estimator) -> None:
         raise InvalidParameterError(
             "oob_score needs bootstrap=True (no row is out of bag otherwise)", "oob_score"
         )
+
+
+# -- checked values in the kernel's units -----------------------------------------------------
+
+
+def size_in_weight(value, total_weight) -> float:
+    """``min_samples_*`` in weight: a count as it is, a fraction of the total weight."""
+    if isinstance(value, numbers.Integral):
+        return float(value)
+    return math.ceil(value * total_weight)
+
+
+def features_per_split(value, n_features):
+    """The number of features tried at a split (``value`` passed ``check_params``)."""
+    if value is None:
+        return n_features
+    if value == "sqrt":
+        return max(1, int(math.sqrt(n_features)))
+    if value == "log2":
+        return max(1, int(math.log2(n_features)))
+    if isinstance(value, numbers.Integral):
+        if value > n_features:
+            raise InvalidParameterError(
+                f"max_features must be in [1, n_features={n_features}], got {value}",
+                "max_features",
+            )
+        return int(value)
+    return max(1, int(value * n_features))
+
+
+def growth_params(values: Mapping, n_features: int, total_weight: float, seed: int) -> GrowthParams:
+    """The growth parameters in the kernel's units, from a tree's parameter ``values`` by
+    name after ``check_params`` (trees and forests share the names; no ``ccp_alpha`` is 0)."""
+    ccp_alpha = values.get("ccp_alpha", 0.0)
+    return GrowthParams(
+        criterion=CRITERIA[values["criterion"]],
+        multiway=values["nominal_split"] == "multiway",
+        max_depth=-1 if values["max_depth"] is None else int(values["max_depth"]),
+        min_split=size_in_weight(values["min_samples_split"], total_weight),
+        min_leaf=size_in_weight(values["min_samples_leaf"], total_weight),
+        min_impurity_decrease=float(values["min_impurity_decrease"]),
+        max_leaf_nodes=-1 if values["max_leaf_nodes"] is None else int(values["max_leaf_nodes"]),
+        max_features=features_per_split(values["max_features"], n_features),
+        seed=seed,
+        ccp_alpha=0.0 if ccp_alpha == "cv" else float(ccp_alpha),
+        missing=MISSING_POLICIES[values["missing"]],
+    )

@@ -13,7 +13,8 @@ from ..pruning.rules import (
     rule_probabilities,
 )
 from ..pruning.subtree import collapse_unhelpful
-from .trees import _CLS, _GAIN_RATIO_NOTE, _PARAMS, C45Classifier, _as_1d, _doc
+from .trees import _CLS, _GAIN_RATIO_NOTE, _PARAMS, C45Classifier, _doc
+from .validate import as_1d
 
 # Seed of the random starting subsets when a class has more than 10 rules to choose from
 # (C4.5 also draws them from a fixed sequence: the same data give the same rules).
@@ -51,7 +52,7 @@ class C45RulesClassifier(C45Classifier):
         """The training cases as the tree saw them: routing matrix, class codes and weights
         (with class weights), rows of zero weight left out."""
         typed = self._validate_X(X, reset=False)
-        labels = _as_1d(y, len(typed))
+        labels = as_1d(y, len(typed))
         y_class = np.unique(labels, return_inverse=True)[1]  # the codes of classes_
         w = self._check_sample_weight(sample_weight, len(y_class))
         if self.class_weight is not None:

@@ -5,11 +5,10 @@ from __future__ import annotations
 import inspect
 
 import numpy as np
-import pandas as pd
 from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.model_selection import train_test_split
 from sklearn.utils.class_weight import compute_sample_weight
-from sklearn.utils.validation import check_is_fitted, column_or_1d
+from sklearn.utils.validation import check_is_fitted
 
 from .._parallel import run_parallel
 from ..criteria.measures import entropy_of_counts, error_of_counts, gini_of_counts
@@ -17,8 +16,9 @@ from ..pruning import prune_pessimistic, prune_reduced_error
 from ..pruning.subtree import collapse_unhelpful
 from ..tree._predict import apply_rows
 from ..tree.thresholds import thresholds_at_training_values
-from .base import BaseDecisionTree, encode_classes
+from .base import BaseDecisionTree
 from .params import check_params
+from .validate import as_1d, encode_classes
 
 _TOLERANCE = {"j48": 1e-6, "release8": 0.0}  # J48 compares with Utils.SMALL, C4.5 exactly
 
@@ -188,7 +188,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         check_params(self)
         typed = self._validate_X(X, reset=True)
         self._note_target(y)
-        y = _as_1d(y, len(typed))
+        y = as_1d(y, len(typed))
         self.classes_, y_class = encode_classes(y)
         self.n_classes_ = len(self.classes_)
         w = self._check_sample_weight(sample_weight, len(y_class))
@@ -220,7 +220,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
             if y_val is None:
                 raise ValueError("X_val needs y_val")
             val_typed = self._validate_X(X_val, reset=False)
-            labels = _as_1d(y_val, len(val_typed))
+            labels = as_1d(y_val, len(val_typed))
             index = {c: i for i, c in enumerate(self.classes_.tolist())}
             unknown = [v for v in labels.tolist() if v not in index]
             if unknown:
@@ -326,7 +326,7 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         check_params(self)
         typed = self._validate_X(X, reset=True)
         self._note_target(y)
-        y = _as_1d(y, len(typed))
+        y = as_1d(y, len(typed))
         try:
             y_value = np.asarray(y, dtype=np.float64)
         except (TypeError, ValueError):
@@ -348,22 +348,6 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         tags.input_tags.categorical = True
         tags.input_tags.string = True
         return tags
-
-
-def _as_1d(y, n):
-    if isinstance(y, pd.DataFrame) and y.shape[1] == 1:
-        y = y.iloc[:, 0]
-    if not isinstance(y, pd.Series | np.ndarray):
-        # A list of strings with a NaN would become a string array holding 'nan'.
-        as_objects = np.asarray(y, dtype=object)
-        if as_objects.ndim == 1 and pd.isna(as_objects).any():
-            raise ValueError("Input y contains NaN (missing labels): drop those rows first")
-    y = column_or_1d(np.asarray(y) if not isinstance(y, pd.Series) else y.to_numpy(), warn=True)
-    if len(y) != n:
-        raise ValueError(f"X has {n} samples but y has {len(y)}")
-    if y.dtype == object and pd.isna(y).any():
-        raise ValueError("Input y contains NaN (missing labels): drop those rows first")
-    return y
 
 
 def _preset(base, name: str, **defaults):

@@ -1,0 +1,62 @@
+"""A typed frame binned once, in the layout the growth kernel reads.
+
+:func:`bin_frame` fits the bins of a frame and bins it, with the rows padded to whole 8-byte
+words (:func:`pad_rows`); the result, :class:`BinnedData`, serves one tree or every tree of
+a forest.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from .._config import NOMINAL, NUMERIC, ORDINAL
+from ..data.schema import NOMINAL as NOMINAL_KIND
+from ..data.schema import NUMERIC as NUMERIC_KIND
+from ..data.schema import ORDINAL as ORDINAL_KIND
+from . import fit_bins
+
+_KIND_CODES = {NUMERIC_KIND: NUMERIC, NOMINAL_KIND: NOMINAL, ORDINAL_KIND: ORDINAL}
+
+__all__ = ["BinnedData", "bin_frame", "pad_rows"]
+
+
+@dataclass
+class BinnedData:
+    """A typed frame binned once (for one tree, or for every tree of a forest)."""
+
+    mapper: object  # binning.BinMapper
+    binned: np.ndarray  # (n_rows, >= n_features), C order, bin codes, rows padded
+    kinds: np.ndarray  # int8 kernel codes NUMERIC / NOMINAL / ORDINAL
+    bin_lo: np.ndarray  # (n_features, max bins): smallest training value of each bin
+    bin_hi: np.ndarray  # largest training value of each bin
+
+
+def pad_rows(binned: np.ndarray) -> np.ndarray:
+    """``binned`` C-ordered with its rows padded to whole 8-byte words (zero columns after
+    the features), as the growth kernel moves rows a word at a time."""
+    per_word = 8 // binned.itemsize
+    width = -(-binned.shape[1] // per_word) * per_word
+    if width == binned.shape[1] and binned.flags.c_contiguous:
+        return binned
+    out = np.zeros((binned.shape[0], width), dtype=binned.dtype)
+    out[:, : binned.shape[1]] = binned
+    return out
+
+
+def bin_frame(typed: pd.DataFrame, schema, max_bins) -> BinnedData:
+    """Fit the bins of ``typed`` and bin it (rows padded for the kernel: ``pad_rows``)."""
+    mapper = fit_bins(typed, schema, max_bins)
+    binned = pad_rows(mapper.transform(typed))
+    p = len(mapper.kinds)
+    width = int(mapper.n_bins.max()) if p else 1
+    bin_lo = np.full((p, width), np.nan)
+    bin_hi = np.full((p, width), np.nan)
+    for f in range(p):
+        if mapper.lo[f] is not None:
+            bin_lo[f, : len(mapper.lo[f])] = mapper.lo[f]
+            bin_hi[f, : len(mapper.hi[f])] = mapper.hi[f]
+    kinds = np.asarray([_KIND_CODES[k] for k in mapper.kinds], dtype=np.int8)
+    return BinnedData(mapper, binned, kinds, bin_lo, bin_hi)

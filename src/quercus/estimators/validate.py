@@ -1,0 +1,186 @@
+"""Input checks shared by the tree estimators and the forests.
+
+Typing ``X`` and learning its schema, matching prediction data to it (:class:`TabularInput`),
+the target as one column (:func:`as_1d`), class labels as codes (:func:`encode_classes`) and
+sample weights in units of samples (:func:`as_counts`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pandas as pd
+from scipy.sparse import issparse
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, column_or_1d
+
+from ..data.encode import align_frame, infer_schema
+from ..data.schema import NUMERIC as NUMERIC_KIND
+
+__all__ = ["TabularInput", "as_1d", "as_counts", "encode_classes"]
+
+
+def as_counts(w: np.ndarray) -> np.ndarray:
+    """Sample weights in units of samples. Weights that sum to 1 over several rows are
+    shares (boosting normalises its weights so): they are scaled to average 1 over the rows
+    of positive weight, so that ``min_samples_*`` and C4.5's counts read as numbers of
+    samples. Other weights (counts, bootstrap draws, fractions) are kept as they are."""
+    positive = w[w > 0]
+    if len(positive) < 2 or abs(positive.sum() - 1.0) > 1e-9:
+        return w.copy()
+    scaled = w / positive.mean()
+    # Normalising by a sum leaves rounding noise: 1/n over n rows is not 1 again exactly.
+    whole = np.rint(scaled)
+    near = np.abs(scaled - whole) <= 1e-9 * np.maximum(whole, 1.0)
+    scaled[near] = whole[near]
+    return scaled
+
+
+def encode_classes(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The sorted class labels of ``y`` and each sample's index among them, as
+    ``np.unique(y, return_inverse=True)`` gives them, after scikit-learn's check that ``y``
+    holds classes. Labels that are all strings are factorised by hashing: sorting 196,000
+    Python strings (``np.unique`` on an object array) took 0.17 s, factorising 0.03 s."""
+    if y.dtype == object and pd.api.types.infer_dtype(y, skipna=False) == "string":
+        codes, classes = pd.factorize(y, sort=True)
+        return np.asarray(classes, dtype=object), codes
+    if y.dtype.kind == "f" and not np.isfinite(y).all():  # before scikit-learn's cast warns
+        raise ValueError("Input y contains NaN or infinity (missing labels): drop those rows first")
+    check_classification_targets(y)
+    return np.unique(y, return_inverse=True)
+
+
+def as_1d(y, n):
+    """``y`` as a 1-d array of ``n`` labels or targets (a one-column frame is its column);
+    missing labels are refused."""
+    if isinstance(y, pd.DataFrame) and y.shape[1] == 1:
+        y = y.iloc[:, 0]
+    if not isinstance(y, pd.Series | np.ndarray):
+        # A list of strings with a NaN would become a string array holding 'nan'.
+        as_objects = np.asarray(y, dtype=object)
+        if as_objects.ndim == 1 and pd.isna(as_objects).any():
+            raise ValueError("Input y contains NaN (missing labels): drop those rows first")
+    y = column_or_1d(np.asarray(y) if not isinstance(y, pd.Series) else y.to_numpy(), warn=True)
+    if len(y) != n:
+        raise ValueError(f"X has {n} samples but y has {len(y)}")
+    if y.dtype == object and pd.isna(y).any():
+        raise ValueError("Input y contains NaN (missing labels): drop those rows first")
+    return y
+
+
+class TabularInput:
+    """Input handling shared by trees and forests: typing ``X`` and learning its schema in
+    ``fit``, matching prediction data to it, sample weights."""
+
+    # -- input ----------------------------------------------------------------------------
+
+    def _validate_X(self, X, reset: bool) -> pd.DataFrame:
+        """``X`` as a typed DataFrame; learns the schema when ``reset``."""
+        if issparse(X):
+            raise TypeError(
+                f"{type(self).__name__} does not take sparse input: pass a dense array or a "
+                "DataFrame"
+            )
+        if isinstance(X, pd.DataFrame):
+            names = [str(c) for c in X.columns]
+            if reset:
+                self.n_features_in_ = X.shape[1]
+                if all(isinstance(c, str) for c in X.columns):
+                    self.feature_names_in_ = np.asarray(names, dtype=object)
+                elif hasattr(self, "feature_names_in_"):
+                    del self.feature_names_in_
+            frame = X
+        else:
+            array = X if isinstance(X, np.ndarray) else np.asarray(X, dtype=object)
+            if array.dtype == object:
+                try:  # lists of numbers should be numbers, not objects
+                    array = np.asarray(X, dtype=np.float64)
+                except (TypeError, ValueError):
+                    pass
+            if np.iscomplexobj(array):
+                raise ValueError("Complex data not supported")
+            if array.ndim != 2:
+                raise ValueError(
+                    f"Expected 2D array, got {'scalar' if array.ndim == 0 else f'{array.ndim}D'} "
+                    "array instead. Reshape your data with array.reshape(-1, 1) for a single "
+                    "feature or array.reshape(1, -1) for a single sample."
+                )
+            if array.shape[1] == 0:
+                raise ValueError(
+                    f"0 feature(s) (shape={array.shape}) while a minimum of 1 is required."
+                )
+            if array.shape[0] == 0:
+                raise ValueError(
+                    f"0 sample(s) (shape={array.shape}) while a minimum of 1 is required."
+                )
+            if reset:
+                self.n_features_in_ = array.shape[1]
+                if hasattr(self, "feature_names_in_"):
+                    del self.feature_names_in_
+            elif array.shape[1] != self.n_features_in_:
+                raise ValueError(
+                    f"X has {array.shape[1]} features, but {type(self).__name__} is expecting "
+                    f"{self.n_features_in_} features as input."
+                )
+            names = self.schema_.names if not reset else [f"x{i}" for i in range(array.shape[1])]
+            frame = pd.DataFrame(array, columns=names)
+        if reset:
+            typed, self.schema_ = infer_schema(
+                frame, nominal=self.nominal_features, ordinal=self.ordinal_features
+            )
+            return typed
+        return align_frame(frame, self.schema_)
+
+    def _note_target(self, y) -> None:
+        """Keep the name of a named target (a pandas Series) in ``schema_``: model files
+        record it, and ``quercus evaluate`` finds the target column by it."""
+        name = getattr(y, "name", None)
+        if isinstance(name, str) and name:
+            self.schema_ = dataclasses.replace(self.schema_, target=name)
+
+    def _predict_matrix(self, X) -> np.ndarray:
+        """Features as float64 for the routing kernel: numbers, or category codes (NaN =
+        missing, including categories unseen in training)."""
+        check_is_fitted(self, "schema_")
+        if (
+            isinstance(X, np.ndarray)
+            and X.dtype.kind in "fiu"
+            and X.ndim == 2
+            and X.shape[1] == self.n_features_in_
+            and all(f.kind == NUMERIC_KIND for f in self.schema_.features)
+        ):
+            # All-numeric array: no per-column typing needed, only the finiteness check.
+            matrix = np.ascontiguousarray(X, dtype=np.float64)
+            if np.isinf(matrix).any():
+                column = int(np.flatnonzero(np.isinf(matrix).any(axis=0))[0])
+                raise ValueError(f"column {self.schema_.names[column]!r} has an infinite value")
+            return matrix
+        return self._routing_matrix(self._validate_X(X, reset=False))
+
+    def _routing_matrix(self, typed: pd.DataFrame) -> np.ndarray:
+        """A typed frame as the float64 matrix that routing reads."""
+        out = np.empty((len(typed), len(self.schema_.features)), dtype=np.float64)
+        for j, feature in enumerate(self.schema_.features):
+            column = typed.iloc[:, j]
+            if feature.kind == NUMERIC_KIND:
+                out[:, j] = column.to_numpy(dtype=np.float64)
+            else:
+                codes = np.asarray(column.cat.codes, dtype=np.float64)
+                codes[codes < 0] = np.nan
+                out[:, j] = codes
+        return out
+
+    def _check_sample_weight(self, sample_weight, n):
+        if sample_weight is None:
+            return np.ones(n, dtype=np.float64)
+        w = np.asarray(sample_weight, dtype=np.float64)
+        if w.ndim == 0:
+            return as_counts(np.full(n, float(w)))
+        if w.ndim != 1 or len(w) != n:
+            raise ValueError(f"sample_weight.shape == {w.shape}, expected ({n},)!")
+        if not np.isfinite(w).all():
+            raise ValueError("sample_weight must be finite")
+        if (w < 0).any():
+            raise ValueError("Negative values in data passed to sample_weight")
+        return as_counts(w)
