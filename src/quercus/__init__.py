@@ -1,6 +1,7 @@
 """quercus: decision trees and tree ensembles — ID3, C4.5, CART and forests."""
 
 from . import datasets, export
+from ._version import __version__
 from .criteria import (
     conditional_entropy,
     entropy,
@@ -23,10 +24,7 @@ from .estimators import (
     ID3Classifier,
 )
 from .estimators.params import InvalidParameterError
-from .export.model_file import ModelError
-from .export.model_file import load_model as load
-
-__version__ = "0.1.0"
+from .persist.loader import ModelError, load
 
 __all__ = [
     "C45Classifier",

@@ -124,7 +124,7 @@ def forest_summary(forest) -> str:
 
 def _forest_json(path: str) -> str:
     """The forest file's metadata document (its arrays are binary)."""
-    from ..export.forest_file import _META
+    from ..persist.forest_file import _META
 
     with zipfile.ZipFile(path) as archive:
         document = json.loads(archive.read(_META))
@@ -133,7 +133,7 @@ def _forest_json(path: str) -> str:
 
 def _tree_json(tree) -> str:
     """One tree of a forest as the document of its own model file."""
-    from ..export.model_file import model_to_dict
+    from ..persist.model_file import model_to_dict
 
     return json.dumps(model_to_dict(tree), indent=2, ensure_ascii=False) + "\n"
 

@@ -34,6 +34,7 @@ from ..binning.binned import BinnedData, bin_frame, pad_rows
 from ..estimators.params import check_params, features_per_split, growth_params
 from ..estimators.trees import DecisionTreeClassifier, DecisionTreeRegressor
 from ..estimators.validate import TabularInput, as_1d, encode_classes
+from ..persist.forest_file import save_forest
 from ..tree import Tree
 from ..tree._predict import ROUTE_DTYPE, fractional_rows, pack_routes
 from ..tree.grower import grow_binned, tree_from_grown
@@ -435,8 +436,6 @@ class BaseForest(TabularInput, BaseEstimator):
     def save(self, path):
         """Write the fitted forest to ``path`` (a zip of JSON metadata and NumPy arrays, read
         back by ``quercus.load`` without pickle)."""
-        from ..export.forest_file import save_forest
-
         return save_forest(self, path)
 
     def __sklearn_tags__(self):

@@ -18,6 +18,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._parallel import run_parallel
 from ..binning.binned import bin_frame
+from ..persist.model_file import save_model
 from ..pruning import cost_complexity_path, prune_cost_complexity
 from ..pruning.cost_complexity import held_out_errors
 from ..tree._predict import apply_rows, fractional_rows, path_rows
@@ -272,8 +273,6 @@ class BaseDecisionTree(TabularInput, BaseEstimator):
     def save(self, path):
         """Write the fitted model to ``path`` as a JSON model file (``quercus.load`` reads
         it back; the format is described in docs/model-format.md)."""
-        from ..export.model_file import save_model
-
         return save_model(self, path)
 
     def _leaf_values(self, X) -> np.ndarray:

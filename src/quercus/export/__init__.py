@@ -1,4 +1,5 @@
-"""Reading a fitted model: the tree as text, rules, Graphviz DOT, explanations, and files."""
+"""Reading a fitted tree: as text, rules, Graphviz DOT and explanations (model files are
+``quercus.persist``)."""
 
 from .explain import explain
 from .graphviz import export_graphviz

@@ -37,7 +37,7 @@ from sklearn.base import is_classifier
 
 import quercus
 from quercus import ModelError
-from quercus.export.model_file import model_from_dict
+from quercus.persist.loader import model_from_dict
 
 SETTINGS = settings(
     max_examples=120,

@@ -17,13 +17,12 @@ from sklearn.datasets import load_iris
 from sklearn.exceptions import NotFittedError
 
 import quercus
-from quercus.export import model_file
-from quercus.export.model_file import (
+from quercus.persist import model_file
+from quercus.persist.loader import model_from_dict
+from quercus.persist.model_file import (
     FORMAT,
     FORMAT_VERSION,
     ModelError,
-    load_model,
-    model_from_dict,
     model_to_dict,
     save_model,
 )
@@ -713,13 +712,32 @@ def test_saving_something_else(tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
+def test_a_subclass_with_a_quercus_name_is_not_saved(tmp_path):
+    """A file records the class by name only: a user's class of the same name would load as
+    quercus's own, so it is refused."""
+    ID3Classifier = type("ID3Classifier", (quercus.ID3Classifier,), {"__module__": "mine"})
+    X, y = data("playtennis")
+    with pytest.raises(TypeError, match="only quercus tree estimators"):
+        save_model(ID3Classifier().fit(X, y), tmp_path / "m.json")
+
+
+def test_the_saved_classes_are_the_public_ones():
+    """The names a file may hold are every public estimator and forest, and only those."""
+    from quercus import ensemble, estimators
+    from quercus.persist.forest_file import FOREST_ESTIMATORS
+    from quercus.persist.model_file import MODEL_ESTIMATORS
+
+    assert sorted(MODEL_ESTIMATORS) == sorted(estimators.__all__)
+    assert sorted(FOREST_ESTIMATORS) == sorted(ensemble.__all__)
+
+
 def test_a_random_state_object_is_saved_as_none(tmp_path):
     X, y = data("iris")
     fitted = quercus.CARTClassifier(max_features=2, random_state=np.random.RandomState(0))
     fitted.fit(X, y)
     with pytest.warns(UserWarning, match=r"\['random_state'\] hold a RandomState"):
         path = fitted.save(tmp_path / "m.json")
-    loaded = load_model(path)
+    loaded = quercus.load(path)
     assert loaded.random_state is None
     assert {**fitted.get_params(), "random_state": None} == loaded.get_params()
     assert loaded.max_features_ == fitted.max_features_ == 2

@@ -20,6 +20,9 @@ with the others', and each entry's size is its ``.npy`` header plus exactly thos
 which the header must confirm before any data is read. Then every tree is checked as a
 single-tree model file is (``model_file.check_tree``).
 
+Like ``model_file``, this module reads a fitted forest's attributes and never imports the
+forests: :mod:`quercus.persist.loader` passes in the classes it may build.
+
 The same forest gives the same bytes, but for the ``created`` date (``SOURCE_DATE_EPOCH``
 fixes it): the archive's entries carry a fixed time and fixed attributes.
 """
@@ -39,6 +42,7 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from .._files import write_atomically
+from .._version import __version__
 from ..tree import Tree
 from .model_file import (
     _MALFORMED,
@@ -52,6 +56,7 @@ from .model_file import (
     check_document,
     check_format,
     check_tree,
+    class_name,
     compact_categories,
     creation_time,
     estimator_from,
@@ -59,6 +64,8 @@ from .model_file import (
 
 FORMAT = "quercus-forest"
 FORMAT_VERSION = 1
+#: The forests a forest file can hold (the public names of ``quercus.ensemble``).
+FOREST_ESTIMATORS = ("RandomForestClassifier", "RandomForestRegressor")
 _META = "forest.json"
 # Every array a forest file may hold, with the one dtype it must have.
 _DTYPES = {
@@ -77,20 +84,12 @@ _ZIP_EPOCH = (1980, 1, 1, 0, 0, 0)  # the earliest time a zip entry can carry
 _MAX_NPY_HEADER = 4096  # NumPy writes quercus's .npy headers in 118 bytes
 
 
-def _forest_classes() -> dict:
-    from .. import ensemble
-
-    return {name: getattr(ensemble, name) for name in ensemble.__all__}
-
-
 # -- writing -------------------------------------------------------------------------------
 
 
 def save_forest(forest, path):
     """Write a fitted random forest to ``path`` (written beside it, then renamed)."""
-    name = type(forest).__name__
-    if _forest_classes().get(name) is not type(forest):
-        raise TypeError(f"only quercus forests are saved as forest files, got {name}")
+    class_name(forest, FOREST_ESTIMATORS, "quercus.ensemble", "forests")
     check_is_fitted(forest, "estimators_")
     meta, arrays = _forest_to_dict(forest)
     text = json.dumps(meta, ensure_ascii=False, allow_nan=False)
@@ -98,8 +97,6 @@ def save_forest(forest, path):
 
 
 def _forest_to_dict(forest) -> tuple[dict, dict]:
-    from .. import __version__
-
     trees = [compact_categories(e.tree_, forest.schema_) for e in forest.estimators_]
     arrays = {
         key: np.concatenate([getattr(t, key) for t in trees]).astype(dtype)
@@ -175,9 +172,10 @@ def is_forest_file(path) -> bool:
         return False
 
 
-def load_forest(path):
-    """The forest saved in ``path`` by :func:`save_forest` (``quercus.load`` dispatches here
-    for zip files). Raises :class:`ModelError` naming the file when it cannot be used."""
+def read_forest(path, classes: dict):
+    """The forest saved in ``path`` by :func:`save_forest`, built from ``classes`` (the
+    allow-list: class name -> class; ``quercus.load`` dispatches here for zip files).
+    Raises :class:`ModelError` naming the file when it cannot be used."""
     where = f"forest file {str(path)!r}"
     try:
         size = os.stat(path).st_size
@@ -185,7 +183,7 @@ def load_forest(path):
             entries = _check_entries(archive, size)
             meta = _read_meta(archive, entries, where)
             arrays = _read_arrays(archive, entries, _array_specs(meta, entries))
-        return _forest_from(meta, arrays)
+        return _forest_from(meta, arrays, classes)
     except ModelError as exc:
         message = str(exc)
         raise ModelError(message if message.startswith(where) else f"{where}: {message}") from None
@@ -316,8 +314,8 @@ def _check_npy_header(member, where: str, dtype: np.dtype, shape: tuple) -> None
         raise ModelError(f"{where}: its header does not match forest.json")
 
 
-def _forest_from(meta: dict, arrays: dict):
-    forest = estimator_from(meta, _forest_classes())
+def _forest_from(meta: dict, arrays: dict, classes: dict):
+    forest = estimator_from(meta, classes)
     cls, name = type(forest), meta["estimator"]
     schema = _schema_from_dict(meta["schema"])
     training = meta["training"]

@@ -17,7 +17,8 @@ import pytest
 import quercus
 from quercus import ModelError
 from quercus._files import remove_leftovers
-from quercus.export.model_file import model_from_dict, model_to_dict
+from quercus.persist.loader import model_from_dict
+from quercus.persist.model_file import model_to_dict
 
 try:
     import fcntl
@@ -382,10 +383,10 @@ def test_the_schema_is_valid_json_schema_and_describes_what_quercus_writes(playt
 
     from jsonschema import Draft202012Validator
 
-    from quercus.export.forest_file import _forest_to_dict
-    from quercus.export.model_file import check_document
+    from quercus.persist.forest_file import _forest_to_dict
+    from quercus.persist.model_file import check_document
 
-    text = resources.files("quercus.export").joinpath("schemas/model-files-v1.json").read_text()
+    text = resources.files("quercus.persist").joinpath("schemas/model-files-v1.json").read_text()
     Draft202012Validator.check_schema(json.loads(text))
     for model in _models(playtennis)[:2]:
         check_document(model_to_dict(model), "model")

@@ -4,11 +4,17 @@ The layout is described in ``docs/model-format.md``. Loading checks the format n
 version, then the document's shape against the JSON Schema ``schemas/model-files-v1.json``
 (every field's type and range), then what a schema cannot say: the parameters' values, the
 tree arrays (one tree that prediction can walk, consistent with the features and classes)
-and the rules. It rebuilds the estimator from an allow-list of quercus classes: a file can
-describe a model, never make Python do anything else. Writing goes to a temporary file that
-replaces the target only when complete (``quercus._files``), so a failed save never leaves
-a truncated file or loses the old one. The same model gives the same bytes, but for the
-``created`` date, which ``SOURCE_DATE_EPOCH`` fixes.
+and the rules. It rebuilds the estimator from an allow-list of quercus classes
+(:data:`MODEL_ESTIMATORS`): a file can describe a model, never make Python do anything else.
+
+This module reads a fitted estimator's attributes and never imports the estimators: they
+call it to save themselves. The classes it builds when loading are passed in by
+:mod:`quercus.persist.loader`, which sits above the estimators and forests.
+
+Writing goes to a temporary file that replaces the target only when complete
+(``quercus._files``), so a failed save never leaves a truncated file or loses the old one.
+The same model gives the same bytes, but for the ``created`` date, which
+``SOURCE_DATE_EPOCH`` fixes.
 """
 
 from __future__ import annotations
@@ -28,13 +34,26 @@ from sklearn.exceptions import NotFittedError
 
 from .._config import LEAF, MULTIWAY_SPLIT, NUMERIC_SPLIT, SUBSET_SPLIT
 from .._files import write_atomically
+from .._version import __version__
 from ..data.schema import NOMINAL, NUMERIC, Feature, Schema
 from ..estimators.params import InvalidParameterError, check_params
+from ..pruning.rules import Rule
 from ..tree import Tree
 from ..tree.conditions import Condition
 
 FORMAT = "quercus-model"
 FORMAT_VERSION = 1
+#: The estimators a model file can hold, by the class name it records (the public names of
+#: ``quercus.estimators``).
+MODEL_ESTIMATORS = (
+    "C45Classifier",
+    "C45RulesClassifier",
+    "CARTClassifier",
+    "CARTRegressor",
+    "DecisionTreeClassifier",
+    "DecisionTreeRegressor",
+    "ID3Classifier",
+)
 
 # Per-node arrays of the flat tree and their dtypes (``value`` is 2-D, ``median`` optional).
 _NODE_ARRAYS = {
@@ -74,10 +93,14 @@ def creation_time() -> datetime:
         ) from None
 
 
-def _estimator_classes() -> dict:
-    from .. import estimators
-
-    return {name: getattr(estimators, name) for name in estimators.__all__}
+def class_name(obj, names: tuple, package: str, what: str) -> str:
+    """The name a file records for ``obj``'s class: one of ``names``, and a class that
+    ``package`` defines (a class of another library, or a subclass of the user's, with the
+    same name is not the one a file would load). A TypeError otherwise."""
+    cls = type(obj)
+    if cls.__name__ not in names or not cls.__module__.startswith(package + "."):
+        raise TypeError(f"only quercus {what} can be saved, got {cls.__name__}")
+    return cls.__name__
 
 
 # -- values in JSON ------------------------------------------------------------------------
@@ -160,12 +183,7 @@ def _unfloats(values) -> np.ndarray:
 
 def model_to_dict(estimator) -> dict:
     """The JSON document of a fitted estimator (see ``docs/model-format.md``)."""
-    from .. import __version__
-
-    classes = _estimator_classes()
-    name = type(estimator).__name__
-    if classes.get(name) is not type(estimator):
-        raise TypeError(f"only quercus tree estimators can be saved, got {name}")
+    name = class_name(estimator, MODEL_ESTIMATORS, "quercus.estimators", "tree estimators")
     if not hasattr(estimator, "tree_"):
         raise NotFittedError(f"this {name} is not fitted yet: call fit before save")
     params, skipped = {}, []
@@ -357,18 +375,15 @@ def _parse_json(text: str, what: str):
         raise ModelError(f"{what} holds a value no model file has: {exc}") from None
 
 
-def load_model(path):
-    """The estimator saved in ``path`` by :func:`save_model` (``quercus.load``).
+def read_model(path, classes: dict):
+    """The estimator saved in the model file ``path`` by :func:`save_model`, built from
+    ``classes`` (the allow-list: class name -> class).
 
     Raises :class:`ModelError`, with a message naming the file, when the file is missing or
     unreadable, not JSON (truncated or corrupt), of another format or version, or
     inconsistent.
     """
     path = Path(path)
-    from .forest_file import is_forest_file, load_forest
-
-    if is_forest_file(path):  # a zip archive: a forest's arrays
-        return load_forest(path)
     where = f"model file {str(path)!r}"
     try:
         text = path.read_text(encoding="utf-8")
@@ -379,17 +394,18 @@ def load_model(path):
     except OSError as exc:
         raise ModelError(f"{where} cannot be read: {exc.strerror or exc}") from None
     try:
-        return model_from_dict(_parse_json(text, where))
+        return model_from_document(_parse_json(text, where), classes)
     except ModelError as exc:
         message = str(exc)
         raise ModelError(message if message.startswith(where) else f"{where}: {message}") from None
 
 
-def model_from_dict(doc: dict):
-    """The estimator described by a model document, after checking it (:class:`ModelError`
-    when it is not a quercus model of this format version, or is inconsistent)."""
+def model_from_document(doc: dict, classes: dict):
+    """The estimator described by a model document, built from ``classes`` (class name ->
+    class), after checking it (:class:`ModelError` when it is not a quercus model of this
+    format version, or is inconsistent)."""
     try:
-        return _model_from_dict(doc)
+        return _model_from_dict(doc, classes)
     except ModelError:
         raise
     except _MALFORMED as exc:
@@ -416,10 +432,10 @@ def check_format(doc, name: str, version: int, what: str) -> None:
         )
 
 
-def _model_from_dict(doc: dict):
+def _model_from_dict(doc: dict, classes: dict):
     check_format(doc, FORMAT, FORMAT_VERSION, "model")
     check_document(doc, "model")
-    estimator = estimator_from(doc, _estimator_classes())
+    estimator = estimator_from(doc, classes)
     cls, name = type(estimator), doc["estimator"]
 
     schema = _schema_from_dict(doc["schema"])
@@ -732,8 +748,6 @@ def _condition(c: dict, schema: Schema, where: str) -> Condition:
 
 
 def _rules_from_dict(estimator, doc: dict, schema: Schema, n_classes: int) -> None:
-    from ..pruning.rules import Rule
-
     rules = []
     for i, r in enumerate(doc["rules"]):
         where = f"field rules.rules[{i}]"
