@@ -42,7 +42,7 @@ from quercus.splitting._scan import (
     scan_threshold,
     stats_weight,
 )
-from quercus.splitting._stats import feature_stats, node_stats, stats_scratch
+from quercus.splitting._histogram import feature_stats, node_stats, stats_scratch
 
 CLASSIFICATION = (GINI, ENTROPY, MISCLASSIFICATION, GAIN_RATIO)
 TOL = 1e-9  # float noise allowed between a kernel's number and its twin's

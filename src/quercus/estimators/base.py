@@ -98,7 +98,7 @@ class BaseDecisionTree(TabularInput, BaseEstimator):
         if trace:
             from ..export.trace import LearningTrace
 
-            self.trace_ = LearningTrace.from_kernel(self, tree, *grown[5:])
+            self.trace_ = LearningTrace.from_kernel(self, tree, grown.trace, grown.trace_sides)
         elif hasattr(self, "trace_"):
             del self.trace_
         by_cv = isinstance(self.ccp_alpha, str) or (

@@ -23,7 +23,6 @@ import pandas as pd
 
 from .._config import LEAF
 from ..data.schema import NOMINAL, ORDINAL
-from ..tree._grow import T_FEATURE, T_GAIN, T_INFO, T_NODE, T_OK, T_THRESHOLD
 from ..tree.conditions import branch_conditions, format_threshold
 
 # What the kernel's "gain" is, by criterion.
@@ -76,25 +75,25 @@ class LearningTrace:
                 ],
             }
         )
-        node_of = rows[:, T_NODE].astype(np.int64)
-        feature_of = rows[:, T_FEATURE].astype(np.int64)
-        info = rows[:, T_INFO]
+        node_of = rows["node"].astype(np.int64)
+        feature_of = rows["feature"].astype(np.int64)
+        info = rows["split_info"]
         with np.errstate(divide="ignore", invalid="ignore"):
-            ratio = np.where(info > 0, rows[:, T_GAIN] / info, np.nan)
+            ratio = np.where(info > 0, rows["gain"] / info, np.nan)
         candidates = pd.DataFrame(
             {
                 "node": node_of,
                 "attribute": [names[f] for f in feature_of],
-                "gain": rows[:, T_GAIN],
+                "gain": rows["gain"],
                 "split_information": info,
                 "gain_ratio": ratio,
                 "split": [
                     _split_text(schema.features[f], ok, t, side)
                     for f, ok, t, side in zip(
-                        feature_of, rows[:, T_OK], rows[:, T_THRESHOLD], sides, strict=True
+                        feature_of, rows["admissible"], rows["threshold"], sides, strict=True
                     )
                 ],
-                "admissible": rows[:, T_OK] > 0,
+                "admissible": rows["admissible"],
                 "chosen": [
                     grown.kind[n] != LEAF and grown.feature[n] == f
                     for n, f in zip(node_of, feature_of, strict=True)
@@ -181,8 +180,8 @@ def _distribution(estimator, tree, node: int) -> str:
     return head + (": " + ", ".join(parts) if parts else "")
 
 
-def _split_text(feature, ok: float, threshold: float, sides: np.ndarray) -> str:
-    if ok <= 0:
+def _split_text(feature, ok: bool, threshold: float, sides: np.ndarray) -> str:
+    if not ok:
         return "not admissible"
     if feature.kind == NOMINAL:
         if (sides[: feature.n_categories] < 0).all():

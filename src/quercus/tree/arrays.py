@@ -55,26 +55,24 @@ class Tree:
     def from_grown(
         cls, grown, regression: bool, median_leaves: bool = False, fractional: bool = False
     ) -> Tree:
-        from . import _grow as g
-
-        inodes, fnodes, values, children, cat_table = grown[:5]
-        is_leaf = inodes[:, g.I_KIND] == LEAF
+        nodes = grown.nodes
+        is_leaf = nodes["kind"] == LEAF
         return cls(
-            kind=inodes[:, g.I_KIND].astype(np.int8),
-            feature=np.where(is_leaf, -1, inodes[:, g.I_FEATURE]).astype(np.int32),
-            threshold=np.where(is_leaf, np.nan, fnodes[:, g.F_THRESHOLD]),
-            child_start=np.where(is_leaf, 0, inodes[:, g.I_CHILD_START]).astype(np.int32),
-            n_children=np.where(is_leaf, 0, inodes[:, g.I_N_CHILDREN]).astype(np.int32),
-            children=children.astype(np.int32),
-            cat_start=np.where(is_leaf, -1, inodes[:, g.I_CAT_START]).astype(np.int32),
-            cat_table=cat_table.astype(np.int32),
-            missing_child=np.where(is_leaf, -1, inodes[:, g.I_MISSING_CHILD]).astype(np.int32),
-            value=values,
-            impurity=fnodes[:, g.F_IMPURITY].copy(),
-            n_node_samples=inodes[:, g.I_N_SAMPLES].astype(np.int32),
-            weighted_n_node_samples=fnodes[:, g.F_WEIGHT].copy(),
-            depth=inodes[:, g.I_DEPTH].astype(np.int32),
-            median=fnodes[:, g.F_MEDIAN].copy() if median_leaves else None,
+            kind=nodes["kind"].astype(np.int8),
+            feature=np.where(is_leaf, -1, nodes["feature"]).astype(np.int32),
+            threshold=np.where(is_leaf, np.nan, nodes["threshold"]),
+            child_start=np.where(is_leaf, 0, nodes["child_start"]).astype(np.int32),
+            n_children=np.where(is_leaf, 0, nodes["n_children"]).astype(np.int32),
+            children=grown.children.astype(np.int32),
+            cat_start=np.where(is_leaf, -1, nodes["cat_start"]).astype(np.int32),
+            cat_table=grown.cat_table.astype(np.int32),
+            missing_child=np.where(is_leaf, -1, nodes["missing_child"]).astype(np.int32),
+            value=grown.values,
+            impurity=nodes["impurity"].copy(),
+            n_node_samples=nodes["n_samples"].astype(np.int32),
+            weighted_n_node_samples=nodes["weight"].copy(),
+            depth=nodes["depth"].astype(np.int32),
+            median=nodes["median"].copy() if median_leaves else None,
             regression=regression,
             fractional=fractional,
         )

@@ -8,8 +8,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._config import CRITERIA, FRACTIONAL
-from ._grow import grow_tree
+from ._grow import Bins, Settings, grow_tree
+from ._records import GrownArrays
 from .arrays import Tree
+from .levelwise import grow_level_wise
+from .statistics import StatisticsProvider
 
 __all__ = ["GrowthParams", "grow_binned", "tree_from_grown"]
 
@@ -45,37 +48,35 @@ def grow_binned(
     c45_tolerance: float = 0.0,
     chi2_critical: np.ndarray | None = None,
     trace: bool = False,
+    provider: StatisticsProvider | None = None,
 ):
-    """The growth kernel on binned rows (``data`` a :class:`~quercus.binning.binned.
-    BinnedData` for the bin tables; ``binned``, ``y_class``, ``y_value``, ``w`` are
-    overwritten: pass copies). Returns the kernel's arrays (see ``grow_tree``)."""
-    return grow_tree(
-        binned,
-        y_class,
-        y_value,
-        w,
-        data.kinds,
-        data.mapper.n_bins,
-        data.mapper.missing,
-        data.bin_lo,
-        data.bin_hi,
-        params.multiway,
-        params.criterion,
-        regression,
-        n_stats,
-        params.max_depth,
-        params.min_split,
-        params.min_leaf,
-        params.min_impurity_decrease,
-        params.max_leaf_nodes,
-        params.max_features,
-        params.seed,
-        c45_classes,
-        c45_tolerance,
-        np.zeros(1) if chi2_critical is None else chi2_critical,
-        params.missing,
-        bool(trace),
+    """Grow a tree on binned rows (``data`` a :class:`~quercus.binning.binned.BinnedData`
+    for the bin tables; ``binned``, ``y_class``, ``y_value``, ``w`` are overwritten: pass
+    copies) with the compiled grower; or, given a statistics ``provider``, with the
+    level-wise grower over the provider's sums (``tree/levelwise.py``; the row arrays are
+    then not used). Returns the :class:`~quercus.tree._records.GrownArrays`."""
+    bins = Bins(data.kinds, data.mapper.n_bins, int(data.mapper.missing), data.bin_lo, data.bin_hi)
+    settings = Settings(
+        multiway=bool(params.multiway),
+        criterion=int(params.criterion),
+        regression=bool(regression),
+        n_stats=int(n_stats),
+        max_depth=int(params.max_depth),
+        min_split=float(params.min_split),
+        min_leaf=float(params.min_leaf),
+        min_impurity_decrease=float(params.min_impurity_decrease),
+        max_leaf_nodes=int(params.max_leaf_nodes),
+        max_features=int(params.max_features),
+        seed=int(params.seed),
+        c45_classes=int(c45_classes),
+        c45_tolerance=float(c45_tolerance),
+        chi2_critical=np.zeros(1) if chi2_critical is None else chi2_critical,
+        missing_mode=int(params.missing),
+        trace_on=bool(trace),
     )
+    if provider is not None:
+        return grow_level_wise(provider, bins, settings)
+    return GrownArrays(*grow_tree(binned, y_class, y_value, w, bins, settings))
 
 
 def tree_from_grown(grown, params: GrowthParams, regression: bool) -> Tree:

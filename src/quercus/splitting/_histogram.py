@@ -179,3 +179,57 @@ def feature_stats(
         else:
             stats[i, y_class[r]] += w[r]
     return n_present
+
+
+@njit
+def node_histograms(data, y_class, y_value, w, rows, n_bins, missing_code, regression, out):
+    """The dense statistics of every feature over the rows ``rows`` (row indices in
+    increasing order): ``out`` is ``(hist, counts, missing)`` of shapes ``(features, bins,
+    stats)``, ``(features, bins)`` and ``(features, stats)``, zeroed first, and receives the
+    statistics of each bin, its number of rows and the statistics of the missing values.
+
+    Each bin's rows are summed in increasing row order, as :func:`feature_stats` sums a
+    node's contiguous rows, so both give the same floating-point sums. Histograms summed on
+    several machines add up (in another order)."""
+    hist, counts, missing = out
+    hist[:] = 0.0
+    counts[:] = 0
+    missing[:] = 0.0
+    p = n_bins.shape[0]
+    for t in range(rows.shape[0]):
+        r = rows[t]
+        for f in range(p):
+            c = data[r, f]
+            if c == missing_code:
+                if regression:
+                    missing[f, 0] += w[r]
+                    missing[f, 1] += w[r] * y_value[r]
+                    missing[f, 2] += w[r] * y_value[r] * y_value[r]
+                else:
+                    missing[f, y_class[r]] += w[r]
+                continue
+            counts[f, c] += 1
+            if regression:
+                hist[f, c, 0] += w[r]
+                hist[f, c, 1] += w[r] * y_value[r]
+                hist[f, c, 2] += w[r] * y_value[r] * y_value[r]
+            else:
+                hist[f, c, y_class[r]] += w[r]
+
+
+@njit
+def rows_stats(y_class, y_value, w, rows, regression, out):
+    """Statistics of the rows ``rows`` (in increasing order) into ``out[0]``; and their
+    total weight, summed row by row as the grower sums its root's."""
+    out[0, :] = 0.0
+    total = 0.0
+    for t in range(rows.shape[0]):
+        r = rows[t]
+        total += w[r]
+        if regression:
+            out[0, 0] += w[r]
+            out[0, 1] += w[r] * y_value[r]
+            out[0, 2] += w[r] * y_value[r] * y_value[r]
+        else:
+            out[0, y_class[r]] += w[r]
+    return total

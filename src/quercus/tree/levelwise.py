@@ -1,0 +1,239 @@
+"""The level-wise grower: growth driven from Python over a statistics provider.
+
+Where the compiled grower (``_grow.py``) walks the rows itself, this one asks a
+:class:`~quercus.tree.statistics.StatisticsProvider` for sums over them, one level of the
+tree at a time, and finds and applies splits with the same kernels: each node's best split
+from its histograms (``splitting._choose.best_split_from_histograms``), the branch of the
+missing values (``splitting._partition.missing_branch``), the chi-square test
+(``splitting._significance.passes_chi_square``) and the stopping rules
+(``_grow.stop_splitting``). A provider that sums the rows on several machines plugs in here.
+
+Over :class:`~quercus.tree.statistics.LocalStatistics` it grows the very tree the compiled
+grower grows (same features, thresholds, category tables, statistics and node numbers),
+which ``tests/tree/test_levelwise.py`` checks. What stays with the compiled grower, and why:
+
+- ``missing="fractional"`` (C4.5): a row with a missing value becomes weighted copies in
+  every branch, which a provider summing whole rows does not hold;
+- ``criterion="absolute_error"``: it ranks a node's rows by target, not sums of bins;
+- ``max_leaf_nodes`` (best-first growth): it expands one leaf at a time across the tree,
+  not level by level;
+- the learning trace (``trace=True``), a teaching aid on small data;
+- ``max_features`` below the number of features grows a valid tree, but draws the
+  features of each node in the order nodes are grown (level by level here, depth-first
+  there), so the two trees differ.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._config import (
+    ABSOLUTE_ERROR,
+    CLASS_MAJORITY,
+    FRACTIONAL,
+    LEAF,
+    MULTIWAY_SPLIT,
+    NOMINAL,
+    NUMERIC_SPLIT,
+    SUBSET_SPLIT,
+)
+from ..splitting._choose import best_split_from_histograms, threshold_between
+from ..splitting._partition import missing_branch
+from ..splitting._scan import impurity, stats_weight
+from ..splitting._significance import passes_chi_square
+from ._grow import LEAF_EPSILON, Bins, Settings, stop_splitting
+from ._records import CANDIDATE, NODE, TRACE, GrownArrays
+from .statistics import LocalStatistics, Split, StatisticsProvider
+
+
+def check_level_wise(s: Settings) -> None:
+    """Raise ``ValueError`` for settings only the compiled grower supports (see the module
+    docstring)."""
+    if s.missing_mode == FRACTIONAL:
+        raise ValueError(
+            "missing='fractional' needs the compiled grower: level-wise growth over a "
+            "statistics provider sums whole rows, not C4.5's weighted copies"
+        )
+    if s.criterion == ABSOLUTE_ERROR:
+        raise ValueError(
+            "criterion='absolute_error' needs the compiled grower: it ranks a node's rows, "
+            "where level-wise growth only sees sums"
+        )
+    if s.max_leaf_nodes > 0:
+        raise ValueError("max_leaf_nodes (best-first growth) needs the compiled grower")
+    if s.trace_on:
+        raise ValueError("the learning trace needs the compiled grower")
+
+
+def grow_local(data, y_class, y_value, w, bins: Bins, s: Settings) -> GrownArrays:
+    """:func:`grow_level_wise` over the rows of this process (the arrays the compiled
+    grower takes; they are only read)."""
+    provider = LocalStatistics(
+        data, y_class, y_value, w, bins.n_bins, bins.missing_code, s.n_stats, s.regression
+    )
+    return grow_level_wise(provider, bins, s)
+
+
+def grow_level_wise(provider: StatisticsProvider, bins: Bins, s: Settings) -> GrownArrays:
+    """Grow a tree level by level over ``provider``'s statistics; returns the arrays the
+    compiled grower returns (see :class:`~quercus.tree._records.GrownArrays`)."""
+    check_level_wise(s)
+    n_rows, w_root, root_values = provider.root()
+    grown = _Nodes(s.n_stats)
+    grown.add(-1, 0, n_rows, root_values)
+    level = [0]
+    while level:
+        next_level = []
+        for node in level:
+            if _open(grown, node, s) and _split(provider, grown, node, w_root, bins, s):
+                next_level.extend(grown.children[node])
+            else:
+                provider.drop([node])
+        level = next_level
+    return grown.preorder()
+
+
+class _Nodes:
+    """The nodes grown so far, by id in the order they were created, with the children
+    and category table of each split."""
+
+    def __init__(self, n_stats: int):
+        self.records = np.zeros(0, dtype=NODE)
+        self.values = np.zeros((0, n_stats))
+        self.children: dict[int, list[int]] = {}
+        self.cat_tables: dict[int, np.ndarray] = {}
+        self.n = 0
+
+    def add(self, parent: int, depth: int, n_rows: int, values: np.ndarray) -> int:
+        if self.n == len(self.records):
+            cap = max(64, 2 * self.n)
+            self.records = np.resize(self.records, cap)
+            self.values = np.resize(self.values, (cap, self.values.shape[1]))
+        node = self.n
+        self.n += 1
+        rec = self.records[node : node + 1]
+        rec[["kind", "pending", "feature", "cat_start", "missing_child"]] = (LEAF, LEAF, -1, -1, -1)
+        rec["depth"] = depth
+        rec["n_samples"] = n_rows
+        rec["start"] = parent  # kept for empty branches: they take their parent's values
+        rec["threshold"] = np.nan
+        rec["improvement"] = -1.0
+        self.values[node] = values
+        return node
+
+    def preorder(self) -> GrownArrays:
+        """The nodes renumbered in preorder, the children's slots and category tables laid
+        out in the order the compiled grower lays them out (preorder of the splits)."""
+        order = []
+        stack = [0]
+        while stack:
+            node = stack.pop()
+            order.append(node)
+            stack.extend(reversed(self.children.get(node, [])))
+        new_id = np.empty(self.n, dtype=np.int64)
+        new_id[order] = np.arange(self.n)
+        nodes = self.records[order].copy()
+        children: list[int] = []
+        cat_table: list[int] = []
+        for i, old in enumerate(order):
+            kids = self.children.get(old)
+            if kids is None:
+                continue
+            nodes[i]["child_start"] = len(children)
+            children.extend(new_id[kids])
+            if old in self.cat_tables:
+                nodes[i]["cat_start"] = len(cat_table)
+                cat_table.extend(self.cat_tables[old])
+        nodes["start"] = 0
+        return GrownArrays(
+            nodes,
+            self.values[order].copy(),
+            np.asarray(children, dtype=np.int32),
+            np.asarray(cat_table, dtype=np.int32),
+            np.zeros(0, dtype=TRACE),
+            np.zeros((0, 1), dtype=np.int8),
+        )
+
+
+def _open(grown: _Nodes, node: int, s: Settings) -> bool:
+    """Fill in ``node``'s weight and impurity; return whether it may be split."""
+    rec = grown.records[node : node + 1]
+    if rec["n_samples"][0] == 0:
+        # An empty branch of a multiway split: a leaf with its parent's distribution.
+        grown.values[node] = grown.values[rec["start"][0]]
+        rec["weight"] = 0.0
+        rec["impurity"] = 0.0
+        return False
+    values = grown.values[node : node + 1]
+    weight = stats_weight(values, 0, s.regression)
+    node_impurity = impurity(values, 0, s.criterion, s.regression)
+    rec["weight"] = weight
+    rec["impurity"] = node_impurity
+    depth = int(rec["depth"][0])
+    return not stop_splitting(depth, int(rec["n_samples"][0]), weight, node_impurity, s)
+
+
+def _split(provider, grown: _Nodes, node: int, w_root: float, bins: Bins, s: Settings) -> bool:
+    """Find, test and apply the best split of ``node``; return whether it was split."""
+    p = len(bins.kinds)
+    candidates = np.zeros(p, dtype=CANDIDATE)
+    sides = np.zeros((p, max(1, int(np.max(bins.n_bins)))), dtype=np.int8)
+    h = provider.histograms(node)
+    chosen = best_split_from_histograms(
+        h.hist, h.counts, h.missing, grown.values[node], bins, s, candidates, sides
+    )
+    if chosen < 0:
+        return False
+    cand = candidates[chosen]
+    rec = grown.records[node : node + 1]
+    improvement = rec["weight"][0] / w_root * cand["gain"]
+    if improvement + LEAF_EPSILON < s.min_impurity_decrease:
+        return False
+    split = _split_of(cand, sides[chosen], bins, s.multiway)
+    by_class = s.missing_mode == CLASS_MAJORITY and not s.regression
+    child_w, class_w = provider.branch_weights(node, split, by_class)
+    heaviest, missing_child, _ = missing_branch(
+        child_w, split.n_children, s.missing_mode, int(cand["missing"])
+    )
+    kids = list(range(grown.n, grown.n + split.n_children))
+    part = provider.partition(node, split, missing_child, class_w if by_class else None, kids)
+    if len(s.chi2_critical) > 1 and not passes_chi_square(part.table, s.chi2_critical):
+        provider.drop(kids)  # pre-pruning: the class does not depend on the branch
+        return False
+    depth = int(rec["depth"][0]) + 1
+    for ch in range(split.n_children):
+        grown.add(node, depth, int(part.n_rows[ch]), part.values[ch])
+    rec = grown.records[node : node + 1]  # ``add`` may have moved the records
+    rec["kind"] = rec["pending"] = split.kind
+    rec["feature"] = split.feature
+    rec["n_children"] = split.n_children
+    rec["missing_child"] = missing_child
+    rec["improvement"] = improvement
+    rec["bin_cut"] = split.bin_cut
+    if split.kind == NUMERIC_SPLIT:
+        rec["threshold"] = threshold_between(
+            bins.bin_lo,
+            bins.bin_hi,
+            split.feature,
+            bins.kinds[split.feature],
+            cand["lo"],
+            cand["hi"],
+        )
+    else:
+        table = split.cat_table.copy()
+        table[table < 0] = heaviest  # a category absent at the node
+        grown.cat_tables[node] = table
+    grown.children[node] = kids
+    provider.drop([node])
+    return True
+
+
+def _split_of(cand, side: np.ndarray, bins: Bins, multiway: bool) -> Split:
+    """The :class:`Split` of a winning candidate record."""
+    f = int(cand["feature"])
+    n_codes = int(bins.n_bins[f])
+    if bins.kinds[f] != NOMINAL:
+        return Split(NUMERIC_SPLIT, f, 2, bin_cut=int(cand["lo"]))
+    if multiway:
+        return Split(MULTIWAY_SPLIT, f, n_codes, cat_table=np.arange(n_codes, dtype=np.int32))
+    return Split(SUBSET_SPLIT, f, 2, cat_table=side[:n_codes].astype(np.int32))

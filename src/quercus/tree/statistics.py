@@ -1,0 +1,189 @@
+"""Statistics providers: where the level-wise grower gets its sums over the training rows.
+
+The grower (``tree/levelwise.py``) never touches a row. It asks a provider for sums over
+the rows of each node it grows: the root's totals, the per-(feature, bin) histograms of the
+nodes it is about to split, and for a chosen split the branches' weights and the children's
+totals. Every sum is one that adds up over disjoint sets of rows, so a provider may hold
+its rows on several machines and add their partial sums; it finds no split and takes no
+decision, which keeps every rule of growth in one place.
+
+:class:`LocalStatistics` holds the rows in this process and sums them with the kernels of
+the compiled grower, in the same order, so that the level-wise grower grows the very tree
+the compiled one grows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import NamedTuple, Protocol
+
+import numpy as np
+
+from .._config import NUMERIC_SPLIT
+from ..splitting._histogram import node_histograms, rows_stats
+from ..splitting._partition import branch_of_rows, branch_weights
+from ..splitting._significance import branch_class_table
+
+
+@dataclass(frozen=True)
+class Split:
+    """A split chosen by the grower: the node's rows go to ``n_children`` branches by
+    ``feature``'s bin code: ``code <= bin_cut`` (a threshold, ``kind`` NUMERIC_SPLIT), or
+    ``cat_table[code]`` (a nominal split; -1 for a category absent at the node)."""
+
+    kind: int
+    feature: int
+    n_children: int
+    bin_cut: int = -1
+    cat_table: np.ndarray | None = None
+
+
+class Histograms(NamedTuple):
+    """A node's sums by feature and bin: ``hist[f, code]`` the statistics of the rows with
+    bin ``code`` of feature ``f``, ``counts[f, code]`` their number, ``missing[f]`` the
+    statistics of the rows where ``f`` is missing."""
+
+    hist: np.ndarray
+    counts: np.ndarray
+    missing: np.ndarray
+
+
+class Partition(NamedTuple):
+    """The children of a split: their numbers of rows, statistics and, for classification,
+    the branch-by-class table of weights (the chi-square test's)."""
+
+    n_rows: np.ndarray
+    values: np.ndarray
+    table: np.ndarray
+
+
+class StatisticsProvider(Protocol):
+    """What the level-wise grower asks of the rows (see the module docstring).
+
+    Nodes are named by the grower's ids; the root is node 0. Statistics are as the kernels
+    take them: class weights, or ``[weight, sum w*y, sum w*y^2]``.
+    """
+
+    def root(self) -> tuple[int, float, np.ndarray]:
+        """``(rows, total weight, statistics)`` of all rows."""
+
+    def histograms(self, node: int) -> Histograms:
+        """The histograms of ``node``'s rows."""
+
+    def branch_weights(self, node: int, split: Split, by_class: bool) -> tuple:
+        """``(known weight per branch, per branch and class)`` of ``node``'s rows with a
+        known value (the second all zero unless ``by_class``)."""
+
+    def partition(
+        self, node: int, split: Split, missing_child: int, class_w: np.ndarray, children
+    ) -> Partition:
+        """Send ``node``'s rows to the nodes ``children`` (a row with a missing value to
+        ``missing_child``, or with ``class_w`` given by class, as the policy places it)."""
+
+    def drop(self, nodes) -> None:
+        """Forget the rows of ``nodes`` (children of a split the grower rejected, or leaves)."""
+
+
+class LocalStatistics:
+    """A provider over rows held in this process (``data``: bin codes, C order)."""
+
+    def __init__(self, data, y_class, y_value, w, n_bins, missing_code, n_stats, regression):
+        self.data = data
+        self.y_class = y_class
+        self.y_value = y_value
+        self.w = w
+        self.n_bins = np.asarray(n_bins)
+        self.missing_code = missing_code
+        self.n_stats = n_stats
+        self.regression = regression
+        self.max_bins = max(1, int(self.n_bins.max())) if len(self.n_bins) else 1
+        self.rows = {0: np.arange(data.shape[0], dtype=np.int64)}
+
+    def root(self):
+        values = np.zeros((1, self.n_stats))
+        total = rows_stats(
+            self.y_class, self.y_value, self.w, self.rows[0], self.regression, values
+        )
+        return len(self.rows[0]), total, values[0]
+
+    def histograms(self, node):
+        p = len(self.n_bins)
+        out = Histograms(
+            np.zeros((p, self.max_bins, self.n_stats)),
+            np.zeros((p, self.max_bins), dtype=np.int64),
+            np.zeros((p, self.n_stats)),
+        )
+        node_histograms(
+            self.data,
+            self.y_class,
+            self.y_value,
+            self.w,
+            self.rows[node],
+            self.n_bins,
+            self.missing_code,
+            self.regression,
+            out,
+        )
+        return out
+
+    def _rows_of(self, node):
+        rows = self.rows[node]
+        return rows, self.data[rows], self.y_class[rows], self.w[rows]
+
+    def branch_weights(self, node, split, by_class):
+        _, x, yc, w = self._rows_of(node)
+        class_w = np.zeros((split.n_children, self.n_stats))
+        child_w = branch_weights(
+            x,
+            yc,
+            w,
+            self.missing_code,
+            split.feature,
+            split.kind,
+            split.bin_cut,
+            _table(split),
+            split.n_children,
+            by_class,
+            class_w,
+        )
+        return child_w, class_w
+
+    def partition(self, node, split, missing_child, class_w, children):
+        rows, x, yc, w = self._rows_of(node)
+        by_class = class_w is not None
+        child_of = branch_of_rows(
+            x,
+            yc,
+            w,
+            self.missing_code,
+            split.feature,
+            split.kind,
+            split.bin_cut,
+            _table(split),
+            split.n_children,
+            by_class,
+            class_w if by_class else np.zeros((1, 1)),
+            missing_child,
+        )
+        n_ch = split.n_children
+        table = np.zeros((n_ch, 1 if self.regression else self.n_stats))
+        if not self.regression:
+            branch_class_table(child_of, 0, len(rows), yc, w, np.zeros(n_ch), table)
+        n_rows = np.zeros(n_ch, dtype=np.int64)
+        values = np.zeros((n_ch, self.n_stats))
+        for ch, child in enumerate(children):
+            mine = rows[child_of == ch]
+            self.rows[child] = mine
+            n_rows[ch] = len(mine)
+            rows_stats(self.y_class, self.y_value, self.w, mine, self.regression, values[ch:])
+        return Partition(n_rows, values, table)
+
+    def drop(self, nodes):
+        for node in nodes:
+            self.rows.pop(node, None)
+
+
+def _table(split: Split) -> np.ndarray:
+    if split.kind == NUMERIC_SPLIT:
+        return np.zeros(1, dtype=np.int32)
+    return split.cat_table

@@ -1,0 +1,156 @@
+"""The level-wise grower over local statistics grows the compiled grower's tree exactly.
+
+Each case fits an estimator twice on the same data: once with the compiled grower, once with
+the growth kernel replaced by the level-wise grower (``tree.levelwise.grow_local``), which
+finds splits from histograms a statistics provider sums. Binning, settings, pruning and
+everything else are the estimator's own, so the comparison covers what a user would fit:
+nominal features (multiway and subset splits), numeric and ordinal thresholds, missing values
+under the ``learned``, ``majority`` and ``class_majority`` policies, C4.5's rules for
+continuous attributes, the chi-square test and the stopping rules. The trees must be equal
+field for field: kinds, features, thresholds, children, category tables, missing children,
+statistics, impurities, weights and depths.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.base import clone
+
+import quercus
+from quercus._config import ABSOLUTE_ERROR, ENTROPY, FRACTIONAL, LEARNED
+from quercus.tree import grower
+from quercus.tree import levelwise
+from quercus.tree._grow import Settings
+
+TREE_FIELDS = (
+    "kind",
+    "feature",
+    "threshold",
+    "child_start",
+    "n_children",
+    "children",
+    "cat_start",
+    "cat_table",
+    "missing_child",
+    "value",
+    "impurity",
+    "n_node_samples",
+    "weighted_n_node_samples",
+    "depth",
+)
+
+
+def _frame(shared, name: str, nominal=()) -> tuple[pd.DataFrame, pd.Series]:
+    table = quercus.read_table(shared(name), nominal=list(nominal))
+    return table.X, table.y
+
+
+def _with_missing(X: pd.DataFrame, share: float, seed: int) -> pd.DataFrame:
+    """``X`` with a share of its cells missing, at random."""
+    rng = np.random.default_rng(seed)
+    out = X.copy()
+    for col in out.columns:
+        out.loc[rng.random(len(out)) < share, col] = np.nan
+    return out
+
+
+def _fit_both(estimator, X, y, monkeypatch, sample_weight=None):
+    compiled = clone(estimator).fit(X, y, sample_weight=sample_weight)
+    with monkeypatch.context() as patch:
+        patch.setattr(grower, "grow_tree", levelwise.grow_local)
+        level_wise = clone(estimator).fit(X, y, sample_weight=sample_weight)
+    return compiled.tree_, level_wise.tree_
+
+
+def assert_same_tree(a, b):
+    assert a.node_count == b.node_count
+    for field in TREE_FIELDS:
+        np.testing.assert_array_equal(getattr(a, field), getattr(b, field), err_msg=field)
+
+
+CLASSIFICATION = [
+    ("weather.nominal.csv", (), quercus.ID3Classifier()),
+    ("car.csv", ("doors", "persons"), quercus.ID3Classifier()),
+    ("car.csv", ("doors", "persons"), quercus.CARTClassifier()),
+    ("iris.csv", (), quercus.CARTClassifier(criterion="entropy")),
+    ("credit-a.csv", (), quercus.CARTClassifier(min_samples_leaf=5)),
+    ("credit-a.csv", (), quercus.C45Classifier(missing="majority")),
+    ("hepatitis.csv", (), quercus.C45Classifier(missing="class_majority")),
+    ("hepatitis.csv", (), quercus.CARTClassifier(missing="learned", max_depth=4)),
+    ("tic-tac-toe.csv", (), quercus.ID3Classifier(significance=0.05)),
+    ("glass.csv", (), quercus.CARTClassifier(criterion="misclassification")),
+    ("zoo.csv", (), quercus.DecisionTreeClassifier(criterion="gain_ratio")),
+]
+
+
+@pytest.mark.parametrize(("name", "nominal", "estimator"), CLASSIFICATION)
+def test_classification_trees_are_identical(name, nominal, estimator, monkeypatch, shared):
+    X, y = _frame(shared, name, nominal)
+    compiled, level_wise = _fit_both(estimator, X, y, monkeypatch)
+    assert compiled.node_count > 3
+    assert_same_tree(compiled, level_wise)
+
+
+@pytest.mark.parametrize("missing", ["learned", "majority", "class_majority"])
+@pytest.mark.parametrize("nominal_split", ["multiway", "binary"])
+def test_missing_value_policies(missing, nominal_split, monkeypatch, shared):
+    X, y = _frame(shared, "credit-a.csv")
+    X = _with_missing(X, 0.15, seed=3)
+    estimator = quercus.DecisionTreeClassifier(
+        criterion="entropy", missing=missing, nominal_split=nominal_split, min_samples_leaf=2
+    )
+    compiled, level_wise = _fit_both(estimator, X, y, monkeypatch)
+    assert compiled.node_count > 3
+    assert_same_tree(compiled, level_wise)
+
+
+@pytest.mark.parametrize(
+    "estimator",
+    [
+        quercus.DecisionTreeRegressor(max_depth=8),
+        quercus.DecisionTreeRegressor(min_samples_leaf=20, min_impurity_decrease=0.001),
+        quercus.DecisionTreeRegressor(nominal_split="multiway", missing="majority"),
+    ],
+)
+def test_regression_trees_are_identical(estimator, monkeypatch, shared):
+    X, y = _frame(shared, "boston.csv")
+    X = _with_missing(X, 0.05, seed=1)
+    compiled, level_wise = _fit_both(estimator, X, y, monkeypatch)
+    assert compiled.node_count > 3
+    assert_same_tree(compiled, level_wise)
+
+
+def test_weighted_rows(monkeypatch, shared):
+    X, y = _frame(shared, "diabetes.csv")
+    weights = np.random.default_rng(0).integers(1, 4, len(y)).astype(float) / 2
+    compiled, level_wise = _fit_both(
+        quercus.CARTClassifier(max_depth=6), X, y, monkeypatch, sample_weight=weights
+    )
+    assert_same_tree(compiled, level_wise)
+
+
+def _settings(**changes) -> Settings:
+    values = dict(
+        multiway=False, criterion=ENTROPY, regression=False, n_stats=2, max_depth=-1, min_split=2.0,
+        min_leaf=1.0, min_impurity_decrease=0.0, max_leaf_nodes=-1, max_features=3, seed=1,
+        c45_classes=0, c45_tolerance=0.0, chi2_critical=np.zeros(1), missing_mode=LEARNED,
+        trace_on=False,
+    )  # fmt: skip
+    values.update(changes)
+    return Settings(**values)
+
+
+@pytest.mark.parametrize(
+    ("changes", "what"),
+    [
+        ({"missing_mode": FRACTIONAL}, "fractional"),
+        ({"criterion": ABSOLUTE_ERROR, "regression": True}, "absolute_error"),
+        ({"max_leaf_nodes": 8}, "max_leaf_nodes"),
+        ({"trace_on": True}, "trace"),
+    ],
+)
+def test_local_only_settings_are_refused(changes, what):
+    with pytest.raises(ValueError, match=what):
+        levelwise.check_level_wise(_settings(**changes))
