@@ -35,6 +35,7 @@ from quercus._config import (
     MISCLASSIFICATION,
     SQUARED_ERROR,
 )
+from quercus.splitting._histogram import feature_stats, node_stats, stats_scratch
 from quercus.splitting._scan import (
     impurity,
     scan_multiway,
@@ -42,7 +43,6 @@ from quercus.splitting._scan import (
     scan_threshold,
     stats_weight,
 )
-from quercus.splitting._histogram import feature_stats, node_stats, stats_scratch
 
 CLASSIFICATION = (GINI, ENTROPY, MISCLASSIFICATION, GAIN_RATIO)
 TOL = 1e-9  # float noise allowed between a kernel's number and its twin's

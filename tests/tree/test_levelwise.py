@@ -20,8 +20,7 @@ from sklearn.base import clone
 
 import quercus
 from quercus._config import ABSOLUTE_ERROR, ENTROPY, FRACTIONAL, LEARNED
-from quercus.tree import grower
-from quercus.tree import levelwise
+from quercus.tree import grower, levelwise
 from quercus.tree._grow import Settings
 
 TREE_FIELDS = (
