@@ -294,7 +294,7 @@ def test_absolute_error_stump_is_optimal(seed, n):
         return
     leaves = est.apply(x[:, None])
     cost = sum(
-        np.sum(w[leaves == leaf] * np.abs(y[leaves == leaf] - est.tree_.median[leaf]))
+        np.sum(w[leaves == leaf] * np.abs(y[leaves == leaf] - est.tree_.leaf_params[leaf, 0]))
         for leaf in np.unique(leaves)
     )
     assert cost == pytest.approx(_mae_stump_by_brute_force(x, y, w), abs=1e-9)

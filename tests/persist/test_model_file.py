@@ -249,9 +249,9 @@ def test_round_trip_keeps_what_makes_the_case_special(tmp_path):
         ),
         tmp_path,
     )
-    assert median.tree_.median is not None
+    assert median.tree_.leaf_params is not None
     leaves = median.apply(X)
-    assert np.array_equal(median.predict(X), median.tree_.median[leaves])
+    assert np.array_equal(median.predict(X), median.tree_.leaf_params[leaves, 0])
     binary = round_trip(quercus.CARTClassifier(max_leaf_nodes=5).fit(X, y), tmp_path)
     assert binary.get_n_leaves() == 5
     tagged = round_trip(

@@ -10,6 +10,7 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from .._config import LEAF
+from ..tree import leaves
 from ..tree.conditions import Condition, branch_conditions
 
 
@@ -89,7 +90,7 @@ def distribution_text(estimator, node: int, decimals: int) -> str:
     weight = float(tree.weighted_n_node_samples[node])
     head = f"{number(weight, decimals)} sample{'' if weight == 1 else 's'}"
     if tree.regression:
-        return f"{head}, {'median' if tree.median is not None else 'mean'} " + number(
+        return f"{head}, {leaves.name_of_value(tree.leaf_model)} " + number(
             tree.leaf_values()[node, 0], decimals
         )
     counts = tree.value[node] if weight > 0 else np.zeros(tree.value.shape[1])

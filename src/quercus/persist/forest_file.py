@@ -43,12 +43,13 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._files import write_atomically
 from .._version import __version__
-from ..tree import Tree
+from ..tree import Tree, leaves
 from .model_file import (
     _MALFORMED,
     _NODE_ARRAYS,
     ModelError,
     _classes_from_dict,
+    _leaf_fields,
     _parse_json,
     _plain,
     _schema_from_dict,
@@ -101,8 +102,12 @@ def _forest_to_dict(forest) -> tuple[dict, dict]:
     arrays = {
         key: np.concatenate([getattr(t, key) for t in trees]).astype(dtype)
         for key, dtype in _DTYPES.items()
-        if key not in _OFFSETS and (key != "median" or trees[0].median is not None)
+        if key not in _OFFSETS and key != "median"
     }
+    for key in leaves.to_file(trees[0].leaf_model, trees[0].leaf_params):
+        arrays[key] = np.concatenate(
+            [leaves.to_file(t.leaf_model, t.leaf_params)[key] for t in trees]
+        ).astype(_DTYPES[key])
     for key, cut in _OFFSETS.items():
         sizes = [len(getattr(t, cut)) for t in trees]
         arrays[key] = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
@@ -387,7 +392,7 @@ def _tree(arrays: dict, t: int, schema, training: dict) -> Tree:
     return Tree(
         **{k: v for k, v in part.items() if k in tree_fields},
         value=value,
-        median=median,
+        **_leaf_fields(median, training["regression"]),
         regression=training["regression"],
         fractional=training["fractional"],
     )

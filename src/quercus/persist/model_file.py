@@ -38,7 +38,7 @@ from .._version import __version__
 from ..data.schema import NOMINAL, NUMERIC, Feature, Schema
 from ..estimators.params import InvalidParameterError, check_params
 from ..pruning.rules import Rule
-from ..tree import Tree
+from ..tree import Tree, leaves
 from ..tree.conditions import Condition
 
 FORMAT = "quercus-model"
@@ -261,8 +261,20 @@ def _tree_to_dict(tree: Tree) -> dict:
     for key in _FLAT_ARRAYS:
         out[key] = getattr(tree, key).astype(np.int64).tolist()
     out["value"] = [_floats(row) for row in tree.value]
-    out["median"] = None if tree.median is None else _floats(tree.median)
+    out["median"] = None  # the leaf model's parameters, when it has any (tree/leaves.py)
+    out.update(
+        {
+            key: _floats(params)
+            for key, params in leaves.to_file(tree.leaf_model, tree.leaf_params).items()
+        }
+    )
     return out
+
+
+def _leaf_fields(median, regression: bool) -> dict:
+    """The :class:`Tree` fields of a file's leaf model (tree/leaves.py)."""
+    leaf_model, leaf_params = leaves.from_file(median, regression)
+    return {"leaf_model": leaf_model, "leaf_params": leaf_params}
 
 
 def _rules_to_dict(estimator) -> dict:
@@ -607,7 +619,7 @@ def _tree_from_dict(doc: dict, schema: Schema, n_classes: int | None) -> Tree:
     tree = Tree(
         **{k: v for k, v in arrays.items() if k in known},
         value=value,
-        median=median,
+        **_leaf_fields(median, regression),
         regression=regression,
         fractional=doc["fractional"],
     )

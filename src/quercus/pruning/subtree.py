@@ -68,7 +68,8 @@ def collapse(tree: Tree, make_leaf: np.ndarray) -> Tree:
         n_node_samples=tree.n_node_samples[old].copy(),
         weighted_n_node_samples=tree.weighted_n_node_samples[old].copy(),
         depth=tree.depth[old].copy(),
-        median=None if tree.median is None else tree.median[old].copy(),
+        leaf_model=tree.leaf_model,
+        leaf_params=None if tree.leaf_params is None else tree.leaf_params[old].copy(),
         regression=tree.regression,
         fractional=tree.fractional,
     )

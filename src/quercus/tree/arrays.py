@@ -20,6 +20,7 @@ from functools import cached_property
 import numpy as np
 
 from .._config import LEAF, NODE_KIND_NAMES
+from . import leaves
 
 
 @dataclass
@@ -40,21 +41,26 @@ class Tree:
     n_node_samples: np.ndarray  # int32 training rows reaching the node
     weighted_n_node_samples: np.ndarray  # float64
     depth: np.ndarray  # int32
-    median: np.ndarray | None = None  # float64 per node: leaf values of absolute-error trees
     regression: bool = False
     fractional: bool = False
+    leaf_model: str = ""  # what a leaf predicts (see tree/leaves.py); "" for the task's default
+    leaf_params: np.ndarray | None = None  # float64 (n_nodes, k): the leaf model's parameters
     routes: np.ndarray = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
         from ._predict import pack_routes
 
+        if not self.leaf_model:
+            self.leaf_model = leaves.model_for(self.regression)
+        leaves.check_model(self.leaf_model, self.regression)
         # The packed routing table that prediction walks, derived once from the arrays.
         self.routes = pack_routes(self)
 
     @classmethod
     def from_grown(
-        cls, grown, regression: bool, median_leaves: bool = False, fractional: bool = False
+        cls, grown, regression: bool, leaf_model: str = "", fractional: bool = False
     ) -> Tree:
+        """The tree of the grower's arrays (:class:`~quercus.tree._records.GrownArrays`)."""
         nodes = grown.nodes
         is_leaf = nodes["kind"] == LEAF
         return cls(
@@ -72,7 +78,8 @@ class Tree:
             n_node_samples=nodes["n_samples"].astype(np.int32),
             weighted_n_node_samples=nodes["weight"].copy(),
             depth=nodes["depth"].astype(np.int32),
-            median=nodes["median"].copy() if median_leaves else None,
+            leaf_model=leaf_model,
+            leaf_params=leaves.params_from_grown(leaf_model, nodes),
             regression=regression,
             fractional=fractional,
         )
@@ -117,18 +124,13 @@ class Tree:
     # -- derived quantities ---------------------------------------------------------------
 
     def leaf_values(self) -> np.ndarray:
-        """Prediction of each node: class probabilities, or the mean (median) target."""
+        """Prediction of each node by its leaf model: class probabilities, or the mean
+        (median) target."""
         return self._node_values
 
     @cached_property
     def _node_values(self) -> np.ndarray:
-        if self.median is not None:
-            return self.median[:, None]
-        if self.regression:
-            w = self.value[:, 0]
-            return np.where(w > 0, self.value[:, 1] / np.where(w > 0, w, 1.0), 0.0)[:, None]
-        totals = self.value.sum(axis=1, keepdims=True)
-        return self.value / np.where(totals > 0, totals, 1.0)
+        return leaves.predictions(self.leaf_model, self.value, self.leaf_params)
 
     @cached_property
     def node_class(self) -> np.ndarray:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._config import CRITERIA, FRACTIONAL
+from . import leaves
 from ._grow import Bins, Settings, grow_tree
 from ._records import GrownArrays
 from .arrays import Tree
@@ -84,6 +85,8 @@ def tree_from_grown(grown, params: GrowthParams, regression: bool) -> Tree:
     return Tree.from_grown(
         grown,
         regression=regression,
-        median_leaves=params.criterion == CRITERIA["absolute_error"],
+        leaf_model=leaves.MEDIAN
+        if params.criterion == CRITERIA["absolute_error"]
+        else leaves.model_for(regression),
         fractional=params.missing == FRACTIONAL,
     )

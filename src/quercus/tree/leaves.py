@@ -1,0 +1,85 @@
+"""What a leaf predicts: the leaf models, in one place.
+
+A tree's nodes all hold their training statistics (``Tree.value``: class weights, or
+weight, weighted sum and weighted sum of squares of the target). What a leaf predicts from
+them is its *leaf model*:
+
+- ``"distribution"`` (classification): the class weights, normalised to probabilities;
+- ``"mean"`` (regression, squared error): the weighted mean target, from the statistics;
+- ``"median"`` (regression, absolute error): the weighted median target, which the
+  statistics cannot give: the grower computes it from the node's rows and the tree keeps it
+  as the leaf model's one parameter per node.
+
+A model whose prediction needs parameters beyond the statistics keeps them in
+``Tree.leaf_params`` (one row per node). Prediction, forests, pruning, the text exports and
+the model files all go through this module, so a new kind of leaf (a linear model, next)
+is added here.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+DISTRIBUTION = "distribution"
+MEAN = "mean"
+MEDIAN = "median"
+LEAF_MODELS = (DISTRIBUTION, MEAN, MEDIAN)
+
+#: Leaf models with parameters of their own, and the number of parameters per node.
+N_PARAMS = {MEDIAN: 1}
+
+
+def model_for(regression: bool, criterion: str | None = None) -> str:
+    """The leaf model of a tree grown with ``criterion`` (a criterion name)."""
+    if not regression:
+        return DISTRIBUTION
+    return MEDIAN if criterion == "absolute_error" else MEAN
+
+
+def check_model(model: str, regression: bool) -> None:
+    """Raise ``ValueError`` unless ``model`` is a leaf model of the task."""
+    allowed = (MEAN, MEDIAN) if regression else (DISTRIBUTION,)
+    if model not in allowed:
+        task = "regression" if regression else "classification"
+        raise ValueError(f"leaf model {model!r} is not one of {task}'s: {', '.join(allowed)}")
+
+
+def params_from_grown(model: str, nodes: np.ndarray) -> np.ndarray | None:
+    """The leaf model's parameters from the grower's node records (``tree/_records.NODE``),
+    or None for a model without parameters."""
+    if model == MEDIAN:
+        return nodes["median"].astype(np.float64).reshape(-1, 1)
+    return None
+
+
+def predictions(model: str, value: np.ndarray, params: np.ndarray | None) -> np.ndarray:
+    """What each node predicts, ``(n_nodes, outputs)``: class probabilities (the first
+    class for a node of no weight), or the mean or median target (0 for no weight)."""
+    if model == MEDIAN:
+        return params[:, :1]
+    if model == MEAN:
+        w = value[:, 0]
+        return np.where(w > 0, value[:, 1] / np.where(w > 0, w, 1.0), 0.0)[:, None]
+    totals = value.sum(axis=1, keepdims=True)
+    return value / np.where(totals > 0, totals, 1.0)
+
+
+def name_of_value(model: str) -> str:
+    """The word for a regression leaf's value in the text exports: "mean" or "median"."""
+    return "median" if model == MEDIAN else "mean"
+
+
+def to_file(model: str, params: np.ndarray | None) -> dict:
+    """The model-file fields of a leaf model: ``{"median": per-node list}`` for medians,
+    none for models the file describes by its criterion."""
+    if model == MEDIAN:
+        return {"median": params[:, 0]}
+    return {}
+
+
+def from_file(median: np.ndarray | None, regression: bool) -> tuple[str, np.ndarray | None]:
+    """``(leaf model, parameters)`` of a model file's tree: its ``median`` field, when
+    present, makes a median leaf model."""
+    if median is not None:
+        return MEDIAN, np.asarray(median, dtype=np.float64).reshape(-1, 1)
+    return (MEAN if regression else DISTRIBUTION), None
