@@ -22,6 +22,7 @@ import quercus
 from quercus._config import ABSOLUTE_ERROR, ENTROPY, FRACTIONAL, LEARNED
 from quercus.tree import grower, levelwise
 from quercus.tree._grow import Settings
+from quercus.tree.statistics import LocalStatistics
 
 TREE_FIELDS = (
     "kind",
@@ -153,3 +154,60 @@ def _settings(**changes) -> Settings:
 def test_local_only_settings_are_refused(changes, what):
     with pytest.raises(ValueError, match=what):
         levelwise.check_level_wise(_settings(**changes))
+
+
+class TwoShards:
+    """A provider whose rows are split between two local providers, as rows are split
+    between machines: every sum it gives is the sum of the shards' sums."""
+
+    def __init__(self, first, second):
+        self.shards = (first, second)
+
+    def root(self):
+        parts = [s.root() for s in self.shards]
+        return sum(p[0] for p in parts), sum(p[1] for p in parts), sum(p[2] for p in parts)
+
+    def histograms(self, node):
+        parts = [s.histograms(node) for s in self.shards]
+        return type(parts[0])(*(a + b for a, b in zip(*parts, strict=True)))
+
+    def branch_weights(self, node, split, by_class):
+        parts = [s.branch_weights(node, split, by_class) for s in self.shards]
+        return tuple(a + b for a, b in zip(*parts, strict=True))
+
+    def partition(self, node, split, missing_child, class_w, children):
+        parts = [s.partition(node, split, missing_child, class_w, children) for s in self.shards]
+        return type(parts[0])(*(a + b for a, b in zip(*parts, strict=True)))
+
+    def drop(self, nodes):
+        for s in self.shards:
+            s.drop(nodes)
+
+
+@pytest.mark.parametrize("nominal_split", ["multiway", "binary"])
+def test_sums_from_shards_grow_the_same_tree(nominal_split, monkeypatch, shared):
+    """The provider seam adds up: rows held in two shards, with counts as weights (exact
+    sums in any order), grow the tree of all rows in one place."""
+    X, y = _frame(shared, "credit-a.csv")
+    X = _with_missing(X, 0.1, seed=5)
+    estimator = quercus.DecisionTreeClassifier(
+        criterion="entropy", nominal_split=nominal_split, missing="class_majority", max_depth=6
+    )
+    compiled = clone(estimator).fit(X, y)
+
+    def grow_in_two_shards(data, y_class, y_value, w, bins, s):
+        half = len(w) // 2
+        shards = [
+            LocalStatistics(
+                data[part], y_class[part], y_value[part], w[part], bins.n_bins,
+                bins.missing_code, s.n_stats, s.regression,
+            )  # fmt: skip
+            for part in (slice(0, half), slice(half, None))
+        ]
+        return levelwise.grow_level_wise(TwoShards(*shards), bins, s)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(grower, "grow_tree", grow_in_two_shards)
+        sharded = clone(estimator).fit(X, y)
+    assert compiled.tree_.node_count > 7
+    assert_same_tree(compiled.tree_, sharded.tree_)
