@@ -8,6 +8,7 @@ its MANIFEST.md), so a plain clone runs them. The few large sets left out are lo
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,9 @@ SHARED_DATASETS = Path(os.environ.get("QUERCUS_DATASETS", REPO.parent / "shared"
 # The shared data sets too large to ship (see tests/datasets/MANIFEST.md); a test that needs
 # one skips unless QUERCUS_DATASETS holds it. Any other absent data set belongs in
 # tests/datasets/ and gets a different skip reason.
+# Seconds the session fixture ``_compiled_kernels`` took, for the terminal summary.
+_KERNELS_SECONDS = pytest.StashKey[float]()
+
 LARGE_DATASETS = frozenset({"kddcup99_10pct.csv", "skin_segmentation.csv", "flights_nyc2013.csv"})
 
 
@@ -68,24 +72,80 @@ def _fresh_mixed_column_warnings():
     yield
 
 
-def pytest_sessionstart(session):
-    """Compile the Numba kernels once, in this process, before any test runs: with an empty
-    cache (a fresh clone) compiling takes minutes on a small machine, which the tests that
-    start ``quercus`` as a subprocess (with a time limit) must not pay themselves. With a
-    warm cache this loads the kernels in about a second."""
+@pytest.fixture(scope="session", autouse=True)
+def _compiled_kernels(request):
+    """Compile (or, with a warm cache, load) the Numba kernels once, before the first test.
+
+    The time lands in this one fixture, charged to the first test's setup in
+    ``--durations`` and printed in the summary ("quercus kernels ready in ... s"), instead of
+    being spread over whichever tests first call each kernel. With an empty cache (a fresh
+    clone) this takes minutes on a small machine, which the tests that start ``quercus`` as a
+    subprocess with a time limit must not pay themselves; with a warm cache, about a second.
+    The fits cover the kernels' argument types the suite uses: nominal and numeric features,
+    missing values, classification and regression, each pruning method, forests, and the
+    level-wise grower.
+    """
     import numpy as np
     import pandas as pd
 
     import quercus
 
+    start = time.perf_counter()
+    tennis = quercus.datasets.load("playtennis")
+    X_tennis, y_tennis = tennis.iloc[:, :-1], tennis["PlayTennis"]
     rng = np.random.default_rng(0)
+    # nominal and numeric columns with missing values: 1-byte bin codes
     X = pd.DataFrame(
         {"x": rng.normal(size=60), "c": rng.choice(["a", "b", "c"], 60).astype(object)}
     )
     X.loc[::7, "x"] = np.nan
     y = np.where(X["x"].fillna(0) > 0, "p", "q")
-    for tree in (quercus.ID3Classifier(), quercus.C45Classifier(), quercus.CARTClassifier()):
-        tree.fit(X, y).predict_proba(X)
-    quercus.CARTRegressor().fit(X, X["x"].fillna(0.0) * 2).predict(X)
-    forest = quercus.RandomForestClassifier(n_estimators=2, random_state=0).fit(X, y)
-    forest.predict_proba(X)
+    y_value = X["x"].fillna(0.0) * 2
+    # numbers only, more than 255 distinct values: 2-byte bin codes, the compact forest layout
+    numbers = pd.DataFrame(rng.normal(size=(300, 3)), columns=["u", "v", "w"])
+    y_numbers = (numbers["u"] + numbers["v"] > 0).astype(int)
+    for data, target in ((X_tennis, y_tennis), (X, y), (numbers, y_numbers)):
+        for tree in (
+            quercus.ID3Classifier(),
+            quercus.C45Classifier(),
+            quercus.CARTClassifier(),
+        ):
+            tree.fit(data, target)
+            tree.predict(data)
+            tree.predict_proba(data)
+            tree.apply(data)
+            tree.decision_path(data)
+    quercus.CARTClassifier(ccp_alpha="cv").fit(X, y).predict(X)
+    quercus.C45Classifier(pruning="cost_complexity").fit(X, y).predict(X)
+    for criterion in ("squared_error", "absolute_error"):
+        regressor = quercus.DecisionTreeRegressor(criterion=criterion)
+        regressor.fit(X, y_value).predict(X)
+    quercus.CARTRegressor(ccp_alpha="cv").fit(X, y_value).predict(X)
+    for data, target in ((X, y), (numbers, y_numbers)):
+        forest = quercus.RandomForestClassifier(n_estimators=25, oob_score=True, random_state=0)
+        forest.fit(data, target).predict_proba(data)
+    forest = quercus.RandomForestRegressor(n_estimators=25, oob_score=True, random_state=0)
+    forest.fit(X, y_value).predict(X)
+    # the level-wise grower (growth over a statistics provider), swapped in as its tests do
+    from quercus.tree import grower, levelwise
+
+    compiled_grower = grower.grow_tree
+    grower.grow_tree = levelwise.grow_local
+    try:
+        quercus.ID3Classifier().fit(X_tennis, y_tennis)
+        quercus.CARTClassifier().fit(X, y)
+        quercus.CARTRegressor().fit(X, y_value)
+    finally:
+        grower.grow_tree = compiled_grower
+    request.config.stash[_KERNELS_SECONDS] = time.perf_counter() - start
+    yield
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    """One line with the time the kernels took to compile or load (see ``_compiled_kernels``)."""
+    seconds = config.stash.get(_KERNELS_SECONDS, None)
+    if seconds is not None:
+        terminalreporter.write_line(
+            f"quercus kernels ready in {seconds:.1f} s (session fixture _compiled_kernels;"
+            " compiled with an empty Numba cache, loaded with a warm one)"
+        )

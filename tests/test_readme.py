@@ -42,6 +42,7 @@ def test_python_blocks_run(tmp_path, monkeypatch):
         exec(compile(code, str(README), "exec"), namespace)  # noqa: S102 - the README's code
 
 
+@pytest.mark.slow
 def test_shell_commands_run(tmp_path):
     for line in commands():
         args = shlex.split(line)[1:]

@@ -157,6 +157,7 @@ def test_show_svg_without_graphviz_or_matplotlib_says_what_to_install(
     assert "install Graphviz" in err and err.count("\n") == 1
 
 
+@pytest.mark.slow
 def test_show_png_draws_the_tree(id3_model, work):
     _, model = id3_model
     result = run("show", model, "--format", "png", "-o", work / "tree.png")
@@ -166,6 +167,7 @@ def test_show_png_draws_the_tree(id3_model, work):
     assert run("show", model, "--format", "png").returncode == 2  # a picture needs -o
 
 
+@pytest.mark.slow
 def test_c45_rules_are_shown_as_c45rules_prints_them(work):
     model = work / "rules.json"
     fitted = run("fit", work / "playtennis.csv", "--algorithm", "c45rules", "-o", model, "-q")
@@ -430,6 +432,7 @@ def test_a_missing_test_file_is_found_before_the_fit(work, tmp_path):
     assert result.stdout == "" and not (tmp_path / "m.json").exists()
 
 
+@pytest.mark.slow
 def test_predict_says_nothing_of_columns_the_model_does_not_read(work, tmp_path):
     model = tmp_path / "m.json"
     run("fit", work / "playtennis.csv", "-o", model, "-q")

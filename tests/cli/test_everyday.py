@@ -50,6 +50,7 @@ def data(tmp_path_factory):
     return path
 
 
+@pytest.mark.slow
 def test_datasets_lists_and_copies_the_shipped_files(data, tmp_path):
     listed = ok(run("datasets"))
     for name in quercus.datasets.names():
@@ -74,6 +75,7 @@ def test_datasets_path_reads_as_load(data):
 # -- forests -----------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_forest_fit_predict_show_and_cv(data):
     model = data / "forest.qf"
     out = ok(
@@ -112,6 +114,7 @@ def test_forest_fit_predict_show_and_cv(data):
 # -- evaluation ---------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_fit_with_a_test_file_and_evaluate_agree_with_scikit_learn(data):
     model = data / "c45.json"
     out = ok(run("fit", data / "car_train.csv", "--test", data / "car_test.csv", "-o", model))
@@ -141,6 +144,7 @@ def test_fit_with_a_test_file_and_evaluate_agree_with_scikit_learn(data):
     assert "true \\ predicted" in evaluated
 
 
+@pytest.mark.slow
 def test_evaluate_a_regression_tree(data):
     model = data / "abalone.json"
     ok(run("fit", data / "abalone.csv", "--algorithm", "cart", "-o", model, "-q"))
@@ -153,6 +157,7 @@ def test_evaluate_a_regression_tree(data):
     assert f"R^2:  {tree.score(X, y):.4f}" in out
 
 
+@pytest.mark.slow
 def test_evaluate_skips_the_rows_whose_target_is_missing(data, tmp_path):
     model = data / "tennis_c45.json"
     ok(run("fit", data / "playtennis.csv", "-o", model, "-q"))
@@ -165,6 +170,7 @@ def test_evaluate_skips_the_rows_whose_target_is_missing(data, tmp_path):
     assert "(13 rows)" in result.stdout and "accuracy: 1.0000 (13 of 13 rows)" in result.stdout
 
 
+@pytest.mark.slow
 def test_evaluate_names_a_missing_target_column(data):
     model = data / "tennis.json"
     ok(run("fit", data / "playtennis.csv", "-o", model, "-q"))
@@ -173,6 +179,7 @@ def test_evaluate_names_a_missing_target_column(data):
     assert "car.csv" in result.stderr and "'PlayTennis' not found" in result.stderr
 
 
+@pytest.mark.slow
 def test_predict_with_the_actual_value_and_an_id(data):
     model = data / "tennis_id3.json"
     ok(run("fit", data / "car_train.csv", "--algorithm", "id3", "-o", model, "-q"))
@@ -187,6 +194,7 @@ def test_predict_with_the_actual_value_and_an_id(data):
     assert wrong.any() and not wrong.all()
 
 
+@pytest.mark.slow
 def test_predict_actual_of_a_regression_is_the_difference(data):
     model = data / "abalone_full.json"
     ok(run("fit", data / "abalone.csv", "--algorithm", "cart", "--set", "max_depth=3", "-o", model))
@@ -197,6 +205,7 @@ def test_predict_actual_of_a_regression_is_the_difference(data):
 # -- regression defaults, column kinds, messages ------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_regression_tree_is_readable_by_default_and_says_so(data):
     out = ok(run("fit", data / "abalone.csv", "--algorithm", "cart"))
     note = out.splitlines()[1]
@@ -212,6 +221,7 @@ def test_a_regression_tree_is_readable_by_default_and_says_so(data):
     assert "ccp_alpha chosen" not in full and full.count(" (n=") > tree.get_n_leaves()
 
 
+@pytest.mark.slow
 def test_nominal_and_ordinal_flags(data, tmp_path):
     frame = pd.DataFrame(
         {
@@ -259,6 +269,7 @@ def test_one_class_is_said_in_the_singular(tmp_path):
     assert "into 1 class (p)" in out and "3 rows x 2 attributes" in out
 
 
+@pytest.mark.slow
 def test_gain_and_trace_say_how_they_count_missing_values_and_agree_when_it_is_the_same(
     tmp_path,
 ):

@@ -17,6 +17,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 GENERATED = ("_build", "auto_examples", "generated")
+pytestmark = pytest.mark.slow
 
 pytest.importorskip("sphinx")
 pytest.importorskip("numpydoc")

@@ -18,6 +18,7 @@ def test_there_are_examples():
     assert len(EXAMPLES) >= 4
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("script", EXAMPLES, ids=[p.stem for p in EXAMPLES])
 def test_example_runs(script, tmp_path):
     env = {**os.environ, "MPLBACKEND": "Agg"}

@@ -7,11 +7,14 @@ ordinary one: ``BaggingClassifier(estimator=quercus.CARTClassifier())``,
 
 import numpy as np
 import pandas as pd
+import pytest
 from sklearn.datasets import make_classification, make_regression
 from sklearn.ensemble import AdaBoostClassifier, AdaBoostRegressor, BaggingClassifier
 from sklearn.model_selection import train_test_split
 
 import quercus
+
+pytestmark = pytest.mark.slow
 
 
 def test_bagging_quercus_trees_beats_one_tree():

@@ -483,6 +483,7 @@ def mutate_document(doc, mutations) -> str:
     return text
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(name=st.sampled_from(TREES), mutations=tree_mutations)
 # Found by this test (see the regression tests below): class weights whose sum overflows,
@@ -517,6 +518,7 @@ def write_entries(path, entries) -> None:
                 archive.writestr(info, data)
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(name=st.sampled_from(FORESTS), mutations=forest_mutations)
 def test_damaged_fields_of_forest_json(tmp_path, forests, name, mutations):

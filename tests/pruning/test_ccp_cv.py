@@ -120,6 +120,7 @@ def assert_same_choice(fast, slow):
 # -- ccp_alpha="cv" end to end: the same choice as the slow twin ------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("name", "make", "task", "missing", "weighted"),
     [
@@ -182,6 +183,7 @@ def test_cv_choice_equals_the_slow_twin(monkeypatch, name, make, task, missing, 
 # -- held_out_errors against pruning and predicting, on random trees --------------------------
 
 
+@pytest.mark.slow
 @settings(max_examples=20, deadline=None)
 @given(
     seed=st.integers(0, 2**32 - 1),
@@ -237,6 +239,7 @@ def count_folds(monkeypatch):
     return calls
 
 
+@pytest.mark.slow
 def test_a_class_with_fewer_rows_than_folds_warns_once_and_keeps_10_folds(monkeypatch):
     X, y = mixed_frame(120, seed=7)
     y = y.astype(object)

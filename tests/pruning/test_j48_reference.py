@@ -64,6 +64,7 @@ def cv_results():
     return {}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(DATASETS))
 def test_cross_validated_accuracy_and_size_near_j48(name, shared, cv_results):
     accuracy, sizes = cross_validate(name, shared)
@@ -78,6 +79,7 @@ def test_cross_validated_accuracy_and_size_near_j48(name, shared, cv_results):
             assert (n_leaves, size) == (fold["leaves"], fold["size"]), f"fold {k}"
 
 
+@pytest.mark.slow
 def test_mean_accuracy_not_below_j48(cv_results):
     if len(cv_results) < len(DATASETS):
         pytest.skip("needs every data set's cross-validation (run the whole module)")

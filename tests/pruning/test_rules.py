@@ -427,6 +427,7 @@ def test_c45_rules_pipeline_on_golf():
     assert len(rules) == 4 and est.classes_[default] == "Play"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("name", "tree_at_least", "rules_at_least"),
     [

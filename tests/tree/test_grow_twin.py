@@ -691,6 +691,7 @@ def check(estimator, frame, y, w, params, regression):
     assert [sorted(r.indices.tolist()) for r in indicator] == [sorted(p) for p in paths]
 
 
+@pytest.mark.slow
 @given(problems(regression=False))
 @settings(max_examples=150, deadline=None)
 def test_classifier_tree_equals_brute_force_twin(problem):
@@ -698,6 +699,7 @@ def test_classifier_tree_equals_brute_force_twin(problem):
     check(quercus.DecisionTreeClassifier(**params), frame, y, w, params, regression=False)
 
 
+@pytest.mark.slow
 @given(problems(regression=True))
 @settings(max_examples=100, deadline=None)
 def test_regressor_tree_equals_brute_force_twin(problem):
