@@ -5,8 +5,10 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-#: Feature kinds, as small integer codes so that kernels can take them.
+#: Feature kinds, as small integer codes so that kernels can take them, and their names
+#: (``FEATURE_KIND_NAMES[code]``), which schemas and model files show.
 NUMERIC, NOMINAL, ORDINAL = 0, 1, 2
+FEATURE_KIND_NAMES = ("numeric", "nominal", "ordinal")
 
 #: Numeric-threshold search on "auto" binning: exact (one bin per distinct value) up to this
 #: many training rows, or when a feature has at most ``AUTO_MAX_BINS`` distinct values.
@@ -15,6 +17,9 @@ AUTO_MAX_BINS = 255
 
 #: Strings read as a missing value in text input (besides NaN and None).
 MISSING_STRINGS = ("", "?")
+
+#: Weka's ``Utils.SMALL``: the tolerance of J48's comparisons (C4.5 release 8 compares exactly).
+J48_SMALL = 1e-6
 
 
 def bin_dtype(max_codes: int) -> np.dtype:

@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 import quercus
-from quercus.data import NOMINAL, NUMERIC, ORDINAL, read_table
+from quercus.data import NOMINAL_KIND, NUMERIC_KIND, ORDINAL_KIND, read_table
 
 ARFF = """% PlayTennis with numbers, Weka's layout
 @relation weather
@@ -31,7 +31,7 @@ def test_csv_schema_and_missing(tmp_path):
     table = read_table(path)
     X, y = table
     assert table.schema.target == "y"
-    assert table.schema.kinds == [NUMERIC, NOMINAL, NOMINAL, NOMINAL]
+    assert table.schema.kinds == [NUMERIC_KIND, NOMINAL_KIND, NOMINAL_KIND, NOMINAL_KIND]
     assert np.isnan(X["a"].iloc[2]) and X["a"].iloc[1] == 2.5
     assert pd.isna(X["b"].iloc[1])  # '?' is missing
     # 'NA' and 'None' are words here, as in the shipped data sets.
@@ -45,7 +45,7 @@ def test_target_by_name_position_and_none(tmp_path):
     path = tmp_path / "t.csv"
     path.write_text("a,b,c\n1,u,v\n2,w,v\n")
     assert read_table(path, target="b").schema.target == "b"
-    assert read_table(path, target=0).schema.target_kind == NUMERIC
+    assert read_table(path, target=0).schema.target_kind == NUMERIC_KIND
     no_target = read_table(path, target=False)
     assert no_target.y is None and no_target.schema.names == ["a", "b", "c"]
 
@@ -57,8 +57,8 @@ def test_arff_declared_order_quotes_comments(tmp_path):
     s = table.schema
     assert s["outlook"].categories == ("sunny", "overcast", "rainy")  # declared order
     assert s["wind speed"].categories == ("weak", "very strong")
-    assert s["temperature"].kind == NUMERIC and s["humidity"].kind == NUMERIC
-    assert s["note"].kind == NOMINAL
+    assert s["temperature"].kind == NUMERIC_KIND and s["humidity"].kind == NUMERIC_KIND
+    assert s["note"].kind == NOMINAL_KIND
     assert s.classes == ("yes", "no")  # declared order, not sorted
     X = table.X
     assert len(X) == 3
@@ -79,9 +79,9 @@ def test_parquet_keeps_categories_and_order(tmp_path):
     path = tmp_path / "t.parquet"
     frame.to_parquet(path)
     table = read_table(path)
-    assert table.schema["size"].kind == ORDINAL
+    assert table.schema["size"].kind == ORDINAL_KIND
     assert table.schema["size"].categories == ("S", "M", "L")
-    assert table.schema["colour"].kind == NOMINAL
+    assert table.schema["colour"].kind == NOMINAL_KIND
     assert pd.isna(table.X["colour"].iloc[2])
 
 
@@ -90,13 +90,13 @@ def test_dataframe_and_array_inputs():
         {"n": [1, 2, 3], "b": [True, False, True], "s": ["u", None, "v"], "y": [0, 1, 0]}
     )
     table = read_table(frame, nominal=["y"])
-    assert table.schema.kinds == [NUMERIC, NOMINAL, NOMINAL]
+    assert table.schema.kinds == [NUMERIC_KIND, NOMINAL_KIND, NOMINAL_KIND]
     assert table.schema["b"].categories == (False, True)
     assert table.schema.classes == (0, 1)
     array = np.array([[1.0, 2.0, 0], [3.0, np.nan, 1]])
     t2 = read_table(array)
     assert t2.schema.names == ["x0", "x1"] and t2.schema.target == "x2"
-    assert t2.schema.target_kind == NUMERIC
+    assert t2.schema.target_kind == NUMERIC_KIND
     t3 = read_table(array, columns=["a", "b", "c"], target="a")
     assert t3.schema.names == ["b", "c"]
 
@@ -105,7 +105,7 @@ def test_ordinal_and_forced_nominal(tmp_path):
     path = tmp_path / "t.csv"
     path.write_text("size,code,y\nlow,01,a\nhigh,2,b\nmid,01,a\n")
     table = read_table(path, nominal=["code"], ordinal={"size": ["low", "mid", "high"]})
-    assert table.schema["size"].kind == ORDINAL
+    assert table.schema["size"].kind == ORDINAL_KIND
     assert table.schema["size"].categories == ("low", "mid", "high")
     assert table.X["size"].cat.ordered
     # Forced-nominal columns keep their spelling ('01', not 1).
@@ -146,8 +146,8 @@ def test_shared_datasets_read_with_manifest_schema(shared, name):
     assert len(table) == rows
     assert len(table.schema.features) == cols - 1
     kinds = table.schema.kinds
-    assert kinds.count(NUMERIC) == n_num
-    assert kinds.count(NOMINAL) == n_cat
+    assert kinds.count(NUMERIC_KIND) == n_num
+    assert kinds.count(NOMINAL_KIND) == n_cat
 
 
 def test_shared_missing_counts_match_manifest(shared):

@@ -9,7 +9,7 @@ import pytest
 
 import quercus
 from quercus.cli import main
-from quercus.estimators.params import RULES, check_params
+from quercus.estimators.params import PARAM_RULES, check_params
 
 ESTIMATORS = [
     quercus.DecisionTreeClassifier,
@@ -69,7 +69,7 @@ CASES = [
 
 def test_every_parameter_has_a_rule_and_a_bad_value():
     names = {name for _, name in CASES}
-    assert names <= set(RULES)
+    assert names <= set(PARAM_RULES)
     assert names <= set(BAD)
 
 

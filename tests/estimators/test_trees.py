@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from sklearn.datasets import load_breast_cancer, load_iris, make_classification
 
 import quercus
-from quercus.estimators.validate import encode_classes
+from quercus.estimators.validate import classes_and_codes
 
 
 @st.composite
@@ -353,16 +353,16 @@ def test_normalised_weights_count_as_samples():
         np.array(["x", "y"]),  # a NumPy string array, not objects
     ],
 )
-def test_encode_classes_is_np_unique(y):
+def test_classes_and_codes_is_np_unique(y):
     # The fast path for string labels must give the classes and codes np.unique gives.
-    classes, codes = encode_classes(y)
+    classes, codes = classes_and_codes(y)
     want_classes, want_codes = np.unique(y, return_inverse=True)
     assert list(classes) == list(want_classes)
     assert np.array_equal(codes, want_codes)
 
 
-def test_encode_classes_rejects_continuous_and_mixed_labels():
+def test_classes_and_codes_rejects_continuous_and_mixed_labels():
     with pytest.raises(ValueError, match="continuous"):
-        encode_classes(np.array([0.5, 1.0, 2.5]))
+        classes_and_codes(np.array([0.5, 1.0, 2.5]))
     with pytest.raises(TypeError):
-        encode_classes(np.array(["a", None], dtype=object))
+        classes_and_codes(np.array(["a", None], dtype=object))

@@ -393,6 +393,16 @@ def test_the_schema_is_valid_json_schema_and_describes_what_quercus_writes(playt
     check_document(_forest_to_dict(_models(playtennis)[2])[0], "forest")
 
 
+def test_the_schema_names_the_feature_kinds_quercus_has():
+    from importlib import resources
+
+    from quercus._config import FEATURE_KIND_NAMES
+
+    text = resources.files("quercus.persist").joinpath("schemas/model-files-v1.json").read_text()
+    feature = json.loads(text)["$defs"]["schema"]["properties"]["features"]["items"]
+    assert feature["properties"]["kind"]["enum"] == list(FEATURE_KIND_NAMES)
+
+
 def test_a_central_directory_at_an_impossible_offset(tmp_path, forest_file):
     raw = bytearray(forest_file.read_bytes())
     end = raw.rfind(b"PK\x05\x06")

@@ -3,7 +3,7 @@
 The differences (REFERENCE-FACTS): J48 compares gains and threshold placement within 1e-6,
 C4.5 exactly; J48's pessimistic estimate uses the exact normal deviate and ``n - e`` at the
 high end, C4.5 its interpolated table and ``0.67 (n - e)`` (the vectors are in
-``test_errors.py``); both raise the last of equally large branches.
+``test_error_estimates.py``); both raise the last of equally large branches.
 """
 
 import numpy as np
@@ -12,7 +12,7 @@ import pytest
 import quercus
 from quercus._config import LEAF
 from quercus.export import weka_text
-from quercus.pruning.errors import pessimistic_errors
+from quercus.pruning.error_estimates import pessimistic_errors
 
 
 def diabetes(shared):

@@ -17,7 +17,7 @@ import pandas as pd
 
 from .._config import AUTO_EXACT_MAX_ROWS, AUTO_MAX_BINS, bin_dtype, missing_code
 from .._parallel import run_parallel
-from ..data.schema import NUMERIC, Schema
+from ..data.schema import NUMERIC_KIND, Schema
 from ._kernels import bin_numeric
 
 __all__ = [
@@ -127,7 +127,7 @@ class BinMapper:
         """The binned matrix of a typed frame (see :func:`quercus.data.align_frame`)."""
         n = len(X)
         out = np.empty((n, len(self.kinds)), dtype=self.dtype, order="F")
-        numeric = [j for j, kind in enumerate(self.kinds) if kind == NUMERIC]
+        numeric = [j for j, kind in enumerate(self.kinds) if kind == NUMERIC_KIND]
         if numeric:
             values = np.empty((n, len(numeric)), dtype=np.float64, order="F")
             for i, j in enumerate(numeric):
@@ -138,7 +138,7 @@ class BinMapper:
             run_parallel(bin_numeric, values, np.concatenate(edges), offsets, self.missing, codes)
             out[:, numeric] = codes
         for j, kind in enumerate(self.kinds):
-            if kind != NUMERIC:
+            if kind != NUMERIC_KIND:
                 codes = np.asarray(X.iloc[:, j].cat.codes, dtype=np.int64)
                 codes[codes < 0] = self.missing
                 out[:, j] = codes
@@ -153,7 +153,7 @@ def fit_bins(X: pd.DataFrame, schema: Schema, max_bins="auto") -> BinMapper:
     """Fit the binning of a typed frame with its schema."""
     edges, lo, hi, n_bins = [], [], [], []
     for j, feature in enumerate(schema.features):
-        if feature.kind == NUMERIC:
+        if feature.kind == NUMERIC_KIND:
             values = X.iloc[:, j].to_numpy(dtype=np.float64)
             e, low, high = numeric_bins(values, max_bins)
             edges.append(e)

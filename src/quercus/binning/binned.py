@@ -12,13 +12,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .._config import NOMINAL, NUMERIC, ORDINAL
-from ..data.schema import NOMINAL as NOMINAL_KIND
-from ..data.schema import NUMERIC as NUMERIC_KIND
-from ..data.schema import ORDINAL as ORDINAL_KIND
+from .._config import FEATURE_KIND_NAMES
 from . import fit_bins
 
-_KIND_CODES = {NUMERIC_KIND: NUMERIC, NOMINAL_KIND: NOMINAL, ORDINAL_KIND: ORDINAL}
+_KIND_CODES = {name: code for code, name in enumerate(FEATURE_KIND_NAMES)}
 
 __all__ = ["BinnedData", "bin_frame", "pad_rows"]
 

@@ -22,6 +22,7 @@ from .._files import check_writable
 from ..criteria import entropy, gain_table
 from ..data import DataError
 from ..data.read import Table, check_readable
+from ..data.schema import NUMERIC_KIND
 from ..ensemble import RandomForestClassifier, RandomForestRegressor
 from ..estimators import C45RulesClassifier
 from ..export import export_text
@@ -286,7 +287,7 @@ def run_gain(args, out: TextIO) -> int:
     if table.X.isna().any().any():
         missing = params["missing"]
         out.write(f"missing values: missing={missing!r}: {MISSING_RULES[missing]}\n")
-    numeric = any(f.kind == "numeric" for f in table.schema.features)
+    numeric = any(f.kind == NUMERIC_KIND for f in table.schema.features)
     if numeric and params.get("c45_thresholds") and not regression:
         out.write(
             "numeric attributes: C4.5's rule (the gain of a cut less log2(candidate cuts) / "

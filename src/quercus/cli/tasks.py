@@ -19,7 +19,7 @@ import pandas as pd
 from .._files import write_atomically
 from ..data import DataError, read_table
 from ..data.read import Table
-from ..data.schema import NUMERIC, Schema
+from ..data.schema import NUMERIC_KIND, Schema
 from ..ensemble import RandomForestClassifier, RandomForestRegressor
 from ..estimators import (
     C45Classifier,
@@ -179,7 +179,7 @@ def target_task(table: Table) -> tuple[bool, pd.Series]:
     a regression target.
     """
     y = table.y
-    if table.schema.target_kind != NUMERIC:
+    if table.schema.target_kind != NUMERIC_KIND:
         return False, y
     values = y.to_numpy(dtype=np.float64)
     integral = bool(np.all(values == np.round(values)))
@@ -232,11 +232,11 @@ def task_line(table: Table, y: pd.Series, regression: bool, algorithm: str, esti
     if regression:
         what = f"regression of {target!r} ({numeric_target(table)})"
     else:
-        labels = sorted(pd.unique(y)) if table.schema.target_kind == NUMERIC else None
+        labels = sorted(pd.unique(y)) if table.schema.target_kind == NUMERIC_KIND else None
         if labels is None:
             labels = [c for c in y.cat.categories if c in set(y.unique())]
         what = f"classification of {target!r} into {plural(len(labels), 'class')} ({shown(labels)}"
-        if table.schema.target_kind == NUMERIC:
+        if table.schema.target_kind == NUMERIC_KIND:
             what += "; a numeric target with few integer values, taken as classes"
         what += ")"
     return f"task: {what} with {algorithm_name(algorithm, estimator)}, {size}\n"
@@ -278,7 +278,7 @@ def read_features(path: str, schema: Schema, keep: list[str] = ()) -> pd.DataFra
     text = [
         f.name
         for f in schema.features
-        if f.kind != NUMERIC
+        if f.kind != NUMERIC_KIND
         and f.name in table.X.columns
         and all(isinstance(c, str) for c in f.categories)
     ]

@@ -7,7 +7,8 @@ import pandas as pd
 
 from ..data.encode import as_frame, infer_schema
 from ..data.errors import DataError
-from ..data.schema import NOMINAL, NUMERIC
+from ..data.schema import NOMINAL_KIND as NOMINAL
+from ..data.schema import NUMERIC_KIND as NUMERIC
 from .measures import (
     _codes,
     _weights,

@@ -3,12 +3,20 @@
 from .encode import align_frame, as_frame, encode_classes, infer_schema
 from .errors import DataError, DataWarning
 from .read import Table, detect_format, read_table
-from .schema import NOMINAL, NUMERIC, ORDINAL, Feature, Schema, type_column, type_frame
+from .schema import (
+    NOMINAL_KIND,
+    NUMERIC_KIND,
+    ORDINAL_KIND,
+    Feature,
+    Schema,
+    type_column,
+    type_frame,
+)
 
 __all__ = [
-    "NOMINAL",
-    "NUMERIC",
-    "ORDINAL",
+    "NOMINAL_KIND",
+    "NUMERIC_KIND",
+    "ORDINAL_KIND",
     "DataError",
     "DataWarning",
     "Feature",

@@ -15,8 +15,8 @@ import pandas as pd
 from .errors import DataError
 from .read import read_table
 from .schema import (
-    NUMERIC,
-    ORDINAL,
+    NUMERIC_KIND,
+    ORDINAL_KIND,
     Feature,
     Schema,
     _as_number,
@@ -57,7 +57,7 @@ def align_column(feature: Feature, values: pd.Series) -> tuple[pd.Series | pd.Ca
     missing).
     """
     name = feature.name
-    if feature.kind == NUMERIC:
+    if feature.kind == NUMERIC_KIND:
         if pd.api.types.is_numeric_dtype(values.dtype) and not pd.api.types.is_bool_dtype(
             values.dtype
         ):
@@ -82,7 +82,7 @@ def align_column(feature: Feature, values: pd.Series) -> tuple[pd.Series | pd.Ca
     seen = cleaned.isin(categories)
     unseen = int((cleaned.notna() & ~seen).sum())
     cat = pd.Categorical(
-        cleaned.where(seen), categories=categories, ordered=feature.kind == ORDINAL
+        cleaned.where(seen), categories=categories, ordered=feature.kind == ORDINAL_KIND
     )
     return cat, unseen
 

@@ -21,7 +21,7 @@ import pandas as pd
 from .._config import MISSING_STRINGS
 from .c45 import read_c45
 from .errors import DataError, DataWarning
-from .schema import NOMINAL, NUMERIC, Schema, check_column_names, type_frame
+from .schema import NOMINAL_KIND, NUMERIC_KIND, Schema, check_column_names, type_frame
 
 
 @dataclass
@@ -519,10 +519,10 @@ def _type_target(y: pd.Series, name: str, *, force_nominal: bool, levels):
     )
     feature = feature_list[0]
     column = typed[name]
-    if feature.kind == NUMERIC:
-        return column.rename(name), NUMERIC, None
+    if feature.kind == NUMERIC_KIND:
+        return column.rename(name), NUMERIC_KIND, None
     # Class labels keep the declared order; labels declared but never seen are dropped.
     seen = set(column.dropna().unique())
     classes = tuple(c for c in feature.categories if c in seen)
     column = column.cat.set_categories(list(classes))
-    return column.rename(name), NOMINAL, classes
+    return column.rename(name), NOMINAL_KIND, classes

@@ -18,10 +18,13 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .._config import MISSING_STRINGS
+from .._config import FEATURE_KIND_NAMES, MISSING_STRINGS, NOMINAL, NUMERIC, ORDINAL
 from .errors import DataError, DataWarning
 
-NUMERIC, NOMINAL, ORDINAL = "numeric", "nominal", "ordinal"
+#: The kinds of :attr:`Feature.kind`, by name ("numeric", "nominal", "ordinal").
+NUMERIC_KIND = FEATURE_KIND_NAMES[NUMERIC]
+NOMINAL_KIND = FEATURE_KIND_NAMES[NOMINAL]
+ORDINAL_KIND = FEATURE_KIND_NAMES[ORDINAL]
 
 
 @dataclass(frozen=True)
@@ -195,7 +198,7 @@ def type_column(
         if isinstance(dtype, pd.CategoricalDtype):
             values = values.astype(object)
         cat = _nominal(name, _clean_object_column(values), list(levels), ordered=True)
-        return cat, Feature(name, ORDINAL, tuple(cat.categories))
+        return cat, Feature(name, ORDINAL_KIND, tuple(cat.categories))
 
     if (
         pd.api.types.is_datetime64_any_dtype(dtype)
@@ -213,19 +216,19 @@ def type_column(
         categories = list(dtype.categories)
         if dtype.ordered and not force_nominal:
             cat = pd.Categorical(values, categories=categories, ordered=True)
-            return cat, Feature(name, ORDINAL, tuple(categories))
+            return cat, Feature(name, ORDINAL_KIND, tuple(categories))
         cat = pd.Categorical(values, categories=categories, ordered=False)
-        return cat, Feature(name, NOMINAL, tuple(categories))
+        return cat, Feature(name, NOMINAL_KIND, tuple(categories))
 
     if pd.api.types.is_bool_dtype(dtype):
         cat = _nominal(name, values.astype(object), _sorted_categories(values.dropna().tolist()))
-        return cat, Feature(name, NOMINAL, tuple(cat.categories))
+        return cat, Feature(name, NOMINAL_KIND, tuple(cat.categories))
 
     if pd.api.types.is_numeric_dtype(dtype) and not force_nominal:
         numeric = values.astype(np.float64)
         _check_finite(name, numeric)
         _warn_if_all_missing(name, numeric)
-        return numeric, Feature(name, NUMERIC)
+        return numeric, Feature(name, NUMERIC_KIND)
 
     # Object, string or forced-nominal column.
     cleaned = _clean_object_column(values)
@@ -233,13 +236,13 @@ def type_column(
     if force_nominal:
         cat = _nominal(name, cleaned)
         _warn_if_all_missing(name, cleaned)
-        return cat, Feature(name, NOMINAL, tuple(cat.categories))
+        return cat, Feature(name, NOMINAL_KIND, tuple(cat.categories))
     if present.empty:
         _warn_if_all_missing(name, cleaned)
-        return cleaned.astype(np.float64), Feature(name, NUMERIC)
+        return cleaned.astype(np.float64), Feature(name, NUMERIC_KIND)
     if present.map(lambda v: isinstance(v, bool | np.bool_)).all():
         cat = _nominal(name, cleaned.map(lambda v: v if pd.isna(v) else bool(v)))
-        return cat, Feature(name, NOMINAL, tuple(cat.categories))
+        return cat, Feature(name, NOMINAL_KIND, tuple(cat.categories))
     # Decimals (Parquet's and databases' exact numbers) are numbers too.
     is_real = present.map(
         lambda v: isinstance(v, numbers.Real | decimal.Decimal) and not isinstance(v, bool)
@@ -247,14 +250,14 @@ def type_column(
     if is_real.all():
         numeric = cleaned.astype(np.float64)
         _check_finite(name, numeric)
-        return numeric, Feature(name, NUMERIC)
+        return numeric, Feature(name, NUMERIC_KIND)
     as_number = present.map(_as_number)
     numberlike = as_number.notna()
     if numberlike.any() and not numberlike.all():
         _warn_mixed(name, present, numberlike)
         cleaned = cleaned.map(lambda v: v if pd.isna(v) else str(v))
     cat = _nominal(name, cleaned)
-    return cat, Feature(name, NOMINAL, tuple(cat.categories))
+    return cat, Feature(name, NOMINAL_KIND, tuple(cat.categories))
 
 
 _DATES = "column {name!r} holds dates or times: convert it to numbers or categories first"

@@ -33,7 +33,7 @@ from ..binning import BinMapper
 from ..binning.binned import BinnedData, bin_frame, pad_rows
 from ..estimators.params import check_params, features_per_split, growth_params
 from ..estimators.trees import DecisionTreeClassifier, DecisionTreeRegressor
-from ..estimators.validate import TabularInput, as_1d, encode_classes
+from ..estimators.validate import TabularInput, as_1d, classes_and_codes
 from ..persist.forest_file import save_forest
 from ..tree import Tree
 from ..tree._predict import ROUTE_DTYPE, fractional_rows, pack_routes
@@ -551,7 +551,7 @@ class RandomForestClassifier(ClassifierMixin, BaseForest):
         self.warm_start = warm_start
 
     def _encode_target(self, y):
-        classes, y_class = encode_classes(y)
+        classes, y_class = classes_and_codes(y)
         if hasattr(self, "classes_") and self.warm_start and hasattr(self, "estimators_"):
             if not np.array_equal(classes, self.classes_):
                 raise ValueError("warm_start: the classes differ from those of the first fit")

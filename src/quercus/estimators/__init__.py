@@ -1,6 +1,6 @@
 """scikit-learn style estimators; ID3, C4.5 and CART are configurations, not code bases."""
 
-from .rules import C45RulesClassifier
+from .rule_classifier import C45RulesClassifier
 from .trees import (
     C45Classifier,
     CARTClassifier,

@@ -16,6 +16,7 @@ from sklearn.base import BaseEstimator, clone
 from sklearn.utils import Bunch, check_random_state
 from sklearn.utils.validation import check_is_fitted
 
+from .._config import J48_SMALL
 from .._parallel import run_parallel
 from ..binning.binned import bin_frame
 from ..persist.model_file import save_model
@@ -28,6 +29,8 @@ from .params import growth_params
 from .validate import TabularInput
 
 _CV_FOLDS = 10  # folds of ccp_alpha="cv", as `quercus cv` makes them by default
+#: The tolerance of C4.5's comparisons by ``c45_variant``: J48's, or release 8's exact ones.
+C45_TOLERANCE = {"j48": J48_SMALL, "release8": 0.0}
 
 
 class BaseDecisionTree(TabularInput, BaseEstimator):
@@ -90,7 +93,7 @@ class BaseDecisionTree(TabularInput, BaseEstimator):
             regression=self._regression,
             n_stats=n_stats,
             c45_classes=n_stats if c45 else 0,
-            c45_tolerance=1e-6 if c45 and self._c45_variant() == "j48" else 0.0,
+            c45_tolerance=C45_TOLERANCE[self._c45_variant()] if c45 else 0.0,
             chi2_critical=self._chi2_critical(n_stats, data.mapper),
             trace=trace,
         )

@@ -1,10 +1,12 @@
-"""Every estimator parameter's type and range, checked without data.
+"""Every estimator parameter's type and range, checked without data, and the checked values
+in the growth kernel's units.
 
-One table, :data:`RULES`, says what each parameter accepts. :func:`check_params` applies it
-at the start of ``fit``, the command line applies it to ``--set`` values before reading any
-data (a bad value is a usage error), and the model-file loader applies it to the parameters
-a file holds. What depends on the data (``max_features`` at most the number of features)
-is checked where the data is known.
+One table, :data:`PARAM_RULES`, says what each parameter accepts. :func:`check_params`
+applies it at the start of ``fit``, the command line applies it to ``--set`` values before
+reading any data (a bad value is a usage error), and the model-file loader applies it to the
+parameters a file holds. What depends on the data (``max_features`` at most the number of
+features) is checked where the data is known: :func:`growth_params`, which trees and forests
+call to turn their checked parameters into :class:`~quercus.tree.grower.GrowthParams`.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ class InvalidParameterError(ValueError):
 
 
 @dataclass(frozen=True)
-class Rule:
+class ParamRule:
     """What one parameter accepts: ``accepts(value, estimator)`` and the words for it."""
 
     accepts: Callable[[object, object], bool]
@@ -58,25 +60,25 @@ def _fraction(value, *, closed_right: bool) -> bool:
     )
 
 
-def _fixed(accepts: Callable[[object], bool], words: str) -> Rule:
-    return Rule(lambda value, _: accepts(value), lambda _: words)
+def _fixed(accepts: Callable[[object], bool], words: str) -> ParamRule:
+    return ParamRule(lambda value, _: accepts(value), lambda _: words)
 
 
-def _choice(*options) -> Rule:
+def _choice(*options) -> ParamRule:
     words = " or ".join(repr(o) for o in options)
     return _fixed(lambda v: isinstance(v, str) and v in options, f"one of {words}")
 
 
-def _boolean() -> Rule:
+def _boolean() -> ParamRule:
     return _fixed(lambda v: isinstance(v, bool | np.bool_), "True or False")
 
 
-def _int_at_least(low: int, allow_none: bool = False) -> Rule:
+def _int_at_least(low: int, allow_none: bool = False) -> ParamRule:
     words = f"an integer >= {low}" + (" or None" if allow_none else "")
     return _fixed(lambda v: (v is None and allow_none) or (_is_int(v) and v >= low), words)
 
 
-def _size(low: int) -> Rule:
+def _size(low: int) -> ParamRule:
     """``min_samples_*``: a count or a fraction of the training weight."""
     return _fixed(
         lambda v: (_is_int(v) and v >= low) or _fraction(v, closed_right=True),
@@ -170,8 +172,8 @@ def _listed(options: tuple) -> str:
     return "one of " + ", ".join(repr(o) for o in options)
 
 
-RULES: dict[str, Rule] = {
-    "criterion": Rule(
+PARAM_RULES: dict[str, ParamRule] = {
+    "criterion": ParamRule(
         lambda v, e: isinstance(v, str) and v in _criteria(e), lambda e: _listed(_criteria(e))
     ),
     "nominal_split": _choice("multiway", "binary"),
@@ -190,7 +192,7 @@ RULES: dict[str, Rule] = {
         ),
         "None, 'pessimistic', 'reduced_error' or 'cost_complexity'",
     ),
-    "confidence": Rule(
+    "confidence": ParamRule(
         _confidence_ok,
         lambda e: (
             "in (0, 0.5] (J48's bound; c45_variant='release8' allows (0, 1))"
@@ -204,7 +206,7 @@ RULES: dict[str, Rule] = {
     "c45_thresholds": _boolean(),
     "c45_variant": _choice("j48", "release8"),
     "collapse": _boolean(),
-    "missing": Rule(
+    "missing": ParamRule(
         lambda v, e: isinstance(v, str) and v in _missing_policies(e),
         lambda e: _listed(_missing_policies(e)),
     ),
@@ -213,7 +215,7 @@ RULES: dict[str, Rule] = {
         _max_features_ok, "None, 'sqrt', 'log2', an integer >= 1 or a float in (0, 1]"
     ),
     "max_bins": _fixed(_max_bins_ok, "'auto', None or an integer >= 2"),
-    "class_weight": Rule(_class_weight_ok, _class_weight_words),
+    "class_weight": ParamRule(_class_weight_ok, _class_weight_words),
     "nominal_features": _fixed(_nominal_ok, "None, a column name or a list of names/positions"),
     "ordinal_features": _fixed(_ordinal_ok, "None or a dict of column: list of levels"),
     "random_state": _fixed(
@@ -233,7 +235,7 @@ RULES: dict[str, Rule] = {
 
 def check_param(estimator, name: str, value) -> None:
     """An :class:`InvalidParameterError` when ``value`` is not what ``name`` accepts."""
-    rule = RULES[name]
+    rule = PARAM_RULES[name]
     if not rule.accepts(value, estimator):
         shown = repr(value)
         if len(shown) > 80:

@@ -16,11 +16,9 @@ from ..pruning import prune_pessimistic, prune_reduced_error
 from ..pruning.subtree import collapse_unhelpful
 from ..tree._predict import apply_rows
 from ..tree.thresholds import thresholds_at_training_values
-from .base import BaseDecisionTree
+from .base import C45_TOLERANCE, BaseDecisionTree
 from .params import check_params
-from .validate import as_1d, encode_classes
-
-_TOLERANCE = {"j48": 1e-6, "release8": 0.0}  # J48 compares with Utils.SMALL, C4.5 exactly
+from .validate import as_1d, classes_and_codes
 
 _IMPURITY_OF_CRITERION = {
     "gini": gini_of_counts,
@@ -189,7 +187,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         typed = self._validate_X(X, reset=True)
         self._note_target(y)
         y = as_1d(y, len(typed))
-        self.classes_, y_class = encode_classes(y)
+        self.classes_, y_class = classes_and_codes(y)
         self.n_classes_ = len(self.classes_)
         w = self._check_sample_weight(sample_weight, len(y_class))
         if self.class_weight is not None:
@@ -202,7 +200,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         variant = self._c45_variant()
         if self._c45_thresholds():
             self.tree_ = thresholds_at_training_values(
-                self.tree_, self.schema_, typed[w > 0], tolerance=_TOLERANCE[variant]
+                self.tree_, self.schema_, typed[w > 0], tolerance=C45_TOLERANCE[variant]
             )
         if self.collapse:
             self.tree_ = collapse_unhelpful(self.tree_)

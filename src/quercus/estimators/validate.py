@@ -1,7 +1,7 @@
 """Input checks shared by the tree estimators and the forests.
 
 Typing ``X`` and learning its schema, matching prediction data to it (:class:`TabularInput`),
-the target as one column (:func:`as_1d`), class labels as codes (:func:`encode_classes`) and
+the target as one column (:func:`as_1d`), class labels as codes (:func:`classes_and_codes`) and
 sample weights in units of samples (:func:`as_counts`).
 """
 
@@ -16,9 +16,9 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from ..data.encode import align_frame, infer_schema
-from ..data.schema import NUMERIC as NUMERIC_KIND
+from ..data.schema import NUMERIC_KIND
 
-__all__ = ["TabularInput", "as_1d", "as_counts", "encode_classes"]
+__all__ = ["TabularInput", "as_1d", "as_counts", "classes_and_codes"]
 
 
 def as_counts(w: np.ndarray) -> np.ndarray:
@@ -37,7 +37,7 @@ def as_counts(w: np.ndarray) -> np.ndarray:
     return scaled
 
 
-def encode_classes(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def classes_and_codes(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The sorted class labels of ``y`` and each sample's index among them, as
     ``np.unique(y, return_inverse=True)`` gives them, after scikit-learn's check that ``y``
     holds classes. Labels that are all strings are factorised by hashing: sorting 196,000

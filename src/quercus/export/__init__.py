@@ -3,7 +3,7 @@
 
 from .explain import explain
 from .graphviz import export_graphviz
-from .rules import LeafRule, export_rules, to_rules
+from .leaf_rules import LeafRule, export_rules, to_rules
 from .text import export_text
 from .weka import weka_text
 

@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from .._config import LEAF
-from ..data.schema import NOMINAL, ORDINAL
+from ..data.schema import NOMINAL_KIND, ORDINAL_KIND
 from ..tree.conditions import branch_conditions, format_threshold
 
 # What the kernel's "gain" is, by criterion.
@@ -183,11 +183,11 @@ def _distribution(estimator, tree, node: int) -> str:
 def _split_text(feature, ok: bool, threshold: float, sides: np.ndarray) -> str:
     if not ok:
         return "not admissible"
-    if feature.kind == NOMINAL:
+    if feature.kind == NOMINAL_KIND:
         if (sides[: feature.n_categories] < 0).all():
             return "one branch per value"
         left = [str(c) for c, s in zip(feature.categories, sides, strict=False) if s == 0]
         return f"{feature.name} in {{{', '.join(left)}}}"
-    if feature.kind == ORDINAL:
+    if feature.kind == ORDINAL_KIND:
         return f"{feature.name} <= {feature.categories[int(threshold - 0.5)]}"
     return f"{feature.name} <= {format_threshold(threshold)}"

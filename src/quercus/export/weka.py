@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import math
 
-from .._config import LEAF, NUMERIC_SPLIT, SUBSET_SPLIT
+from .._config import J48_SMALL, LEAF, NUMERIC_SPLIT, SUBSET_SPLIT
+from ..data.schema import ORDINAL_KIND
 from ..tree.conditions import format_threshold
 
 
@@ -22,14 +23,11 @@ def _java_double(x: float) -> str:
     return repr(float(x)) if x != int(x) else f"{int(x)}.0"
 
 
-_SMALL = 1e-6  # J48's tolerance: a weight at most this is zero
-
-
 def _j48_max_class(distribution) -> int:
     """J48's majority class: a later class wins only by more than the tolerance."""
     best, most = 0, 0.0
     for k, weight in enumerate(distribution):
-        if weight - most > _SMALL:
+        if weight - most > J48_SMALL:
             best, most = k, weight
     return best
 
@@ -39,10 +37,10 @@ def _leaf(est, node: int, parent: int) -> str:
     # empty leaf carries the parent's distribution anyway); the errors print when positive.
     value = est.tree_.value[node]
     total = est.tree_.weighted_n_node_samples[node]
-    label = _j48_max_class(est.tree_.value[parent] if total <= _SMALL and parent >= 0 else value)
+    label = _j48_max_class(est.tree_.value[parent] if total <= J48_SMALL and parent >= 0 else value)
     errors = total - value[label] if total > 0 else 0.0
     counts = _java_double(total)
-    if errors > _SMALL:
+    if errors > J48_SMALL:
         counts += "/" + _java_double(errors)
     return f"{est.classes_[label]} ({counts})"
 
@@ -52,7 +50,7 @@ def _branch_labels(est, node: int) -> list[str]:
     feature = schema.features[tree.feature[node]]
     name = feature.name
     if tree.kind[node] == NUMERIC_SPLIT:
-        if feature.kind == "ordinal":
+        if feature.kind == ORDINAL_KIND:
             level = feature.categories[int(tree.threshold[node] - 0.5)]
             return [f"{name} <= {level}", f"{name} > {level}"]
         t = format_threshold(tree.threshold[node])

@@ -35,9 +35,9 @@ from sklearn.exceptions import NotFittedError
 from .._config import LEAF, MULTIWAY_SPLIT, NUMERIC_SPLIT, SUBSET_SPLIT
 from .._files import write_atomically
 from .._version import __version__
-from ..data.schema import NOMINAL, NUMERIC, Feature, Schema
+from ..data.schema import NOMINAL_KIND, NUMERIC_KIND, Feature, Schema
 from ..estimators.params import InvalidParameterError, check_params
-from ..pruning.rules import Rule
+from ..pruning.c45rules import Rule
 from ..tree import Tree, leaves
 from ..tree.conditions import Condition
 
@@ -550,7 +550,7 @@ def _schema_from_dict(doc: dict) -> Schema:
     for i, f in enumerate(doc["features"]):
         name, kind, categories = f["name"], f["kind"], f["categories"]
         where = f"field schema.features[{i}] ({name!r})"
-        if (categories is None) != (kind == NUMERIC):
+        if (categories is None) != (kind == NUMERIC_KIND):
             raise ModelError(f"{where}: categories do not match its kind {kind}")
         if categories is not None:
             if not all(_is_label(c) for c in categories):
@@ -709,7 +709,7 @@ def check_tree(a: dict, value: np.ndarray, schema: Schema, regression: bool) -> 
     bad = (missing < 0) | (missing >= count)
     if bad.any():
         raise ModelError(f"node {first_bad(bad, nodes)} sends missing values to no branch")
-    nominal_feature = np.array([ft.kind == NOMINAL for ft in schema.features], dtype=bool)
+    nominal_feature = np.array([ft.kind == NOMINAL_KIND for ft in schema.features], dtype=bool)
     n_categories = np.array([ft.n_categories for ft in schema.features], dtype=np.int64)
     numeric = kind[nodes] == NUMERIC_SPLIT
     bad = numeric & ((count != 2) | ~np.isfinite(a["threshold"][nodes]) | nominal_feature[f])

@@ -1,7 +1,7 @@
 """Pruning: functions from a fitted tree (and data) to a new, smaller tree."""
 
 from .cost_complexity import cost_complexity_path, prune_cost_complexity
-from .errors import added_errors, c45_deviate, pessimistic_errors
+from .error_estimates import added_errors, c45_deviate, pessimistic_errors
 from .pessimistic import prune_pessimistic
 from .reduced_error import prune_reduced_error
 from .subtree import collapse

@@ -25,13 +25,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._config import LEAF, NUMERIC_SPLIT
+from .._config import J48_SMALL, LEAF, NUMERIC_SPLIT
 from ..tree import Tree
-from .errors import pessimistic_errors
+from .error_estimates import pessimistic_errors
 from .subtree import collapse_unhelpful
 
 _SLACK = 0.1  # C4.5 and J48 prefer the simpler tree unless it is worse by more than this
-_EQ = 1e-6  # J48's tolerance in its <= comparisons
 
 
 @dataclass
@@ -146,14 +145,14 @@ class _Pruner:
         subs = self._route(node, part)
         as_tree = sum(self.prune(kid, sub) for kid, sub in zip(self.kids[node], subs, strict=True))
         weights = np.array([w.sum() for _, w in subs])
-        largest = _largest_branch(weights, _EQ if self.variant == "j48" else 0.0)
+        largest = _largest_branch(weights, J48_SMALL if self.variant == "j48" else 0.0)
         branch = self.kids[node][largest]
         as_leaf = self._leaf_errors(part)
         as_branch = self._subtree_errors(branch, part)
-        if as_leaf <= as_tree + _SLACK + _EQ and as_leaf <= as_branch + _SLACK + _EQ:
+        if as_leaf <= as_tree + _SLACK + J48_SMALL and as_leaf <= as_branch + _SLACK + J48_SMALL:
             del self.kids[node]
             return as_leaf
-        if self.raising and as_branch <= as_tree + _SLACK + _EQ:
+        if self.raising and as_branch <= as_tree + _SLACK + J48_SMALL:
             if branch in self.kids:
                 self.kids[node] = self.kids[branch]
                 self.split_of[node] = self.split_of[branch]

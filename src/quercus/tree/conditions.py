@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._config import NUMERIC_SPLIT
-from ..data.schema import ORDINAL
+from ..data.schema import ORDINAL_KIND
 from .arrays import Tree
 
 
@@ -62,7 +62,7 @@ def branch_conditions(tree: Tree, schema, node: int) -> list[Condition]:
     name = feature.name
     if tree.kind[node] == NUMERIC_SPLIT:
         t = float(tree.threshold[node])
-        if feature.kind == ORDINAL:  # thresholds sit between level codes
+        if feature.kind == ORDINAL_KIND:  # thresholds sit between level codes
             text = str(feature.categories[int(t - 0.5)])
         else:
             text = format_threshold(t)

@@ -7,15 +7,13 @@ import dataclasses
 import numpy as np
 import pandas as pd
 
-from .._config import NUMERIC_SPLIT
-from ..data.schema import NUMERIC, Schema
+from .._config import J48_SMALL, NUMERIC_SPLIT
+from ..data.schema import NUMERIC_KIND, Schema
 from .arrays import Tree
-
-_J48_SMALL = 1e-6  # Weka's Utils.SMALL
 
 
 def thresholds_at_training_values(
-    tree: Tree, schema: Schema, X: pd.DataFrame, tolerance: float = _J48_SMALL
+    tree: Tree, schema: Schema, X: pd.DataFrame, tolerance: float = J48_SMALL
 ) -> Tree:
     """The tree with each numeric threshold moved down to the largest training value of its
     feature at or below it (C4.5 and J48 print and test ``x <= value``). No training value
@@ -27,7 +25,7 @@ def thresholds_at_training_values(
     threshold = tree.threshold.copy()
     nodes = np.flatnonzero(tree.kind == NUMERIC_SPLIT)
     for f in np.unique(tree.feature[nodes]):
-        if schema.features[f].kind != NUMERIC:
+        if schema.features[f].kind != NUMERIC_KIND:
             continue  # ordinal thresholds sit between level codes
         values = np.unique(X.iloc[:, f].to_numpy(dtype=np.float64))
         values = values[~np.isnan(values)]

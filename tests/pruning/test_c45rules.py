@@ -10,9 +10,9 @@ from sklearn.model_selection import StratifiedKFold, cross_val_score
 
 import quercus
 from quercus.data.schema import Feature, Schema
-from quercus.estimators.rules import C45RulesClassifier
+from quercus.estimators.rule_classifier import C45RulesClassifier
 from quercus.pruning import added_errors
-from quercus.pruning.rules import (
+from quercus.pruning.c45rules import (
     Condition,
     Rule,
     _ClassCoding,

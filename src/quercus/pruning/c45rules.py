@@ -32,10 +32,10 @@ import numpy as np
 from scipy.sparse import csr_matrix
 
 from .._config import LEAF
-from ..data.schema import NUMERIC, ORDINAL
+from ..data.schema import NUMERIC_KIND, ORDINAL_KIND
 from ..tree import Tree
 from ..tree.conditions import Condition, branch_conditions, merge_conditions
-from .errors import added_errors
+from .error_estimates import added_errors
 
 _TIE = 1e-9  # rates closer than this count as equal (sums of weights carry rounding noise)
 _MAX_ERROR = 0.7  # C4.5 never fires a rule whose pessimistic error rate is above this
@@ -243,7 +243,7 @@ def branch_bits(X: np.ndarray, w: np.ndarray, kinds: Sequence[str]) -> tuple[np.
     bits = np.zeros(len(kinds))
     for f, kind in enumerate(kinds):
         column = X[:, f]
-        if kind in (NUMERIC, ORDINAL):
+        if kind in (NUMERIC_KIND, ORDINAL_KIND):
             cuts = len(np.unique(column))  # NaNs count once
             bits[f] = 1.0 + math.log2(cuts) / 2 if cuts > 1 else 0.0
         else:

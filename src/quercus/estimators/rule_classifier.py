@@ -6,7 +6,7 @@ import numpy as np
 from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import check_is_fitted
 
-from ..pruning.rules import (
+from ..pruning.c45rules import (
     c45_rules,
     fired_rule,
     predict_with_rules,
@@ -95,13 +95,13 @@ rules that describes the training data in the fewest bits is kept; classes are o
 their rules' false positives, rules within a class by estimated accuracy, and rules that
 do more harm than good are dropped. A sample takes the class of the first rule it meets
 (a missing value meets no condition), else the default class: the most frequent among the
-training cases no rule covers. Steps and details: ``quercus.pruning.rules``.
+training cases no rule covers. Steps and details: ``quercus.pruning.c45rules``.
 """
 
 _ATTRIBUTES = """
     Attributes
     ----------
-    rules_ : list of quercus.pruning.rules.Rule
+    rules_ : list of quercus.pruning.c45rules.Rule
         The rules in firing order (conditions, class, covered training weight, errors and
         estimated accuracy ``1 - pessimistic error rate``).
     default_class_ : int
