@@ -3,13 +3,17 @@
 Run from the repository root:
 
     .venv/bin/python bench/forest.py [--sizes 100k,1m,real] [--repeats R] [--quick]
-                                     [--only quercus,sklearn,sklearnex,lightgbm]
+                                     [--only quercus,sklearn,sklearnex,lightgbm,quercus@REV]
+                                     [--baseline REV ...]
                                      [--timeout S] [--mem-limit GIB] [--data-dir DIR]
                                      [--lightgbm-sampling node|tree]
 
     .venv/bin/python bench/forest.py --quick         # 10,000 rows, 10 trees: a smoke test
     .venv/bin/python bench/forest.py --sizes 100k    # the 100k data set only
     .venv/bin/python bench/forest.py                 # everything: an hour or more
+
+    # the current code against commit 252f360 at 100k x 20, 5 runs per cell
+    .venv/bin/python bench/forest.py --sizes 100k --only quercus --baseline 252f360 --repeats 5
 
 scikit-learn-intelex (`sklearnex`) and LightGBM are optional: without them their rows say n/a.
 The table goes to stdout as markdown (paste it into bench/README.md); progress goes to stderr.
@@ -96,7 +100,16 @@ script started again with `--cell`), which makes or reads its data and fits one 
 Each cell process may use at most `--mem-limit` GiB of address space (default 16; 0: no
 limit), so that a forest too large for the machine fails alone with "out of memory", and is
 stopped after `--timeout` seconds (default 1,800). With `--repeats R` every cell runs R times,
-each in a fresh process, and the medians are shown (accuracy, leaves: the first run's).
+each in a fresh process, and the medians are shown (accuracy, leaves: the first run's); the
+runs of one data set go round the implementations R times, so that a slow spell of the machine
+falls on all of them alike.
+
+Old code beside new: `--baseline REV` (repeatable; or `quercus@REV` in `--only`) adds the
+quercus of git revision REV as one more implementation, "quercus@<commit>", run from a
+worktree of REV under the temporary directory with `PYTHONPATH=<worktree>/src` and the same
+interpreter (bench/baseline.py). A further table then gives, per data set, the fit and predict
+times of the baseline and of the current code and their ratio current / baseline (above 1:
+the current code is slower).
 """
 
 import argparse
@@ -120,6 +133,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import baseline
 import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
@@ -380,8 +394,11 @@ def run_cell(spec):
         raise RuntimeError(f"patch_sklearn() did not take: the estimator comes from {module}")
 
     compiles = None
+    quercus_file = None
     if impl == "quercus":
         from numba.core import event
+
+        quercus_file = sys.modules["quercus"].__file__
 
         recorder = event.install_recorder("numba:compile")
         compiles = recorder.__enter__()
@@ -428,6 +445,7 @@ def run_cell(spec):
         "module": module,
         "compiles_fit": n_compiles_fit,
         "compiles_predict": n_compiles_predict,
+        "quercus_file": quercus_file,
         **files,
     }
     if log is not None:
@@ -451,12 +469,14 @@ def probe_sklearnex():
 # ------------------------------------------------------------------------- parent driver
 
 
-def run_subprocess(args_list, timeout):
-    """Run this script with ``args_list`` in a fresh interpreter: its last JSON line, or
-    {"error": message}, or {"timeout": seconds}."""
+def run_subprocess(args_list, timeout, source=None):
+    """Run this script with ``args_list`` in a fresh interpreter (quercus from ``source``, a
+    baseline.Source, if given): its last JSON line, or {"error": message}, or
+    {"timeout": seconds}."""
     cmd = [sys.executable, os.path.abspath(__file__), *args_list]
     proc = subprocess.Popen(
         cmd,
+        env=baseline.child_env(source) if source is not None else None,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -470,7 +490,9 @@ def run_subprocess(args_list, timeout):
         return {"timeout": timeout}
     lines = [ln for ln in stdout.splitlines() if ln.startswith("{")]
     if proc.returncode == 0 and lines:
-        return json.loads(lines[-1])
+        result = json.loads(lines[-1])
+        wrong = source and baseline.imported_from(source, result["quercus_file"])
+        return {"error": wrong} if wrong else result
     sys.stderr.write("".join(stderr.splitlines(keepends=True)[-15:]))
     out_of_memory = ("MemoryError", "bad_alloc", "Cannot allocate memory", "std::bad_alloc")
     if proc.returncode == -9 or any(s in stderr for s in out_of_memory):
@@ -523,8 +545,13 @@ def outcome(result):
     return f"fit {result['fit_s']:.2f} s, accuracy {result['accuracy']:.4f}"
 
 
+def impl_label(impl):
+    """An implementation's name in the tables (a baseline's is its own: quercus@<commit>)."""
+    return IMPL_LABELS.get(impl, impl)
+
+
 def format_row(label, impl, result, marks):
-    name = IMPL_LABELS[impl]
+    name = impl_label(impl)
     blank = [""] * 9
     if isinstance(result, str):  # n/a
         return [label, "", name, result, *blank[1:]]
@@ -615,8 +642,8 @@ def reading(labels, results, n_trees):
         best_fit = min(ok, key=lambda i: ok[i]["fit_s"])
         best_acc = max(ok, key=lambda i: ok[i]["accuracy"])
         summary = (
-            f"fastest fit {IMPL_LABELS[best_fit]} ({ok[best_fit]['fit_s']:.2f} s), best "
-            f"accuracy {IMPL_LABELS[best_acc]} ({ok[best_acc]['accuracy']:.4f})"
+            f"fastest fit {impl_label(best_fit)} ({ok[best_fit]['fit_s']:.2f} s), best "
+            f"accuracy {impl_label(best_acc)} ({ok[best_acc]['accuracy']:.4f})"
         )
         q = ok.get("quercus")
         if q is None:
@@ -641,7 +668,7 @@ def reading(labels, results, n_trees):
                 f"{times_text(p['load_s'], q['load_s'])}."
             )
     busy = [
-        f"{label} / {IMPL_LABELS[impl]}"
+        f"{label} / {impl_label(impl)}"
         for (label, impl), r in results.items()
         if isinstance(r, dict) and "fit_s" in r and busy_machine(r)
     ]
@@ -729,6 +756,8 @@ def header_lines(args):
     ]
     if args.quick:
         lines.append(f"- --quick: {QUICK_ROWS:,} rows per data set, {QUICK_TREES} trees")
+    for source in args.sources[:-1]:
+        lines.append(f"- {source.name}: git commit {source.commit}, run from {source.src}")
     return lines
 
 
@@ -755,7 +784,15 @@ def parse_args(argv):
     parser.add_argument(
         "--only",
         default=",".join(IMPLEMENTATIONS),
-        help=f"comma-separated implementations, from: {','.join(IMPLEMENTATIONS)}",
+        help=f"comma-separated implementations, from: {','.join(IMPLEMENTATIONS)}, and "
+        "quercus@REV (as --baseline REV)",
+    )
+    parser.add_argument(
+        "--baseline",
+        action="append",
+        default=[],
+        metavar="REV",
+        help="also run the quercus of git revision REV (a worktree under /tmp); repeatable",
     )
     parser.add_argument(
         "--repeats",
@@ -799,7 +836,8 @@ def parse_args(argv):
     parser.add_argument("--probe-sklearnex", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     args.sizes = [s.strip() for s in args.sizes.split(",") if s.strip()]
-    args.impls = [m.strip() for m in args.only.split(",") if m.strip()]
+    args.impls, revs = baseline.split_names([m.strip() for m in args.only.split(",") if m.strip()])
+    args.baselines = [*args.baseline, *revs]
     for given, known, option in [
         (args.sizes, SIZES, "--sizes"),
         (args.impls, IMPLEMENTATIONS, "--only"),
@@ -815,6 +853,79 @@ def parse_args(argv):
     return args
 
 
+def impl_entries(args):
+    """(key in the tables, implementation, baseline.Source or None) of each implementation to
+    run: the baselines just before the current quercus."""
+    entries = []
+    for impl in IMPLEMENTATIONS:
+        if impl == "quercus":
+            entries += [(source.name, impl, source) for source in args.sources[:-1]]
+        if impl in args.impls:
+            entries.append((impl, impl, None))
+    return entries
+
+
+def run_dataset(args, size, label, entries):
+    """Results of every implementation on one data set, {key: result}; the repeats go round
+    the implementations, so that old and new code alternate."""
+    data_missing = size == "real" and not (args.data_dir / REAL_FILE).exists()
+    runs, results, took = {}, {}, {}
+    for key, _, _ in entries:
+        status = f"n/a (no {args.data_dir / REAL_FILE})" if data_missing else impl_status(key)
+        if status is not None:
+            results[key] = status
+            print(f"{label} / {impl_label(key)}: {status}", file=sys.stderr, flush=True)
+        else:
+            runs[key], took[key] = [], 0.0
+    for r in range(args.repeats):
+        for key, impl, source in entries:
+            if key not in runs or (runs[key] and "fit_s" not in runs[key][-1]):
+                continue
+            progress = f"[{r + 1}/{args.repeats}] {label} / {impl_label(key)}"
+            print(f"{progress} ...", file=sys.stderr, flush=True)
+            spec = {
+                "impl": impl,
+                "size": size,
+                "quick": args.quick,
+                "trees": args.trees,
+                "data_dir": str(args.data_dir),
+                "mem_limit_gib": args.mem_limit,
+                "lightgbm_sampling": args.lightgbm_sampling,
+            }
+            start = time.perf_counter()
+            runs[key].append(run_subprocess(["--cell", json.dumps(spec)], args.timeout, source))
+            took[key] += time.perf_counter() - start
+            print(f"{progress}: {outcome(runs[key][-1])}", file=sys.stderr, flush=True)
+    for key, key_runs in runs.items():
+        results[key] = key_runs[-1] if "fit_s" not in key_runs[-1] else median_result(key_runs)
+        print(
+            f"{label} / {impl_label(key)}: {outcome(results[key])} (cell {took[key]:.0f} s)",
+            file=sys.stderr,
+        )
+    return results
+
+
+def baseline_rows(labels, results, sources):
+    """Rows of the old-against-new table: per data set and baseline, fit and predict times of
+    the baseline and of the current code, and their ratio current / baseline."""
+    rows = []
+    for label in labels:
+        new = results.get((label, "quercus"))
+        for source in sources[:-1]:
+            old = results.get((label, source.name))
+            cells = [label, source.name]
+            for key, digits in (("fit_s", 2), ("predict_s", 3)):
+                old_s = old.get(key) if isinstance(old, dict) else None
+                new_s = new.get(key) if isinstance(new, dict) else None
+                cells += [
+                    "?" if old_s is None else f"{old_s:.{digits}f}",
+                    "?" if new_s is None else f"{new_s:.{digits}f}",
+                    baseline.ratio(new_s, old_s),
+                ]
+            rows.append(cells)
+    return rows
+
+
 def main(argv=None):
     args = parse_args(argv)
     if args.cell:
@@ -824,41 +935,15 @@ def main(argv=None):
         probe_sklearnex()
         return
 
+    args.sources = baseline.sources(args.baselines)
     header = header_lines(args)  # before the cells: the sklearnex probe runs here
     datasets = selected_sizes(args)
-    impls = [m for m in IMPLEMENTATIONS if m in args.impls]
-    n_cells = len(datasets) * len(impls)
-    rows, results, marks, i = [], {}, set(), 0
+    entries = impl_entries(args)
+    rows, results, marks = [], {}, set()
     for size, label in datasets:
-        data_missing = size == "real" and not (args.data_dir / REAL_FILE).exists()
-        for impl in impls:
-            i += 1
-            progress = f"[{i}/{n_cells}] {label} / {IMPL_LABELS[impl]}"
-            result = f"n/a (no {args.data_dir / REAL_FILE})" if data_missing else impl_status(impl)
-            if result is None:
-                print(f"{progress} ...", file=sys.stderr, flush=True)
-                spec = {
-                    "impl": impl,
-                    "size": size,
-                    "quick": args.quick,
-                    "trees": args.trees,
-                    "data_dir": str(args.data_dir),
-                    "mem_limit_gib": args.mem_limit,
-                    "lightgbm_sampling": args.lightgbm_sampling,
-                }
-                runs = []
-                start = time.perf_counter()
-                for _ in range(args.repeats):
-                    runs.append(run_subprocess(["--cell", json.dumps(spec)], args.timeout))
-                    if "fit_s" not in runs[-1]:
-                        break
-                took = time.perf_counter() - start
-                result = runs[-1] if "fit_s" not in runs[-1] else median_result(runs)
-                print(f"{progress}: {outcome(result)} (cell {took:.0f} s)", file=sys.stderr)
-            else:
-                print(f"{progress}: {result}", file=sys.stderr, flush=True)
-            results[(label, impl)] = result
-            rows.append(format_row(label, impl, result, marks))
+        for key, result in run_dataset(args, size, label, entries).items():
+            results[(label, key)] = result
+        rows += [format_row(label, key, results[(label, key)], marks) for key, _, _ in entries]
 
     print("\n".join(header))
     print()
@@ -907,6 +992,16 @@ def main(argv=None):
     if "fallback" in marks:
         print("sklearnex fell back to stock scikit-learn where its row says so.")
     print()
+    if args.sources[:-1] and "quercus" in args.impls:
+        print("The current code against its baselines (seconds, medians):")
+        print()
+        table_header = ["data set", "baseline", "fit s baseline", "fit s current", "fit ratio"]
+        table_header += ["predict s baseline", "predict s current", "predict ratio"]
+        labels = [label for _, label in datasets]
+        print(markdown_table(table_header, baseline_rows(labels, results, args.sources)))
+        print()
+        print("ratio: current / baseline (above 1: the current code is slower).")
+        print()
     print("Reading:")
     print()
     print("\n".join(reading([label for _, label in datasets], results, args.trees)))

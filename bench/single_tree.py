@@ -2,12 +2,22 @@
 
 Run from the repository root:
 
-    .venv/bin/python bench/single_tree.py [--sizes small|all] [--only quercus,sklearn,hgb,lightgbm]
-                                          [--repeat R] [--quick] [--no-warmup] [--mem-limit GIB]
+    .venv/bin/python bench/single_tree.py [--sizes small|all|SET,...] [--repeat R] [--quick]
+                                          [--only quercus,sklearn,hgb,lightgbm,quercus@REV]
+                                          [--baseline REV ...] [--no-cold-start]
+                                          [--no-warmup] [--mem-limit GIB]
 
     .venv/bin/python bench/single_tree.py --quick        # 20k rows per data set: a smoke test
     .venv/bin/python bench/single_tree.py --sizes small  # the 100k data set only
     .venv/bin/python bench/single_tree.py                # everything: the 1M sets take 30+ minutes
+
+    # the current code against commit 252f360 at 1M x 20 (2 classes), 5 runs per cell
+    .venv/bin/python bench/single_tree.py --sizes clf2-1m --only quercus --baseline 252f360 \
+        --repeat 5 --no-cold-start
+
+The data sets (`--sizes`, comma-separated) are clf2-100k, clf2-1m, clf7-1m and reg-1m
+(classification with 2 or 7 classes, regression; 100k or 1M rows, 20 features); `small` is
+clf2-100k and `all` (the default) is every one.
 
 LightGBM is optional (`.venv/bin/pip install lightgbm`); without it its rows say n/a. So do the
 quercus rows while `quercus.DecisionTreeClassifier` / `DecisionTreeRegressor` do not exist.
@@ -48,7 +58,17 @@ The cold-start table times whole `python -c` processes that import quercus and f
 `quercus.ID3Classifier()` on the playtennis data set, with NUMBA_CACHE_DIR set to a fresh
 empty directory and then again with the same, now filled, directory.
 
-With `--repeat R` every cell (and cold-start run) is run R times and the medians are shown.
+With `--repeat R` every cell (and cold-start run) is run R times and the medians are shown;
+the runs of one data set go round the models R times, so that a slow spell of the machine
+falls on all of them alike.
+
+Old code beside new: `--baseline REV` (repeatable; or `quercus@REV` in `--only`) adds the
+quercus of git revision REV as one more model, "quercus@<commit> DecisionTree", run from a
+worktree of REV under the temporary directory with `PYTHONPATH=<worktree>/src` and the same
+interpreter (bench/baseline.py). A further table then gives, per data set, the fit and predict
+times of the baseline and of the current code and their ratio current / baseline (above 1:
+the current code is slower); the cold-start table gets a column per baseline too
+(`--no-cold-start` leaves that table out).
 """
 
 import argparse
@@ -65,6 +85,7 @@ import sys
 import tempfile
 import time
 
+import baseline
 import numpy as np
 
 MODELS = ["quercus", "sklearn", "hgb", "lightgbm"]
@@ -282,6 +303,7 @@ def run_cell(spec):
         del warm
 
     est = make_model(model, task, len(y_train))
+    quercus_file = sys.modules["quercus"].__file__ if model == "quercus" else None
     gc.collect()
     peak_reset = reset_peak_rss()
     rss_before_kb = proc_status_kb("VmRSS")
@@ -310,6 +332,7 @@ def run_cell(spec):
         "cpu_per_wall": cpu_s / fit_s if fit_s > 0 else None,
         "leaves": count_leaves(model, est),
         "n_train": len(y_train),
+        "quercus_file": quercus_file,
     }
     print(json.dumps(result), flush=True)
 
@@ -317,13 +340,17 @@ def run_cell(spec):
 # ------------------------------------------------------------------------- parent driver
 
 
-def run_cell_in_subprocess(spec):
-    """Run one cell in a fresh interpreter; its result dict, or {"error": message}."""
+def run_cell_in_subprocess(spec, source=None):
+    """Run one cell in a fresh interpreter (quercus from ``source``, a baseline.Source, if
+    given); its result dict, or {"error": message}."""
     cmd = [sys.executable, os.path.abspath(__file__), "--cell", json.dumps(spec)]
-    proc = subprocess.run(cmd, capture_output=True, text=True)
+    env = baseline.child_env(source) if source is not None else None
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
     lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
     if proc.returncode == 0 and lines:
-        return json.loads(lines[-1])
+        result = json.loads(lines[-1])
+        wrong = source and baseline.imported_from(source, result["quercus_file"])
+        return {"error": wrong} if wrong else result
     sys.stderr.write("".join(proc.stderr.splitlines(keepends=True)[-15:]))
     out_of_memory = ("MemoryError", "bad_alloc", "Cannot allocate memory")
     if proc.returncode == -9 or any(s in proc.stderr for s in out_of_memory):
@@ -342,8 +369,7 @@ def median_result(results):
     return merged
 
 
-def format_row(label, model, result):
-    name = MODEL_LABELS[model]
+def format_row(label, name, result):
     if isinstance(result, str):  # n/a
         return [label, name, result, "", "", "", "", ""]
     if "error" in result:
@@ -374,11 +400,12 @@ def markdown_table(header, rows):
     return "\n".join([line(header), line(["-" * w for w in widths]), *map(line, rows)])
 
 
-def cold_start(repeat):
-    """Wall times of fresh processes: import only, ID3 fit cold cache, ID3 fit warm cache."""
+def cold_start(repeat, sources):
+    """Wall times of fresh processes, per quercus source (baseline.Source, alternating):
+    import only, ID3 fit with a cold cache, ID3 fit with a warm cache. Rows of the table."""
 
-    def wall(code, cache_dir):
-        env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir)
+    def wall(code, cache_dir, source):
+        env = dict(baseline.child_env(source), NUMBA_CACHE_DIR=cache_dir)
         start = time.perf_counter()
         proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True)
         elapsed = time.perf_counter() - start
@@ -387,23 +414,35 @@ def cold_start(repeat):
             return None
         return elapsed
 
-    import_only, cold, warm = [], [], []
+    steps = {
+        "import quercus only": [],
+        "import + ID3Classifier fit, empty Numba cache": [],
+        "import + ID3Classifier fit, warm Numba cache": [],
+    }
+    times = {(step, s.name): [] for step in steps for s in sources}
     for _ in range(repeat):
-        with tempfile.TemporaryDirectory(prefix="quercus-numba-") as cache_dir:
-            import_only.append(wall(IMPORT_ONLY_CODE, cache_dir))
-            cold.append(wall(COLD_START_CODE, cache_dir))
-            warm.append(wall(COLD_START_CODE, cache_dir))
+        for source in sources:
+            with tempfile.TemporaryDirectory(prefix="quercus-numba-") as cache_dir:
+                for step, code in zip(
+                    steps, (IMPORT_ONLY_CODE, COLD_START_CODE, COLD_START_CODE), strict=True
+                ):
+                    times[(step, source.name)].append(wall(code, cache_dir, source))
 
-    def fmt(times):
-        if any(t is None for t in times):
-            return "error (see stderr)"
-        return f"{statistics.median(times):.2f}"
+    def median(values):
+        return None if any(t is None for t in values) else statistics.median(values)
 
-    return [
-        ["import quercus only", fmt(import_only)],
-        ["import + ID3Classifier fit, empty Numba cache", fmt(cold)],
-        ["import + ID3Classifier fit, warm Numba cache", fmt(warm)],
-    ]
+    current, baselines = sources[-1], sources[:-1]
+    rows = []
+    for step in steps:
+        medians = {s.name: median(times[(step, s.name)]) for s in sources}
+        row = [step]
+        row += [
+            "error (see stderr)" if medians[s.name] is None else f"{medians[s.name]:.2f}"
+            for s in sources
+        ]
+        row += [baseline.ratio(medians[current.name], medians[b.name]) for b in baselines]
+        rows.append(row)
+    return rows
 
 
 def version(dist):
@@ -434,13 +473,18 @@ def print_header(args):
     limit = f"{args.mem_limit:g} GiB" if args.mem_limit > 0 else "none"
     print(f"- repeats per cell: {args.repeat} (median shown); JIT warm-up before fit: {warm}")
     print(f"- memory limit per cell process: {limit}")
+    if args.sources[:-1]:
+        import quercus
+
+        print(f"- quercus (current): run from {os.path.dirname(os.path.dirname(quercus.__file__))}")
+    for source in args.sources[:-1]:
+        print(f"- {source.name}: git commit {source.commit}, run from {source.src}")
     print()
 
 
 def selected_datasets(args):
-    names = SMALL_DATASETS if args.sizes == "small" else list(DATASETS)
     chosen, seen = [], set()
-    for name in names:
+    for name in args.datasets:
         task, rows, classes = DATASETS[name]
         if args.quick:
             rows = QUICK_ROWS
@@ -454,14 +498,27 @@ def parse_args(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "--sizes",
-        choices=["small", "all"],
         default="all",
-        help="small: only the 100k-row set; all (default): also the 1M sets",
+        help="small: only the 100k-row set; all (default): also the 1M sets; or "
+        f"comma-separated data sets, from: {','.join(DATASETS)}",
     )
     parser.add_argument(
         "--only",
         default=",".join(MODELS),
-        help=f"comma-separated models to run, from: {','.join(MODELS)}",
+        help=f"comma-separated models to run, from: {','.join(MODELS)}, and quercus@REV "
+        "(as --baseline REV)",
+    )
+    parser.add_argument(
+        "--baseline",
+        action="append",
+        default=[],
+        metavar="REV",
+        help="also run the quercus of git revision REV (a worktree under /tmp); repeatable",
+    )
+    parser.add_argument(
+        "--no-cold-start",
+        action="store_true",
+        help="leave out the cold-start table",
     )
     parser.add_argument(
         "--repeat", type=int, default=1, help="runs of each cell (fresh process each), median shown"
@@ -485,30 +542,57 @@ def parse_args(argv):
     )
     parser.add_argument("--cell", help=argparse.SUPPRESS)  # internal: run one cell
     args = parser.parse_args(argv)
-    args.models = [m.strip() for m in args.only.split(",") if m.strip()]
+    args.models, revs = baseline.split_names([m.strip() for m in args.only.split(",") if m.strip()])
+    args.baselines = [*args.baseline, *revs]
     unknown = sorted(set(args.models) - set(MODELS))
     if unknown:
         parser.error(f"unknown model(s) in --only: {', '.join(unknown)}; choose from {MODELS}")
+    if args.sizes in ("small", "all"):
+        args.datasets = SMALL_DATASETS if args.sizes == "small" else list(DATASETS)
+    else:
+        args.datasets = [d.strip() for d in args.sizes.split(",") if d.strip()]
+        unknown = sorted(set(args.datasets) - set(DATASETS))
+        if unknown:
+            parser.error(
+                f"unknown data set(s) in --sizes: {', '.join(unknown)}; choose from "
+                f"small, all, {', '.join(DATASETS)}"
+            )
     if args.repeat < 1:
         parser.error("--repeat must be at least 1")
     return args
 
 
-def main(argv=None):
-    args = parse_args(argv)
-    if args.cell:
-        run_cell(json.loads(args.cell))
-        return
+def model_entries(args):
+    """(name in the table, model, baseline.Source or None) of each model to run: the
+    baselines just before the current quercus."""
+    entries = []
+    for model in MODELS:
+        if model == "quercus":
+            for source in args.sources[:-1]:
+                entries.append((f"{source.name} DecisionTree", model, source))
+        if model in args.models:
+            source = args.sources[-1] if model == "quercus" else None
+            entries.append((MODEL_LABELS[model], model, source))
+    return entries
 
-    print_header(args)
-    datasets = selected_datasets(args)
-    cells = [(d, m) for d in datasets for m in MODELS if m in args.models]
-    rows = []
-    for i, ((task, n_rows, n_classes), model) in enumerate(cells, 1):
-        label = dataset_label(task, n_rows, n_classes)
-        progress = f"[{i}/{len(cells)}] {label} / {MODEL_LABELS[model]}"
-        result = model_status(model, task)
-        if result is None:
+
+def run_dataset(args, dataset, entries):
+    """Results of every model on one data set, {name: result}; the repeats go round the
+    models, so that old and new code alternate."""
+    task, n_rows, n_classes = dataset
+    label = dataset_label(task, n_rows, n_classes)
+    runs, results = {}, {}
+    for name, model, _ in entries:
+        status = model_status(model, task) if name == MODEL_LABELS[model] else None
+        if status is not None:
+            results[name] = status
+            print(f"{label} / {name}: {status}", file=sys.stderr, flush=True)
+        else:
+            runs[name] = []
+    for r in range(args.repeat):
+        for name, model, source in entries:
+            if name not in runs or (runs[name] and "error" in runs[name][-1]):
+                continue
             spec = {
                 "task": task,
                 "rows": n_rows,
@@ -517,17 +601,53 @@ def main(argv=None):
                 "warmup": not args.no_warmup,
                 "mem_limit_gib": args.mem_limit,
             }
-            runs = []
-            for _ in range(args.repeat):
-                runs.append(run_cell_in_subprocess(spec))
-                if "error" in runs[-1]:
-                    break
-            result = runs[-1] if "error" in runs[-1] else median_result(runs)
+            result = run_cell_in_subprocess(spec, source)
+            runs[name].append(result)
             done = result.get("error") or f"fit {result['fit_s']:.2f} s"
+            progress = f"[{r + 1}/{args.repeat}] {label} / {name}"
             print(f"{progress}: {done}", file=sys.stderr, flush=True)
-        else:
-            print(f"{progress}: {result}", file=sys.stderr, flush=True)
-        rows.append(format_row(label, model, result))
+    for name, model_runs in runs.items():
+        failed = "error" in model_runs[-1]
+        results[name] = model_runs[-1] if failed else median_result(model_runs)
+    return label, results
+
+
+def baseline_rows(labels, results, sources):
+    """Rows of the old-against-new table: per data set and baseline, fit and predict times of
+    the baseline and of the current code, and their ratio current / baseline."""
+    current = MODEL_LABELS["quercus"]
+    rows = []
+    for label in labels:
+        new = results[label].get(current)
+        for source in sources[:-1]:
+            old = results[label].get(f"{source.name} DecisionTree")
+            cells = [label, source.name]
+            for key, digits in (("fit_s", 2), ("predict_s", 3)):
+                old_s = old.get(key) if isinstance(old, dict) else None
+                new_s = new.get(key) if isinstance(new, dict) else None
+                cells += [
+                    "?" if old_s is None else f"{old_s:.{digits}f}",
+                    "?" if new_s is None else f"{new_s:.{digits}f}",
+                    baseline.ratio(new_s, old_s),
+                ]
+            rows.append(cells)
+    return rows
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    if args.cell:
+        run_cell(json.loads(args.cell))
+        return
+
+    args.sources = baseline.sources(args.baselines)
+    print_header(args)
+    entries = model_entries(args)
+    rows, results, labels = [], {}, []
+    for dataset in selected_datasets(args):
+        label, results[label] = run_dataset(args, dataset, entries)
+        labels.append(label)
+        rows += [format_row(label, name, results[label][name]) for name, _, _ in entries]
 
     print("## Fit, predict and memory\n")
     header = [
@@ -558,7 +678,16 @@ def main(argv=None):
     )
     print()
 
-    if "quercus" in args.models:
+    if args.sources[:-1] and "quercus" in args.models:
+        print("## The current code against its baselines (seconds, medians)\n")
+        header = ["data set", "baseline", "fit s baseline", "fit s current", "fit ratio"]
+        header += ["predict s baseline", "predict s current", "predict ratio"]
+        print(markdown_table(header, baseline_rows(labels, results, args.sources)))
+        print()
+        print("ratio: current / baseline (above 1: the current code is slower).")
+        print()
+
+    if "quercus" in args.models and not args.no_cold_start:
         print("## Cold start (wall time of a whole `python -c` process, seconds)\n")
         try:
             import quercus
@@ -568,13 +697,16 @@ def main(argv=None):
             has_id3 = False
         if has_id3:
             print("cold start ...", file=sys.stderr, flush=True)
-            cold_rows = cold_start(args.repeat)
+            cold_rows = cold_start(args.repeat, args.sources)
         else:
             cold_rows = [
                 ["import + ID3Classifier fit, empty Numba cache", "n/a (not built)"],
                 ["import + ID3Classifier fit, warm Numba cache", "n/a (not built)"],
             ]
-        print(markdown_table(["process", "wall s"], cold_rows))
+        columns = [s.name for s in args.sources] if args.sources[:-1] else ["wall s"]
+        ratios = [f"ratio {args.sources[-1].name} / {s.name}" for s in args.sources[:-1]]
+        cold_rows = [row + [""] * (1 + len(columns) + len(ratios) - len(row)) for row in cold_rows]
+        print(markdown_table(["process", *columns, *ratios], cold_rows))
         print()
 
 
