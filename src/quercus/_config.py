@@ -52,19 +52,7 @@ def njit(*args, **kwargs):
 LEAF, NUMERIC_SPLIT, MULTIWAY_SPLIT, SUBSET_SPLIT = 0, 1, 2, 3
 NODE_KIND_NAMES = ("leaf", "numeric", "multiway", "subset")
 
-# Criteria, as codes the kernels take.
-GINI, ENTROPY, MISCLASSIFICATION, GAIN_RATIO, SQUARED_ERROR, ABSOLUTE_ERROR = range(6)
-CRITERIA = {
-    "gini": GINI,
-    "entropy": ENTROPY,
-    "information_gain": ENTROPY,
-    "misclassification": MISCLASSIFICATION,
-    "gain_ratio": GAIN_RATIO,
-    "squared_error": SQUARED_ERROR,
-    "absolute_error": ABSOLUTE_ERROR,
-}
-CLASSIFICATION_CRITERIA = ("gini", "entropy", "information_gain", "misclassification", "gain_ratio")
-REGRESSION_CRITERIA = ("squared_error", "absolute_error")
+# The criteria and their codes: quercus.criteria.registry.
 
 # Tolerance under which two gains count as equal (C4.5's epsilon is 1e-3 on gains in bits;
 # this is only a guard against floating-point noise in sums).

@@ -24,14 +24,11 @@ import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from quercus._config import (
-    CLASS_MAJORITY,
+from quercus._config import CLASS_MAJORITY, FRACTIONAL, LEARNED, MAJORITY
+from quercus.criteria.registry import (
     ENTROPY,
-    FRACTIONAL,
     GAIN_RATIO,
     GINI,
-    LEARNED,
-    MAJORITY,
     MISCLASSIFICATION,
     SQUARED_ERROR,
 )

@@ -19,7 +19,8 @@ import pytest
 from sklearn.base import clone
 
 import quercus
-from quercus._config import ABSOLUTE_ERROR, ENTROPY, FRACTIONAL, LEARNED
+from quercus._config import FRACTIONAL, LEARNED
+from quercus.criteria.registry import ABSOLUTE_ERROR, ENTROPY
 from quercus.tree import grower, levelwise
 from quercus.tree._grow import Settings
 from quercus.tree.statistics import LocalStatistics

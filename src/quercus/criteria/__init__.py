@@ -1,4 +1,6 @@
-"""Split criteria: entropy, information gain, gain ratio, Gini, misclassification error."""
+"""Split criteria, each one unit: its kernel (``_impurity``), its code, names and NumPy twin
+(``registry``, ``twins``), and the teaching functions built on the twins (entropy,
+information gain, gain ratio, Gini, misclassification error, ``gain_table``)."""
 
 from .measures import (
     conditional_entropy,

@@ -1,6 +1,8 @@
 """Information measures on labels: entropy, gain, gain ratio, Gini, misclassification error.
 
-Every function takes plain labels (lists, arrays, Series) and optional sample weights.
+Every function takes plain labels (lists, arrays, Series) and optional sample weights, and
+computes with the criteria's twins (:mod:`quercus.criteria.twins`, through the registry),
+which a test checks against the kernels the trees use.
 Logarithms are base 2 and 0 log 0 = 0. Two-argument functions take ``(x, y)``: the attribute
 first, the class second, as in :func:`quercus.gain_table`.
 
@@ -16,6 +18,8 @@ import pandas as pd
 
 from ..data.errors import DataError
 from ..data.schema import _clean_object_column
+from . import registry
+from .twins import entropy_of_counts, error_of_counts, gini_of_counts
 
 __all__ = [
     "conditional_entropy",
@@ -29,40 +33,6 @@ __all__ = [
     "gini_of_counts",
     "error_of_counts",
 ]
-
-
-# ---------------------------------------------------------------------------------------------
-# On class counts (weights per class); the forms the learner's kernels mirror.
-
-
-def entropy_of_counts(counts) -> float:
-    """Entropy in bits of a class distribution given as (weighted) counts."""
-    counts = np.asarray(counts, dtype=np.float64)
-    total = counts.sum()
-    if total <= 0:
-        return 0.0
-    p = counts[counts > 0] / total
-    # + 0.0: a pure distribution sums to -0.0, which would print as -0.000.
-    return float(-(p * np.log2(p)).sum()) + 0.0
-
-
-def gini_of_counts(counts) -> float:
-    """Gini impurity 1 - sum p^2 of a class distribution given as counts."""
-    counts = np.asarray(counts, dtype=np.float64)
-    total = counts.sum()
-    if total <= 0:
-        return 0.0
-    p = counts / total
-    return float(1.0 - (p * p).sum())
-
-
-def error_of_counts(counts) -> float:
-    """Misclassification error 1 - max p of a class distribution given as counts."""
-    counts = np.asarray(counts, dtype=np.float64)
-    total = counts.sum()
-    if total <= 0:
-        return 0.0
-    return float(1.0 - counts.max() / total)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -111,23 +81,28 @@ def _labels_or_counts(y, sample_weight, counts: bool) -> np.ndarray:
     return _class_counts(y, sample_weight)
 
 
+def _impurity(criterion: str, y, sample_weight, counts: bool) -> float:
+    """The node impurity of ``criterion`` (its registered twin) of labels or class counts."""
+    return registry.get(criterion).impurity(_labels_or_counts(y, sample_weight, counts))
+
+
 def entropy(y, sample_weight=None, *, counts: bool = False) -> float:
     """Entropy H(Y) in bits of the labels ``y``.
 
     With ``counts=True``, ``y`` is a list of class counts instead: ``entropy([9, 5],
     counts=True)`` is 0.940.
     """
-    return entropy_of_counts(_labels_or_counts(y, sample_weight, counts))
+    return _impurity("entropy", y, sample_weight, counts)
 
 
 def gini(y, sample_weight=None, *, counts: bool = False) -> float:
     """Gini impurity 1 - sum_k p_k^2 of the labels ``y`` (or class counts, ``counts=True``)."""
-    return gini_of_counts(_labels_or_counts(y, sample_weight, counts))
+    return _impurity("gini", y, sample_weight, counts)
 
 
 def misclassification_error(y, sample_weight=None, *, counts: bool = False) -> float:
     """Misclassification error 1 - max_k p_k of ``y`` (or class counts, ``counts=True``)."""
-    return error_of_counts(_labels_or_counts(y, sample_weight, counts))
+    return _impurity("misclassification", y, sample_weight, counts)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -158,17 +133,17 @@ def branch_counts(x, y, sample_weight=None, threshold=None) -> tuple[np.ndarray,
     return table, missing
 
 
-def gain_of_table(table: np.ndarray, missing: np.ndarray, impurity=entropy_of_counts) -> float:
-    """Impurity decrease of a split given its class-weight table, C4.5-scaled for missing."""
+def gain_of_table(table: np.ndarray, missing: np.ndarray, criterion: str = "entropy") -> float:
+    """Gain of a split under ``criterion`` (its registered twin) given its class-weight
+    table (one row per branch), C4.5-scaled for the ``missing`` class weights."""
     known = table.sum()
     total = known + missing.sum()
     if known <= 0:
         return 0.0
-    before = impurity(table.sum(axis=0))
-    after = sum(row.sum() / known * impurity(row) for row in table if row.sum() > 0)
+    gain = registry.get(criterion).split_gain(table)
     # A split never raises a concave impurity: a negative difference is rounding (it would
     # print as -0.000).
-    return float(known / total * max(before - after, 0.0))
+    return float(known / total * max(gain, 0.0))
 
 
 def split_info_of_table(table: np.ndarray, missing: np.ndarray) -> float:

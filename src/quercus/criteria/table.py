@@ -9,14 +9,7 @@ from ..data.encode import as_frame, infer_schema
 from ..data.errors import DataError
 from ..data.schema import NOMINAL_KIND as NOMINAL
 from ..data.schema import NUMERIC_KIND as NUMERIC
-from .measures import (
-    _codes,
-    _weights,
-    entropy_of_counts,
-    gain_of_table,
-    gini_of_counts,
-    split_info_of_table,
-)
+from .measures import _codes, _weights, gain_of_table, split_info_of_table
 
 __all__ = ["gain_table", "best_threshold"]
 
@@ -132,7 +125,7 @@ def gain_table(
         table = np.zeros((max(n_branches, 1), n_classes))
         np.add.at(table, (x_codes[known], y_codes[known]), w[known])
         missing = np.bincount(y_codes[~known], weights=w[~known], minlength=n_classes)
-        gain = gain_of_table(table, missing, entropy_of_counts)
+        gain = gain_of_table(table, missing, "entropy")
         info = split_info_of_table(table, missing)
         rows.append(
             {
@@ -141,7 +134,7 @@ def gain_table(
                 "information_gain": gain,
                 "split_information": info,
                 "gain_ratio": gain / info if info > 0 else 0.0,
-                "gini_decrease": gain_of_table(table, missing, gini_of_counts),
+                "gini_decrease": gain_of_table(table, missing, "gini"),
                 "threshold": threshold,
             }
         )

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._config import CLASSIFICATION_CRITERIA, CRITERIA, MISSING_POLICIES, REGRESSION_CRITERIA
+from .._config import MISSING_POLICIES
+from ..criteria import registry
 from ..tree.grower import GrowthParams
 
 
@@ -87,7 +88,8 @@ def _size(low: int) -> ParamRule:
 
 
 def _criteria(estimator) -> tuple:
-    return REGRESSION_CRITERIA if estimator._regression else CLASSIFICATION_CRITERIA
+    """The criterion names the registry lists for the estimator's task."""
+    return registry.names(registry.REGRESSION if estimator._regression else registry.CLASSIFICATION)
 
 
 def _missing_policies(estimator) -> tuple:
@@ -249,6 +251,12 @@ def check_params(estimator) -> None:
     params = estimator.get_params(deep=False)
     for name, value in params.items():
         check_param(estimator, name, value)
+    criterion = params.get("criterion")
+    if params.get("nominal_split") == "multiway" and not registry.get(criterion).multiway:
+        raise InvalidParameterError(
+            f"criterion {criterion!r} scores binary splits only; it needs nominal_split='binary'",
+            "criterion",
+        )
     if params.get("oob_score") and not params.get("bootstrap", True):
         raise InvalidParameterError(
             "oob_score needs bootstrap=True (no row is out of bag otherwise)", "oob_score"
@@ -288,7 +296,7 @@ def growth_params(values: Mapping, n_features: int, total_weight: float, seed: i
     name after ``check_params`` (trees and forests share the names; no ``ccp_alpha`` is 0)."""
     ccp_alpha = values.get("ccp_alpha", 0.0)
     return GrowthParams(
-        criterion=CRITERIA[values["criterion"]],
+        criterion=registry.CRITERIA[values["criterion"]],
         multiway=values["nominal_split"] == "multiway",
         max_depth=-1 if values["max_depth"] is None else int(values["max_depth"]),
         min_split=size_in_weight(values["min_samples_split"], total_weight),

@@ -11,7 +11,7 @@ from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import check_is_fitted
 
 from .._parallel import run_parallel
-from ..criteria.measures import entropy_of_counts, error_of_counts, gini_of_counts
+from ..criteria import registry
 from ..pruning import prune_pessimistic, prune_reduced_error
 from ..pruning.subtree import collapse_unhelpful
 from ..tree._predict import apply_rows
@@ -19,14 +19,6 @@ from ..tree.thresholds import thresholds_at_training_values
 from .base import C45_TOLERANCE, BaseDecisionTree
 from .params import check_params
 from .validate import as_1d, classes_and_codes
-
-_IMPURITY_OF_CRITERION = {
-    "gini": gini_of_counts,
-    "entropy": entropy_of_counts,
-    "information_gain": entropy_of_counts,
-    "gain_ratio": entropy_of_counts,
-    "misclassification": error_of_counts,
-}
 
 _COMMON_DOC = """
     max_depth : int or None, default None
@@ -243,7 +235,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
 
     def _prune_pessimistic(self, typed, y_class, w):
         keep = w > 0  # as in growing: a zero weight is an absent row
-        impurity = _IMPURITY_OF_CRITERION[self.criterion]
+        impurity = registry.get(self.criterion).impurity
         self.tree_ = prune_pessimistic(
             self.tree_,
             self._routing_matrix(typed[keep]),
@@ -408,7 +400,10 @@ _PARAMS = """
         of the categories (CART; exact for two classes and for regression, ordered by the
         share of the node's majority class for more classes)."""
 
-_CLS = "{'gini', 'entropy', 'gain_ratio', 'misclassification'}"
+_CLS, _REG = (
+    "{" + ", ".join(repr(name) for name in registry.names(task, aliases=False)) + "}"
+    for task in (registry.CLASSIFICATION, registry.REGRESSION)
+)
 _GAIN_RATIO_NOTE = (
     " 'gain_ratio' follows C4.5: only attributes with at least the\n        average gain"
     " compete on gain ratio; a numeric cut is chosen by gain."
@@ -446,7 +441,7 @@ for _cls, _summary, _crit, _split in [
         "binary",
     ),
 ]:
-    _criteria = "{'squared_error', 'absolute_error'}" if _cls._regression else _CLS
+    _criteria = _REG if _cls._regression else _CLS
     _cls.__doc__ = _doc(
         _summary
         + "\n"

@@ -22,19 +22,9 @@ import numpy as np
 import pandas as pd
 
 from .._config import LEAF
+from ..criteria import registry
 from ..data.schema import NOMINAL_KIND, ORDINAL_KIND
 from ..tree.conditions import branch_conditions, format_threshold
-
-# What the kernel's "gain" is, by criterion.
-_GAIN_NAMES = {
-    "gini": "Gini decrease",
-    "entropy": "information gain",
-    "information_gain": "information gain",
-    "gain_ratio": "information gain",
-    "misclassification": "error decrease",
-    "squared_error": "variance decrease",
-    "absolute_error": "absolute error decrease",
-}
 
 
 @dataclass
@@ -102,7 +92,7 @@ class LearningTrace:
         )
         not_admissible = ~candidates["admissible"]
         candidates.loc[not_admissible, ["gain", "split_information", "gain_ratio"]] = np.nan
-        return cls(nodes, candidates, _GAIN_NAMES[estimator.criterion])
+        return cls(nodes, candidates, registry.get(estimator.criterion).gain_name)
 
     def node(self, node: int) -> pd.DataFrame:
         """The candidates scored at ``node``, in feature order."""

@@ -99,6 +99,128 @@ def node_ranks(y_value, start, end, rank, sorted_y):
         sorted_y[t] = y_value[start + order[t]]
 
 
+@njit(inline="always")
+def _known_rows_by_code(data, w, start, end, f, missing_code, rows, codes, present, group_start):
+    """The node's rows with a known code, sorted by code (stable) and grouped: ``(sorted
+    rows, n_known, n_groups, missing weight)``; ``present`` receives each group's code and
+    ``group_start`` where each group begins (n_groups is 0 under two known rows)."""
+    n_known = 0
+    w_missing = 0.0
+    for r in range(start, end):
+        c = data[r, f]
+        if c == missing_code:
+            w_missing += w[r]
+        else:
+            codes[n_known] = c
+            rows[n_known] = r
+            n_known += 1
+    if n_known < 2:
+        return np.empty(0, dtype=np.int64), n_known, 0, w_missing
+    by_code = np.argsort(codes[:n_known], kind="mergesort")
+    sorted_rows = np.empty(n_known, dtype=np.int64)
+    n_groups = 0
+    last = -1
+    for t in range(n_known):
+        c = codes[by_code[t]]
+        sorted_rows[t] = rows[by_code[t]]
+        if c != last:
+            present[n_groups] = c
+            group_start[n_groups] = t
+            n_groups += 1
+            last = c
+    group_start[n_groups] = n_known
+    return sorted_rows, n_known, n_groups, w_missing
+
+
+@njit(inline="always")
+def _add_rows(fw, fs, m, sorted_rows, a, b, rank, start, y_value, w, w_sum, s_sum):
+    """Add rows ``sorted_rows[a:b]`` to the Fenwick pair ``(fw, fs)``; returns ``w_sum`` and
+    ``s_sum`` plus their weights and weighted targets, added one row at a time."""
+    for t in range(a, b):
+        r = sorted_rows[t]
+        _fen_add(fw, m, rank[r - start], w[r])
+        _fen_add(fs, m, rank[r - start], w[r] * y_value[r])
+        w_sum += w[r]
+        s_sum += w[r] * y_value[r]
+    return w_sum, s_sum
+
+
+@njit(inline="always")
+def _group_medians(y_value, w, sorted_rows, group_start, n_groups, min_leaf, medians):
+    """Each group's weighted median (into ``medians``) and weight, the total deviation of
+    the groups from their medians, and how many groups weigh at least ``min_leaf``."""
+    group_w = np.zeros(n_groups)
+    total_dev = 0.0
+    big_enough = 0
+    for g in range(n_groups):
+        a = group_start[g]
+        b = group_start[g + 1]
+        ys = np.empty(b - a)
+        ws = np.empty(b - a)
+        for t in range(a, b):
+            ys[t - a] = y_value[sorted_rows[t]]
+            ws[t - a] = w[sorted_rows[t]]
+            group_w[g] += ws[t - a]
+        med = weighted_median(ys, ws)
+        medians[g] = med
+        for t in range(b - a):
+            total_dev += ws[t] * abs(ys[t] - med)
+        if group_w[g] >= min_leaf and group_w[g] > 0.0:
+            big_enough += 1
+    return group_w, total_dev, big_enough
+
+
+@njit(inline="always")
+def _scan_groups(
+    y_value,
+    w,
+    start,
+    m,
+    order,
+    n_groups,
+    sorted_rows,
+    group_start,
+    rank,
+    sorted_y,
+    fw_l,
+    fs_l,
+    fw_k,
+    fs_k,
+    min_leaf,
+    w_known,
+    s_known,
+    parent_dev,
+):
+    """Best cut of the groups in ``order`` (a prefix goes left): ``(gain over the known
+    rows, last group on the left, left weight)``. ``fw_l``/``fs_l`` receive the left side;
+    ``fw_k``/``fs_k``, ``w_known``, ``s_known`` and ``parent_dev`` describe the known rows."""
+    _fen_reset(fw_l, m)
+    _fen_reset(fs_l, m)
+    w_left = 0.0
+    s_left = 0.0
+    best_gain = -1.0
+    best_i = -1
+    best_wl = 0.0
+    for gi in range(n_groups - 1):
+        g = order[gi]
+        a = group_start[g]
+        b = group_start[g + 1]
+        w_left, s_left = _add_rows(
+            fw_l, fs_l, m, sorted_rows, a, b, rank, start, y_value, w, w_left, s_left
+        )
+        w_right = w_known - w_left
+        if w_left < min_leaf or w_right < min_leaf or w_left <= 0.0 or w_right <= 0.0:
+            continue
+        dev_l = _deviation(fw_l, fs_l, fw_l, fs_l, m, sorted_y, w_left, s_left, 0)
+        dev_r = _deviation(fw_k, fs_k, fw_l, fs_l, m, sorted_y, w_right, s_known - s_left, 1)
+        gain = (parent_dev - dev_l - dev_r) / w_known
+        if gain > best_gain + 1e-12:
+            best_gain = gain
+            best_i = gi
+            best_wl = w_left
+    return best_gain, best_i, best_wl
+
+
 @njit
 def absolute_split(
     data,
@@ -130,68 +252,25 @@ def absolute_split(
     holds the codes of the non-empty groups, the first ``i + 1`` groups of ``order`` go left.
     """
     m = end - start
-    n_known = 0
-    w_missing = 0.0
-    for r in range(start, end):
-        c = data[r, f]
-        if c == missing_code:
-            w_missing += w[r]
-        else:
-            codes[n_known] = c
-            rows[n_known] = r
-            n_known += 1
+    sorted_rows, n_known, n_groups, w_missing = _known_rows_by_code(
+        data, w, start, end, f, missing_code, rows, codes, present, group_start
+    )
     order = np.arange(1)
-    if n_known < 2:
-        return -1.0, -1, 0.0, order, 0
-    by_code = np.argsort(codes[:n_known], kind="mergesort")
-    sorted_rows = np.empty(n_known, dtype=np.int64)
-    n_groups = 0
-    last = -1
-    for t in range(n_known):
-        c = codes[by_code[t]]
-        sorted_rows[t] = rows[by_code[t]]
-        if c != last:
-            present[n_groups] = c
-            group_start[n_groups] = t
-            n_groups += 1
-            last = c
-    group_start[n_groups] = n_known
-    if n_groups < 2:
+    if n_known < 2 or n_groups < 2:
         return -1.0, -1, 0.0, order, n_groups
-
     _fen_reset(fw_k, m)
     _fen_reset(fs_k, m)
-    w_known = 0.0
-    s_known = 0.0
-    for t in range(n_known):
-        r = sorted_rows[t]
-        _fen_add(fw_k, m, rank[r - start], w[r])
-        _fen_add(fs_k, m, rank[r - start], w[r] * y_value[r])
-        w_known += w[r]
-        s_known += w[r] * y_value[r]
+    w_known, s_known = _add_rows(
+        fw_k, fs_k, m, sorted_rows, 0, n_known, rank, start, y_value, w, 0.0, 0.0
+    )
     parent_dev = _deviation(fw_k, fs_k, fw_k, fs_k, m, sorted_y, w_known, s_known, 0)
     w_all = w_known + w_missing
 
     order = np.arange(n_groups)
     if mode == 1 or mode == 2:
-        group_w = np.zeros(n_groups)
-        total_dev = 0.0
-        big_enough = 0
-        for g in range(n_groups):
-            a = group_start[g]
-            b = group_start[g + 1]
-            ys = np.empty(b - a)
-            ws = np.empty(b - a)
-            for t in range(a, b):
-                ys[t - a] = y_value[sorted_rows[t]]
-                ws[t - a] = w[sorted_rows[t]]
-                group_w[g] += ws[t - a]
-            med = weighted_median(ys, ws)
-            medians[g] = med
-            for t in range(b - a):
-                total_dev += ws[t] * abs(ys[t] - med)
-            if group_w[g] >= min_leaf and group_w[g] > 0.0:
-                big_enough += 1
+        group_w, total_dev, big_enough = _group_medians(
+            y_value, w, sorted_rows, group_start, n_groups, min_leaf, medians
+        )
         if mode == 1:
             if big_enough < 2:
                 return -1.0, -1, 0.0, order, n_groups
@@ -204,32 +283,26 @@ def absolute_split(
             return gain, 1, math.log2(w_all) - info / w_all, order, n_groups
         order = np.argsort(medians[:n_groups], kind="mergesort")
 
-    # Prefix scan over the groups in `order`.
-    _fen_reset(fw_l, m)
-    _fen_reset(fs_l, m)
-    w_left = 0.0
-    s_left = 0.0
-    best_gain = -1.0
-    best_i = -1
-    best_wl = 0.0
-    for gi in range(n_groups - 1):
-        g = order[gi]
-        for t in range(group_start[g], group_start[g + 1]):
-            r = sorted_rows[t]
-            _fen_add(fw_l, m, rank[r - start], w[r])
-            _fen_add(fs_l, m, rank[r - start], w[r] * y_value[r])
-            w_left += w[r]
-            s_left += w[r] * y_value[r]
-        w_right = w_known - w_left
-        if w_left < min_leaf or w_right < min_leaf or w_left <= 0.0 or w_right <= 0.0:
-            continue
-        dev_l = _deviation(fw_l, fs_l, fw_l, fs_l, m, sorted_y, w_left, s_left, 0)
-        dev_r = _deviation(fw_k, fs_k, fw_l, fs_l, m, sorted_y, w_right, s_known - s_left, 1)
-        gain = (parent_dev - dev_l - dev_r) / w_known
-        if gain > best_gain + 1e-12:
-            best_gain = gain
-            best_i = gi
-            best_wl = w_left
+    best_gain, best_i, best_wl = _scan_groups(
+        y_value,
+        w,
+        start,
+        m,
+        order,
+        n_groups,
+        sorted_rows,
+        group_start,
+        rank,
+        sorted_y,
+        fw_l,
+        fs_l,
+        fw_k,
+        fs_k,
+        min_leaf,
+        w_known,
+        s_known,
+        parent_dev,
+    )
     if best_i < 0:
         return -1.0, -1, 0.0, order, n_groups
     wr = w_known - best_wl

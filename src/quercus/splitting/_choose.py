@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._config import GAIN_RATIO, NOMINAL, NUMERIC, njit
+from .._config import NOMINAL, NUMERIC, njit
+from ..criteria.registry import GAIN_RATIO
 from ._absolute import absolute_split
 from ._scan import scan_multiway, scan_subset, scan_threshold
 

@@ -1,9 +1,13 @@
-"""Numba kernels: impurity of a node's statistics and the best split from per-bin statistics.
+"""Numba kernels: the best split of a node's feature from its per-bin statistics.
 
 Statistics ("stats") of a set of rows are one row of floats: for classification the weight
 of each class, for regression ``[weight, weighted sum of y, weighted sum of y^2]``. A feature's
 statistics at a node are the stats of each non-empty bin (``present`` codes in increasing
 order), plus the stats of the rows whose value is missing.
+
+The scans here try the cuts (numeric thresholds, category subsets) and the multiway split, and
+place the missing rows; every number that depends on the criterion (impurities, the per-cut
+score, the exact gain) comes from :mod:`quercus.criteria._impurity`, inlined.
 
 Helpers take a 2-D stats array and a row index rather than a row view: a view passed to a
 function that is not inlined costs a reference-count update per call, which in a per-row loop
@@ -16,92 +20,30 @@ import math
 
 import numpy as np
 
-from .._config import (
-    CLASS_MAJORITY,
-    ENTROPY,
-    FRACTIONAL,
-    GAIN_EPS,
-    GAIN_RATIO,
-    GINI,
-    LEARNED,
-    MISCLASSIFICATION,
-    njit,
+from .._config import CLASS_MAJORITY, FRACTIONAL, GAIN_EPS, LEARNED, njit
+from ..criteria._impurity import (
+    binary_gain,
+    cut_score,
+    impurity,
+    impurity_decrease,
+    pair_score,
+    stats_weight,
 )
 
-
-@njit(inline="always")
-def stats_weight(stats, i, regression):
-    """Total weight of stats row ``i``."""
-    if regression:
-        return stats[i, 0]
-    total = 0.0
-    for k in range(stats.shape[1]):
-        total += stats[i, k]
-    return total
-
-
-@njit
-def impurity(stats, i, criterion, regression):
-    """Impurity of stats row ``i`` (entropy in bits, Gini, error rate or variance)."""
-    if regression:
-        w = stats[i, 0]
-        if w <= 0.0:
-            return 0.0
-        mean = stats[i, 1] / w
-        var = stats[i, 2] / w - mean * mean
-        return var if var > 0.0 else 0.0
-    n_stats = stats.shape[1]
-    total = 0.0
-    for k in range(n_stats):
-        total += stats[i, k]
-    if total <= 0.0:
-        return 0.0
-    if criterion == GINI:
-        s = 0.0
-        for k in range(n_stats):
-            p = stats[i, k] / total
-            s += p * p
-        return 1.0 - s
-    if criterion == ENTROPY or criterion == GAIN_RATIO:
-        h = 0.0
-        for k in range(n_stats):
-            if stats[i, k] > 0.0:
-                p = stats[i, k] / total
-                h -= p * math.log2(p)
-        return h
-    if criterion == MISCLASSIFICATION:
-        best = 0.0
-        for k in range(n_stats):
-            if stats[i, k] > best:
-                best = stats[i, k]
-        return 1.0 - best / total
-    return 0.0
+# The grower's names for the criteria kernels it calls.
+__all__ = [
+    "impurity",
+    "order_categories",
+    "scan_multiway",
+    "scan_subset",
+    "scan_threshold",
+    "stats_weight",
+]
 
 
 @njit
 def _xlog2x(v):
     return v * math.log2(v) if v > 0.0 else 0.0
-
-
-@njit(inline="always")
-def _side_score(acc, i, w, criterion, regression):
-    """Minus the weighted impurity of one side, up to terms equal for every cut (a proxy
-    that ranks cuts as the gain does, without divisions by the total or logs of it)."""
-    n_stats = acc.shape[1]
-    if regression:
-        return acc[i, 1] * acc[i, 1] / w  # the sum of squares is the same for every cut
-    if criterion == GINI:
-        s = 0.0
-        for k in range(n_stats):
-            s += acc[i, k] * acc[i, k]
-        return s / w
-    if criterion == ENTROPY or criterion == GAIN_RATIO:
-        s = -w * math.log2(w)
-        for k in range(n_stats):
-            if acc[i, k] > 0.0:
-                s += acc[i, k] * math.log2(acc[i, k])
-        return s
-    return -w * impurity(acc, i, criterion, regression)
 
 
 @njit(inline="always")
@@ -128,6 +70,25 @@ def _place_missing(acc, missing, mode, regression, to_left):
 
 
 @njit(inline="always")
+def _prefix_sums(stats, n_present, missing, acc):
+    """Fill the scan's rows of ``acc``: row 0 the known rows, row 5 all rows, rows ``6:``
+    the left side of every cut (the stats of bins ``0..i``). Rows 1 to 4 are the scan's
+    (left, right, and both with the missing rows). ``acc`` is scratch space of at least
+    ``6 + n_present`` rows from the caller, which saves an allocation per node and feature."""
+    n_stats = stats.shape[1]
+    prefix = acc[6:]
+    for k in range(n_stats):
+        # A local running sum: one kept in ``acc`` would go through memory at every bin.
+        total = 0.0
+        for i in range(n_present):
+            total += stats[i, k]
+            prefix[i, k] = total
+        acc[0, k] = total
+    for k in range(n_stats):
+        acc[5, k] = acc[0, k] + missing[0, k]
+
+
+@njit(inline="always")
 def _scan_known(
     present,
     stats,
@@ -145,9 +106,9 @@ def _scan_known(
 ):
     """The cuts of :func:`scan_threshold` when no missing rows are placed: ``(best cut,
     its score, admissible cuts)``. The left side of every cut is summed beforehand (rows
-    ``6:`` of ``acc``), so each cut is scored on its own: no cut waits on the previous one,
-    which made the scan 3x faster than updating one running sum between scores. Scores are
-    computed exactly as :func:`_side_score` computes them."""
+    ``6:`` of ``acc``), so each cut is scored on its own (:func:`cut_score`): no cut waits
+    on the previous one, which made the scan 3x faster than updating one running sum
+    between scores."""
     n_stats = stats.shape[1]
     prefix = acc[6:]
     best_i = -1
@@ -167,39 +128,99 @@ def _scan_known(
         if c45_classes > 0 and bin_hi[f, present[i]] + 1e-5 >= bin_lo[f, present[i + 1]]:
             continue
         n_admissible += 1
-        if regression:
-            right = acc[0, 1] - prefix[i, 1]
-            score = prefix[i, 1] * prefix[i, 1] / wl + right * right / wr
-        elif criterion == GINI:
-            sl = 0.0
-            sr = 0.0
-            for k in range(n_stats):
-                sl += prefix[i, k] * prefix[i, k]
-                right = acc[0, k] - prefix[i, k]
-                sr += right * right
-            score = sl / wl + sr / wr
-        elif criterion == ENTROPY or criterion == GAIN_RATIO:
-            sl = -wl * math.log2(wl)
-            sr = -wr * math.log2(wr)
-            for k in range(n_stats):
-                if prefix[i, k] > 0.0:
-                    sl += prefix[i, k] * math.log2(prefix[i, k])
-                right = acc[0, k] - prefix[i, k]
-                if right > 0.0:
-                    sr += right * math.log2(right)
-            score = sl + sr
-        else:
-            for k in range(n_stats):
-                acc[1, k] = prefix[i, k]
-                acc[2, k] = acc[0, k] - prefix[i, k]
-            score = _side_score(acc, 1, wl, criterion, regression) + _side_score(
-                acc, 2, wr, criterion, regression
-            )
+        score = cut_score(prefix, i, acc, wl, wr, criterion, regression)
         # Equal within rounding (relative to the scores' size) is a tie: the lower cut stays.
         if best_i < 0 or score > best_score + max(GAIN_EPS * abs(best_score), tie):
             best_score = score
             best_i = i
     return best_i, best_score, n_admissible
+
+
+@njit(inline="always")
+def _scan_placed(
+    present,
+    stats,
+    n_present,
+    missing,
+    acc,
+    criterion,
+    regression,
+    min_leaf,
+    c45_classes,
+    missing_mode,
+    bin_lo,
+    bin_hi,
+    f,
+    w_known,
+    w_missing,
+    tie,
+):
+    """The cuts of :func:`scan_threshold` when the missing rows join a side (MAJORITY,
+    CLASS_MAJORITY, LEARNED): ``(best cut, missing rows on the left, admissible cuts)``.
+    One running sum (rows 1 and 2 of ``acc``) gives the two sides of each cut."""
+    n_stats = stats.shape[1]
+    w_all = w_known + w_missing
+    best_score = 0.0
+    best_i = -1
+    best_left = True
+    n_admissible = 0
+    for i in range(n_present - 1):
+        for k in range(n_stats):
+            acc[1, k] += stats[i, k]
+            acc[2, k] = acc[0, k] - acc[1, k]
+        wl = stats_weight(acc, 1, regression)
+        wr = w_known - wl
+        # J48 compares weights within its tolerance: wr, a difference, may fall just short.
+        if wl < min_leaf or wr < min_leaf:
+            continue
+        if wl <= 0.0 or wr <= 0.0:
+            continue
+        if c45_classes > 0 and bin_hi[f, present[i]] + 1e-5 >= bin_lo[f, present[i + 1]]:
+            continue
+        n_admissible += 1
+        # LEARNED tries the left side first; the others follow the heavier side.
+        left = missing_mode == LEARNED or wl >= wr
+        _place_missing(acc, missing, missing_mode, regression, left)
+        w3 = stats_weight(acc, 3, regression)
+        score = pair_score(acc, 3, 4, w3, w_all - w3, criterion, regression)
+        if missing_mode == LEARNED:
+            _place_missing(acc, missing, missing_mode, regression, False)
+            right = pair_score(acc, 3, 4, wl, wr + w_missing, criterion, regression)
+            if right > score + GAIN_EPS * max(abs(score), w_all):
+                score = right
+                left = False
+        # Equal within rounding (relative to the scores' size) is a tie: the lower cut stays.
+        if best_i < 0 or score > best_score + max(GAIN_EPS * abs(best_score), tie):
+            best_score = score
+            best_i = i
+            best_left = left
+    return best_i, best_left, n_admissible
+
+
+@njit(inline="always")
+def _winner_gain(
+    acc, missing, best_i, best_left, place, missing_mode, criterion, regression, w_known, w_missing
+):
+    """Exact gain and split information of cut ``best_i`` (its left side summed as the
+    scan summed it; the missing rows placed as the scan placed them, or FRACTIONAL)."""
+    n_stats = acc.shape[1]
+    prefix = acc[6:]
+    w_all = w_known + w_missing
+    for k in range(n_stats):
+        acc[1, k] = prefix[best_i, k]
+        acc[2, k] = acc[0, k] - acc[1, k]
+    wl = stats_weight(acc, 1, regression)
+    wr = w_known - wl
+    if place:
+        _place_missing(acc, missing, missing_mode, regression, best_left)
+        w3 = stats_weight(acc, 3, regression)
+        w4 = w_all - w3
+        gain = binary_gain(acc, 5, 3, 4, w3, w4, w_all, criterion, regression)
+        split_info = math.log2(w_all) - (_xlog2x(w3) + _xlog2x(w4)) / w_all
+    else:
+        gain = binary_gain(acc, 0, 1, 2, wl, wr, w_known, criterion, regression) * w_known / w_all
+        split_info = math.log2(w_all) - (_xlog2x(wl) + _xlog2x(wr) + _xlog2x(w_missing)) / w_all
+    return gain, split_info
 
 
 @njit(inline="always")
@@ -228,7 +249,7 @@ def scan_threshold(
 
     How missing rows count depends on ``missing_mode``:
 
-    - FRACTIONAL (C4.5): the gain is the impurity decrease over the known rows, scaled by
+    - FRACTIONAL (C4.5): the gain is the criterion's gain over the known rows, scaled by
       their share of the weight, and the missing rows are a third branch in the split
       information;
     - MAJORITY: they join the heavier side of each cut, CLASS_MAJORITY: each class joins the
@@ -236,7 +257,8 @@ def scan_threshold(
       left one on ties); the gain and split information are then those of the two sides.
 
     Both sides need known weight >= ``min_leaf``. Ties keep the lowest cut. The scan ranks
-    cuts by a cheap proxy (:func:`_side_score`); the exact gain is computed for the winner.
+    cuts by the criterion's cheap proxy (:func:`~quercus.criteria._impurity.cut_score`); the
+    exact gain is computed for the winner.
 
     ``c45_classes`` > 0 applies C4.5's rules for continuous attributes (J48's form), with that
     many classes: both sides need ``0.1 * known weight / classes`` clipped to
@@ -248,24 +270,11 @@ def scan_threshold(
     ``min_leaf`` by at most that much is large enough (J48: 1e-6; release 8 and the other
     trees: 0).
     """
-    n_stats = stats.shape[1]
-    # rows: all known, left, right, left and right with the missing rows, all rows, then
-    # the left side of each cut (``acc``: scratch space of at least 6 + n_present rows from
-    # the caller, which saves an allocation per node and feature)
-    if acc is None:
-        acc = np.zeros((6 + n_present, n_stats))
+    if acc is None:  # (see _prefix_sums)
+        acc = np.zeros((6 + n_present, stats.shape[1]))
     else:
         acc[:6] = 0.0
-    prefix = acc[6:]
-    for k in range(n_stats):
-        # A local running sum: one kept in ``acc`` would go through memory at every bin.
-        total = 0.0
-        for i in range(n_present):
-            total += stats[i, k]
-            prefix[i, k] = total
-        acc[0, k] = total
-    for k in range(n_stats):
-        acc[5, k] = acc[0, k] + missing[0, k]
+    _prefix_sums(stats, n_present, missing, acc)
     w_known = stats_weight(acc, 0, regression)
     w_missing = stats_weight(missing, 0, regression)
     w_all = w_known + w_missing
@@ -276,19 +285,37 @@ def scan_threshold(
     place = missing_mode != FRACTIONAL and w_missing > 0.0
     # Cuts within rounding, or within C4.5's tolerance, are tied: the lower one stays.
     tie = max(c45_tolerance * w_known, GAIN_EPS * w_all)
-    best_score = 0.0
-    best_i = -1
+    # J48 compares weights within its tolerance: a side may fall just short of min_leaf.
+    min_side = min_leaf - c45_tolerance
     best_left = True
-    n_admissible = 0
-    if not place:
-        best_i, best_score, n_admissible = _scan_known(
+    if place:
+        best_i, best_left, n_admissible = _scan_placed(
+            present,
+            stats,
+            n_present,
+            missing,
+            acc,
+            criterion,
+            regression,
+            min_side,
+            c45_classes,
+            missing_mode,
+            bin_lo,
+            bin_hi,
+            f,
+            w_known,
+            w_missing,
+            tie,
+        )
+    else:
+        best_i, _, n_admissible = _scan_known(
             present,
             stats,
             n_present,
             acc,
             criterion,
             regression,
-            min_leaf - c45_tolerance,
+            min_side,
             c45_classes,
             bin_lo,
             bin_hi,
@@ -296,78 +323,25 @@ def scan_threshold(
             w_known,
             tie,
         )
-    for i in range(n_present - 1 if place else 0):
-        for k in range(n_stats):
-            acc[1, k] += stats[i, k]
-            acc[2, k] = acc[0, k] - acc[1, k]
-        wl = stats_weight(acc, 1, regression)
-        wr = w_known - wl
-        # J48 compares weights within its tolerance: wr, a difference, may fall just short.
-        if wl < min_leaf - c45_tolerance or wr < min_leaf - c45_tolerance:
-            continue
-        if wl <= 0.0 or wr <= 0.0:
-            continue
-        if c45_classes > 0 and bin_hi[f, present[i]] + 1e-5 >= bin_lo[f, present[i + 1]]:
-            continue
-        n_admissible += 1
-        left = True
-        if not place:
-            score = _side_score(acc, 1, wl, criterion, regression) + _side_score(
-                acc, 2, wr, criterion, regression
-            )
-        else:
-            # LEARNED tries the left side first; the others follow the heavier side.
-            left = missing_mode == LEARNED or wl >= wr
-            _place_missing(acc, missing, missing_mode, regression, left)
-            w3 = stats_weight(acc, 3, regression)
-            score = _side_score(acc, 3, w3, criterion, regression) + _side_score(
-                acc, 4, w_all - w3, criterion, regression
-            )
-            if missing_mode == LEARNED:
-                _place_missing(acc, missing, missing_mode, regression, False)
-                right = _side_score(acc, 3, wl, criterion, regression) + _side_score(
-                    acc, 4, wr + w_missing, criterion, regression
-                )
-                if right > score + GAIN_EPS * max(abs(score), w_all):
-                    score = right
-                    left = False
-        # Equal within rounding (relative to the scores' size) is a tie: the lower cut stays.
-        if best_i < 0 or score > best_score + max(GAIN_EPS * abs(best_score), tie):
-            best_score = score
-            best_i = i
-            best_left = left
     if best_i < 0:
         return -1.0, -1, 0.0, -1
-    # Exact gain of the winner (its left side summed as the scan summed it).
-    for k in range(n_stats):
-        acc[1, k] = prefix[best_i, k]
-        acc[2, k] = acc[0, k] - acc[1, k]
-    wl = stats_weight(acc, 1, regression)
-    wr = w_known - wl
-    if place:
-        _place_missing(acc, missing, missing_mode, regression, best_left)
-        w3 = stats_weight(acc, 3, regression)
-        w4 = w_all - w3
-        after = (
-            w3 * impurity(acc, 3, criterion, regression)
-            + w4 * impurity(acc, 4, criterion, regression)
-        ) / w_all
-        gain = impurity(acc, 5, criterion, regression) - after
-        split_info = math.log2(w_all) - (_xlog2x(w3) + _xlog2x(w4)) / w_all
-    else:
-        after = (
-            wl * impurity(acc, 1, criterion, regression)
-            + wr * impurity(acc, 2, criterion, regression)
-        ) / w_known
-        gain = (impurity(acc, 0, criterion, regression) - after) * w_known / w_all
-        split_info = math.log2(w_all) - (_xlog2x(wl) + _xlog2x(wr) + _xlog2x(w_missing)) / w_all
+    gain, split_info = _winner_gain(
+        acc,
+        missing,
+        best_i,
+        best_left,
+        place,
+        missing_mode,
+        criterion,
+        regression,
+        w_known,
+        w_missing,
+    )
     if c45_classes > 0:
         gain -= math.log2(n_admissible) / w_all
         if gain <= c45_tolerance:  # J48: no positive gain beyond its tolerance
             return -1.0, -1, 0.0, -1
-    side = -1
-    if place and missing_mode == LEARNED:
-        side = 0 if best_left else 1
+    side = (0 if best_left else 1) if place and missing_mode == LEARNED else -1
     return gain, best_i, split_info, side
 
 
@@ -425,10 +399,9 @@ def scan_multiway(
         return -1.0, -1, 0.0, -1
     w_all = w_known + w_missing
     if missing_mode == FRACTIONAL or w_missing <= 0.0:
-        gain = (impurity(total, 0, criterion, regression) - after / w_known) * w_known / w_all
+        gain = impurity_decrease(total, 0, after, w_known, criterion, regression) * w_known / w_all
         split_info = math.log2(w_all) - (info + _xlog2x(w_missing)) / w_all
         return gain, 1, split_info, -1
-    before = impurity(total, 1, criterion, regression)
     if missing_mode == CLASS_MAJORITY and not regression:
         placed = np.empty((n_present, n_stats))
         placed[:] = stats[:n_present]
@@ -446,7 +419,8 @@ def scan_multiway(
             wi = stats_weight(placed, i, regression)
             after += wi * impurity(placed, i, criterion, regression)
             info += _xlog2x(wi)
-        return before - after / w_all, 1, math.log2(w_all) - info / w_all, -1
+        gain = impurity_decrease(total, 1, after, w_all, criterion, regression)
+        return gain, 1, math.log2(w_all) - info / w_all, -1
     # The missing rows join one category: the heaviest, or (LEARNED) the best.
     joined = np.empty((1, n_stats))
     best = -1
@@ -468,7 +442,8 @@ def scan_multiway(
     wb = stats_weight(stats, best, regression)
     info += _xlog2x(wb + w_missing) - _xlog2x(wb)
     index = best if missing_mode == LEARNED else -1
-    return before - best_after / w_all, 1, math.log2(w_all) - info / w_all, index
+    gain = impurity_decrease(total, 1, best_after, w_all, criterion, regression)
+    return gain, 1, math.log2(w_all) - info / w_all, index
 
 
 @njit

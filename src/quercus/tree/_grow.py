@@ -24,7 +24,6 @@ from typing import NamedTuple
 import numpy as np
 
 from .._config import (
-    ABSOLUTE_ERROR,
     CLASS_MAJORITY,
     FRACTIONAL,
     GAIN_EPS,
@@ -35,6 +34,7 @@ from .._config import (
     SUBSET_SPLIT,
     njit,
 )
+from ..criteria.registry import ABSOLUTE_ERROR
 from ..splitting._absolute import node_ranks, weighted_median
 from ..splitting._choose import (
     absolute_split_of_feature,

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._config import CRITERIA, FRACTIONAL
+from .._config import FRACTIONAL
+from ..criteria.registry import CRITERIA
 from . import leaves
 from ._grow import Bins, Settings, grow_tree
 from ._records import GrownArrays

@@ -28,7 +28,6 @@ from __future__ import annotations
 import numpy as np
 
 from .._config import (
-    ABSOLUTE_ERROR,
     CLASS_MAJORITY,
     FRACTIONAL,
     LEAF,
@@ -37,6 +36,7 @@ from .._config import (
     NUMERIC_SPLIT,
     SUBSET_SPLIT,
 )
+from ..criteria.registry import ABSOLUTE_ERROR
 from ..splitting._choose import best_split_from_histograms, threshold_between
 from ..splitting._partition import missing_branch
 from ..splitting._scan import impurity, stats_weight

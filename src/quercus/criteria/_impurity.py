@@ -1,0 +1,209 @@
+"""Numba kernels: every criterion's numbers, dispatched on the criterion code.
+
+Statistics ("stats") of a set of rows are one row of floats: for classification the weight
+of each class, for regression ``[weight, weighted sum of y, weighted sum of y^2]``. The
+kernels take a 2-D stats array and row indices rather than row views: a view passed to a
+function that is not inlined costs a reference-count update per call, which in a per-row
+loop is slower than the work itself.
+
+Three numbers make a criterion, each one function here:
+
+- :func:`impurity`: a node's impurity (recorded per node; pruning and importances use it);
+- the score the split scans rank cuts by, :func:`cut_score` (the left side a prefix sum, the
+  right side the total minus it) and :func:`pair_score` (both sides given as rows): a cheap
+  proxy that orders cuts as the gain does (it may differ from the gain by a term equal for
+  every cut of one scan), without divisions by the total or logs of it;
+- the exact gain of the winner: :func:`binary_gain` for two sides, and
+  :func:`impurity_decrease` for any number of branches.
+
+The scans (:mod:`quercus.splitting._scan`) inline these, so a criterion's per-cut score
+compiles into the scan's loop as if written there. Absolute error, which needs medians, has
+its own row-ranking scan (:mod:`quercus.splitting._absolute`). The plain NumPy twins of
+these kernels are in :mod:`quercus.criteria.twins`.
+"""
+
+from __future__ import annotations
+
+import math
+
+from .._config import njit
+from .registry import ENTROPY, GAIN_RATIO, GINI
+
+
+@njit(inline="always")
+def stats_weight(stats, i, regression):
+    """Total weight of stats row ``i``."""
+    if regression:
+        return stats[i, 0]
+    total = 0.0
+    for k in range(stats.shape[1]):
+        total += stats[i, k]
+    return total
+
+
+# ---------------------------------------------------------------------------------------------
+# Node impurity
+
+
+@njit(inline="always")
+def _variance(stats, i):
+    w = stats[i, 0]
+    if w <= 0.0:
+        return 0.0
+    mean = stats[i, 1] / w
+    var = stats[i, 2] / w - mean * mean
+    return var if var > 0.0 else 0.0
+
+
+@njit(inline="always")
+def _gini(stats, i, total):
+    s = 0.0
+    for k in range(stats.shape[1]):
+        p = stats[i, k] / total
+        s += p * p
+    return 1.0 - s
+
+
+@njit(inline="always")
+def _entropy(stats, i, total):
+    """In bits."""
+    h = 0.0
+    for k in range(stats.shape[1]):
+        if stats[i, k] > 0.0:
+            p = stats[i, k] / total
+            h -= p * math.log2(p)
+    return h
+
+
+@njit(inline="always")
+def _error(stats, i, total):
+    """The misclassification rate: 1 - the largest class share."""
+    best = 0.0
+    for k in range(stats.shape[1]):
+        if stats[i, k] > best:
+            best = stats[i, k]
+    return 1.0 - best / total
+
+
+@njit
+def impurity(stats, i, criterion, regression):
+    """Impurity of stats row ``i`` (entropy in bits, Gini, error rate or variance)."""
+    if regression:
+        return _variance(stats, i)
+    total = 0.0
+    for k in range(stats.shape[1]):
+        total += stats[i, k]
+    if total <= 0.0:
+        return 0.0
+    if criterion == GINI:
+        return _gini(stats, i, total)
+    if criterion == ENTROPY or criterion == GAIN_RATIO:
+        return _entropy(stats, i, total)
+    return _error(stats, i, total)
+
+
+# ---------------------------------------------------------------------------------------------
+# The score a scan ranks cuts by
+
+
+@njit(inline="always")
+def _side_score(stats, i, w, criterion, regression):
+    """Minus the weighted impurity of one side (weight ``w``), up to terms equal for every
+    cut of a scan."""
+    n_stats = stats.shape[1]
+    if regression:
+        return stats[i, 1] * stats[i, 1] / w  # the sum of squares is the same for every cut
+    if criterion == GINI:
+        s = 0.0
+        for k in range(n_stats):
+            s += stats[i, k] * stats[i, k]
+        return s / w
+    if criterion == ENTROPY or criterion == GAIN_RATIO:
+        s = -w * math.log2(w)
+        for k in range(n_stats):
+            if stats[i, k] > 0.0:
+                s += stats[i, k] * math.log2(stats[i, k])
+        return s
+    return -w * impurity(stats, i, criterion, regression)
+
+
+@njit(inline="always")
+def pair_score(stats, left, right, wl, wr, criterion, regression):
+    """Score of the binary split into stats rows ``left`` and ``right`` (weights ``wl`` and
+    ``wr``): the higher, the better."""
+    return _side_score(stats, left, wl, criterion, regression) + _side_score(
+        stats, right, wr, criterion, regression
+    )
+
+
+@njit(inline="always")
+def _error_score(prefix, i, total, wl, wr):
+    """:func:`pair_score` of misclassification for a cut of :func:`cut_score`: each side's
+    error rate from its own class weights, as :func:`impurity` computes it."""
+    tl = 0.0
+    tr = 0.0
+    bl = 0.0
+    br = 0.0
+    for k in range(prefix.shape[1]):
+        left = prefix[i, k]
+        right = total[0, k] - prefix[i, k]
+        tl += left
+        tr += right
+        if left > bl:
+            bl = left
+        if right > br:
+            br = right
+    el = 0.0 if tl <= 0.0 else 1.0 - bl / tl
+    er = 0.0 if tr <= 0.0 else 1.0 - br / tr
+    return -wl * el + -wr * er
+
+
+@njit(inline="always")
+def cut_score(prefix, i, total, wl, wr, criterion, regression):
+    """:func:`pair_score` of the cut whose left side is ``prefix[i]`` and whose right side is
+    ``total[0] - prefix[i]`` (weights ``wl`` and ``wr``), without writing either side out:
+    the threshold scan calls it once per cut, each cut on its own."""
+    n_stats = prefix.shape[1]
+    if regression:
+        right = total[0, 1] - prefix[i, 1]
+        return prefix[i, 1] * prefix[i, 1] / wl + right * right / wr
+    if criterion == GINI:
+        sl = 0.0
+        sr = 0.0
+        for k in range(n_stats):
+            sl += prefix[i, k] * prefix[i, k]
+            right = total[0, k] - prefix[i, k]
+            sr += right * right
+        return sl / wl + sr / wr
+    if criterion == ENTROPY or criterion == GAIN_RATIO:
+        sl = -wl * math.log2(wl)
+        sr = -wr * math.log2(wr)
+        for k in range(n_stats):
+            if prefix[i, k] > 0.0:
+                sl += prefix[i, k] * math.log2(prefix[i, k])
+            right = total[0, k] - prefix[i, k]
+            if right > 0.0:
+                sr += right * math.log2(right)
+        return sl + sr
+    return _error_score(prefix, i, total, wl, wr)
+
+
+# ---------------------------------------------------------------------------------------------
+# The exact gain of a split
+
+
+@njit(inline="always")
+def impurity_decrease(stats, parent, after, w, criterion, regression):
+    """Impurity of stats row ``parent`` minus ``after / w``, where ``after`` is the sum over
+    the branches of weight x impurity and ``w`` the weight the mean is taken over."""
+    return impurity(stats, parent, criterion, regression) - after / w
+
+
+@njit(inline="always")
+def binary_gain(stats, parent, left, right, wl, wr, w, criterion, regression):
+    """Gain of splitting stats row ``parent`` (weight ``w``) into rows ``left`` and
+    ``right`` (weights ``wl`` and ``wr``)."""
+    after = wl * impurity(stats, left, criterion, regression) + wr * impurity(
+        stats, right, criterion, regression
+    )
+    return impurity_decrease(stats, parent, after, w, criterion, regression)
