@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 
 from .._config import njit
-from .registry import ENTROPY, GAIN_RATIO, GINI
+from .registry import ENTROPY, GAIN_RATIO, GINI, TWOING
 
 
 @njit(inline="always")
@@ -87,7 +87,8 @@ def _error(stats, i, total):
 
 @njit
 def impurity(stats, i, criterion, regression):
-    """Impurity of stats row ``i`` (entropy in bits, Gini, error rate or variance)."""
+    """Impurity of stats row ``i`` (entropy in bits, Gini, error rate or variance; twoing
+    nodes record their Gini index)."""
     if regression:
         return _variance(stats, i)
     total = 0.0
@@ -95,7 +96,7 @@ def impurity(stats, i, criterion, regression):
         total += stats[i, k]
     if total <= 0.0:
         return 0.0
-    if criterion == GINI:
+    if criterion == GINI or criterion == TWOING:
         return _gini(stats, i, total)
     if criterion == ENTROPY or criterion == GAIN_RATIO:
         return _entropy(stats, i, total)
@@ -128,9 +129,22 @@ def _side_score(stats, i, w, criterion, regression):
 
 
 @njit(inline="always")
+def _twoing_spread(stats, left, right, wl, wr):
+    """sum_k |p(k|left) - p(k|right)| of stats rows ``left`` and ``right``."""
+    spread = 0.0
+    for k in range(stats.shape[1]):
+        spread += abs(stats[left, k] / wl - stats[right, k] / wr)
+    return spread
+
+
+@njit(inline="always")
 def pair_score(stats, left, right, wl, wr, criterion, regression):
     """Score of the binary split into stats rows ``left`` and ``right`` (weights ``wl`` and
     ``wr``): the higher, the better."""
+    if criterion == TWOING and not regression:
+        # The twoing value times the node's weight (the scale of the other scores).
+        spread = _twoing_spread(stats, left, right, wl, wr)
+        return 0.25 * wl * wr / (wl + wr) * spread * spread
     return _side_score(stats, left, wl, criterion, regression) + _side_score(
         stats, right, wr, criterion, regression
     )
@@ -185,6 +199,11 @@ def cut_score(prefix, i, total, wl, wr, criterion, regression):
             if right > 0.0:
                 sr += right * math.log2(right)
         return sl + sr
+    if criterion == TWOING:
+        spread = 0.0
+        for k in range(n_stats):
+            spread += abs(prefix[i, k] / wl - (total[0, k] - prefix[i, k]) / wr)
+        return 0.25 * wl * wr / (wl + wr) * spread * spread
     return _error_score(prefix, i, total, wl, wr)
 
 
@@ -202,7 +221,11 @@ def impurity_decrease(stats, parent, after, w, criterion, regression):
 @njit(inline="always")
 def binary_gain(stats, parent, left, right, wl, wr, w, criterion, regression):
     """Gain of splitting stats row ``parent`` (weight ``w``) into rows ``left`` and
-    ``right`` (weights ``wl`` and ``wr``)."""
+    ``right`` (weights ``wl`` and ``wr``): the impurity decrease, or for twoing the twoing
+    value, with ``wl / w`` and ``wr / w`` the shares of the sides."""
+    if criterion == TWOING and not regression:
+        spread = _twoing_spread(stats, left, right, wl, wr)
+        return wl / w * (wr / w) * 0.25 * spread * spread
     after = wl * impurity(stats, left, criterion, regression) + wr * impurity(
         stats, right, criterion, regression
     )

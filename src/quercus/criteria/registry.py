@@ -24,11 +24,13 @@ from .twins import (
     error_of_counts,
     gini_of_counts,
     impurity_decrease,
+    twoing_of_branches,
     variance_of_moments,
 )
 
 #: The codes the kernels take.
 GINI, ENTROPY, MISCLASSIFICATION, GAIN_RATIO, SQUARED_ERROR, ABSOLUTE_ERROR = range(6)
+TWOING = 6
 
 #: Tasks.
 CLASSIFICATION, REGRESSION = "classification", "regression"
@@ -146,6 +148,21 @@ REGISTRY: tuple[Criterion, ...] = (
         CLASS_COUNTS,
         entropy_of_counts,
         "information gain",
+    ),
+    # Breiman et al. (1984), section 4.2: a score of binary splits, not an impurity decrease.
+    # A node's impurity is its Gini index (as CART's programs report it: pruning, importances
+    # and the model file use it); a split's gain, by which splits and attributes are ranked
+    # and min_impurity_decrease is compared, is its twoing value. Binary only: with
+    # nominal_split='multiway' the estimators refuse it.
+    Criterion(
+        ("twoing",),
+        TWOING,
+        CLASSIFICATION,
+        False,
+        CLASS_COUNTS,
+        gini_of_counts,
+        "twoing",
+        gain=twoing_of_branches,
     ),
     Criterion(
         ("squared_error",),

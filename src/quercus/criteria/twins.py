@@ -24,6 +24,7 @@ __all__ = [
     "error_of_counts",
     "gini_of_counts",
     "impurity_decrease",
+    "twoing_of_branches",
     "variance_of_moments",
 ]
 
@@ -112,3 +113,23 @@ def impurity_decrease(
         return 0.0
     after = sum(weight(b) / total * impurity(b) for b in branches if weight(b) > 0)
     return impurity(parent) - after
+
+
+def twoing_of_branches(branches: Sequence) -> float:
+    """Breiman's twoing value of a binary split given its two sides' class counts:
+    ``p_L p_R / 4 * (sum_k |p(k|L) - p(k|R)|)^2`` (CART, 1984, section 4.2).
+
+    It is the largest Gini decrease of the split once the classes are grouped into two
+    superclasses (the classes more frequent on the left, the others): a score of binary
+    splits, which favours splits that separate groups of classes evenly. 0 when a side is
+    empty.
+    """
+    if len(branches) != 2:
+        raise ValueError(f"twoing scores binary splits only, got {len(branches)} branches")
+    left, right = (np.asarray(b, dtype=np.float64) for b in branches)
+    wl, wr = left.sum(), right.sum()
+    if wl <= 0 or wr <= 0:
+        return 0.0
+    spread = np.abs(left / wl - right / wr).sum()
+    w = wl + wr
+    return float(wl / w * (wr / w) / 4.0 * spread * spread)
