@@ -200,8 +200,14 @@ def test_sums_from_shards_grow_the_same_tree(nominal_split, monkeypatch, shared)
         half = len(w) // 2
         shards = [
             LocalStatistics(
-                data[part], y_class[part], y_value[part], w[part], bins.n_bins,
-                bins.missing_code, s.n_stats, s.regression,
+                data[part],
+                y_class[part],
+                y_value[part],
+                w[part],
+                bins.n_bins,
+                bins.missing_code,
+                s.n_stats,
+                s.regression,
             )  # fmt: skip
             for part in (slice(0, half), slice(half, None))
         ]

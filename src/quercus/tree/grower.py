@@ -8,7 +8,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._config import FRACTIONAL
-from ..criteria.registry import CRITERIA
 from . import leaves
 from ._grow import Bins, Settings, grow_tree
 from ._records import GrownArrays
@@ -86,8 +85,6 @@ def tree_from_grown(grown, params: GrowthParams, regression: bool) -> Tree:
     return Tree.from_grown(
         grown,
         regression=regression,
-        leaf_model=leaves.MEDIAN
-        if params.criterion == CRITERIA["absolute_error"]
-        else leaves.model_for(regression),
+        leaf_model=leaves.model_for(regression, params.criterion),
         fractional=params.missing == FRACTIONAL,
     )

@@ -20,20 +20,18 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..criteria.registry import ABSOLUTE_ERROR
+
 DISTRIBUTION = "distribution"
 MEAN = "mean"
 MEDIAN = "median"
-LEAF_MODELS = (DISTRIBUTION, MEAN, MEDIAN)
-
-#: Leaf models with parameters of their own, and the number of parameters per node.
-N_PARAMS = {MEDIAN: 1}
 
 
-def model_for(regression: bool, criterion: str | None = None) -> str:
-    """The leaf model of a tree grown with ``criterion`` (a criterion name)."""
+def model_for(regression: bool, criterion: int | None = None) -> str:
+    """The leaf model of a tree grown with ``criterion`` (a criterion's kernel code)."""
     if not regression:
         return DISTRIBUTION
-    return MEDIAN if criterion == "absolute_error" else MEAN
+    return MEDIAN if criterion == ABSOLUTE_ERROR else MEAN
 
 
 def check_model(model: str, regression: bool) -> None:
