@@ -192,19 +192,3 @@ def test_impurity_importances_sum_to_one_and_name_the_root(id3):
     outlook, below = 14 * 0.24675, 5 * 0.97095
     total = outlook + 2 * below
     assert imp == pytest.approx([outlook / total, 0.0, below / total, below / total], abs=1e-4)
-
-
-def test_gain_table_at_a_node(id3, playtennis):
-    X, y = playtennis
-    sunny = id3.tree_.children[id3.tree_.child_start[0] + 2]  # Outlook = Sunny
-    table = id3.gain_table(X, y, node=int(sunny))
-    # The lecture's second level: Humidity 0.971, Temperature 0.571, Wind 0.020.
-    assert table["information_gain"].round(3).to_dict() == {
-        "Humidity": 0.971,
-        "Temperature": 0.571,
-        "Wind": 0.020,
-        "Outlook": 0.0,
-    }
-    assert table.index[0] == "Humidity"
-    with pytest.raises(ValueError, match="node must be in"):
-        id3.gain_table(X, y, node=99)

@@ -58,6 +58,11 @@ class BaseDecisionTree(TabularInput, BaseEstimator):
         """Whether C4.5's rules for continuous attributes apply (classifiers that ask)."""
         return not self._regression and bool(getattr(self, "c45_thresholds", False))
 
+    def _c45_tolerance(self) -> float:
+        """The tolerance of C4.5's comparisons, where its rules for continuous attributes
+        apply (else 0)."""
+        return C45_TOLERANCE[self._c45_variant()] if self._c45_thresholds() else 0.0
+
     def _growth_params(self, n_features: int, total_weight: float) -> GrowthParams:
         """The growth parameters in the kernel's units (after ``check_params``)."""
         seed = int(check_random_state(self.random_state).randint(1, 2**31 - 1))
@@ -93,7 +98,7 @@ class BaseDecisionTree(TabularInput, BaseEstimator):
             regression=self._regression,
             n_stats=n_stats,
             c45_classes=n_stats if c45 else 0,
-            c45_tolerance=C45_TOLERANCE[self._c45_variant()] if c45 else 0.0,
+            c45_tolerance=self._c45_tolerance(),
             chi2_critical=self._chi2_critical(n_stats, data.mapper),
             trace=trace,
         )
@@ -245,33 +250,31 @@ class BaseDecisionTree(TabularInput, BaseEstimator):
 
         return explain(self, x, **options)
 
-    def gain_table(self, X, y, node: int = 0, sample_weight=None, **options):
-        """The worked numbers at ``node`` of this tree: :func:`quercus.gain_table` of the
-        cases of ``X, y`` (the training data, usually) whose path passes through ``node``.
+    def gain_table(self, X, y, node: int = 0, sample_weight=None):
+        """The worked numbers at ``node``: every candidate attribute of the rows of ``X, y``
+        that reach ``node``, scored as this tree scores them.
 
-        A case with a missing value follows one branch here (the one ``apply`` takes),
-        also in a C4.5 tree, where training split it fractionally. ``fit(X, y,
-        trace=True)`` keeps the numbers of the tree as it was grown, in the tree's own
-        criterion (``trace_.node(node)``).
+        The rows go down the tree as growth sent them (a missing value by the tree's
+        ``missing`` policy: C4.5's fractional copies, the branch of the row's class, or the
+        branch the split remembers), and the grower itself scores them (the tree's
+        criterion, split kinds, ``min_samples_leaf`` and C4.5's rules for continuous
+        attributes; every attribute, also where ``max_features`` drew some at each node).
+        On the training data of an unpruned tree the table is ``trace_.node(node)`` of
+        ``fit(X, y, trace=True)``: the numbers the tree was grown with. After pruning, node
+        ids are those of the pruned tree, and a pruned leaf shows the split the grower chose
+        there. The columns are the trace's: ``node``, ``attribute``, ``gain`` (information
+        gain, Gini decrease, variance decrease ...: the criterion's), ``split_information``,
+        ``gain_ratio``, ``split``, ``admissible`` and ``chosen`` (the attribute ``node``
+        splits on). A node where the grower scores nothing (pure, too few rows) gives an
+        empty table. :func:`quercus.gain_table` computes the lectures' table by hand
+        instead: information gain, gain ratio and Gini decrease of any data.
         """
-        from ..criteria import gain_table
+        from ..export.node_scores import score_nodes
 
-        check_is_fitted(self, "tree_")
-        if not 0 <= node < self.tree_.node_count:
-            raise ValueError(f"node must be in [0, {self.tree_.node_count}), got {node!r}")
-        typed = self._validate_X(X, reset=False)
-        indptr, indices = path_rows(
-            self._routing_matrix(typed), *self._tree_args(), self.tree_.max_depth + 1
-        )
-        # Rows whose path lists ``node``: the row of each path entry, kept where it is node.
-        row_of_entry = np.repeat(np.arange(len(typed)), np.diff(indptr))
-        rows = row_of_entry[indices == node]
-        frame = typed.iloc[rows]
-        labels = np.asarray(y)[rows]
-        weights = None if sample_weight is None else np.asarray(sample_weight)[rows]
-        if len(rows) == 0:
+        (scores,) = score_nodes(self, X, y, sample_weight, nodes=[node])
+        if scores.n_rows == 0:
             raise ValueError(f"no case of X reaches node {node}")
-        return gain_table(frame, labels, weights, **options)
+        return scores.candidates
 
     def save(self, path):
         """Write the fitted model to ``path`` as a JSON model file (``quercus.load`` reads
