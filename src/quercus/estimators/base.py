@@ -20,8 +20,9 @@ from .._config import J48_SMALL
 from .._parallel import run_parallel
 from ..binning.binned import bin_frame
 from ..persist.model_file import save_model
-from ..pruning import cost_complexity_path, prune_cost_complexity
+from ..pruning import cost_complexity_path
 from ..pruning.cost_complexity import held_out_errors
+from ..pruning.sequence import PruningLog
 from ..tree._predict import apply_rows, fractional_rows, path_rows
 from ..tree.grower import GrowthParams, grow_binned, tree_from_grown
 from .folds import cv_folds
@@ -75,9 +76,12 @@ class BaseDecisionTree(TabularInput, BaseEstimator):
 
     # -- growing --------------------------------------------------------------------------
 
-    def _grow(self, typed: pd.DataFrame, y_class, y_value, w, n_stats: int, trace=False):
-        """Bin ``typed``, grow the tree on the rows of positive weight, store ``tree_``
-        (and with ``trace``, the learning trace in ``trace_``)."""
+    def _grow(
+        self, typed: pd.DataFrame, y_class, y_value, w, n_stats: int, trace=False
+    ) -> PruningLog:
+        """Bin ``typed``, grow the tree on the rows of positive weight, prune it by cost
+        complexity when asked, store ``tree_`` (and with ``trace``, the learning trace in
+        ``trace_``). Returns the record of the pruning, for further pruning to add to."""
         keep = w > 0
         if not keep.any():
             raise ValueError("sample_weight is zero for every sample: nothing to learn from")
@@ -112,16 +116,30 @@ class BaseDecisionTree(TabularInput, BaseEstimator):
         by_cv = isinstance(self.ccp_alpha, str) or (
             getattr(self, "pruning", None) == "cost_complexity" and params.ccp_alpha == 0.0
         )
+        log = PruningLog(tree, self.schema_)
         if by_cv:  # ccp_alpha="cv", or pruning="cost_complexity" without an alpha
             self.ccp_alpha_, self.cv_results_ = self._ccp_alpha_by_cv(
                 tree, typed, y_class, y_value, w
             )
-            tree = prune_cost_complexity(tree, self.ccp_alpha_)
-        else:
-            tree = prune_cost_complexity(tree, params.ccp_alpha)
-        self.tree_ = tree
+            log.cost_complexity(self.ccp_alpha_)
+        elif params.ccp_alpha > 0.0:
+            log.cost_complexity(params.ccp_alpha)
+        self.tree_ = log.tree
         self.max_features_ = params.max_features
-        return self
+        self._keep_pruning(log)
+        return log
+
+    def _keep_pruning(self, log: PruningLog) -> None:
+        """Keep the grown tree, the pruning's steps and the grown id of each node of
+        ``tree_`` when a pruning ran (even one that took no step); forget those of an
+        earlier fit otherwise."""
+        if log.ran:
+            self.tree_grown_ = log.grown
+            self.pruning_path_ = list(log.steps)
+            self.grown_node_ids_ = log.origin
+            return
+        for name in ("tree_grown_", "pruning_path_", "grown_node_ids_"):
+            self.__dict__.pop(name, None)
 
     def _ccp_alpha_by_cv(self, tree, typed, y_class, y_value, w):
         """CART's choice of alpha: k-fold cross-validated error of the pruned trees along

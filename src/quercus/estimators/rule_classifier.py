@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import check_is_fitted
 
 from ..pruning.c45rules import (
@@ -14,7 +13,6 @@ from ..pruning.c45rules import (
 )
 from ..pruning.subtree import collapse_unhelpful
 from .trees import _CLS, _GAIN_RATIO_NOTE, _PARAMS, C45Classifier, _doc
-from .validate import as_1d
 
 # Seed of the random starting subsets when a class has more than 10 rules to choose from
 # (C4.5 also draws them from a fixed sequence: the same data give the same rules).
@@ -44,21 +42,9 @@ class C45RulesClassifier(C45Classifier):
         self.rule_proba_ = rule_probabilities(self.rules_, matrix, y_class, w, self.n_classes_)
         return self
 
-    def _prune_pessimistic(self, typed, y_class, w):
-        self._grown_tree = self.tree_  # C4.5rules reads the tree before pruning
-        super()._prune_pessimistic(typed, y_class, w)
-
-    def _training_cases(self, X, y, sample_weight):
-        """The training cases as the tree saw them: routing matrix, class codes and weights
-        (with class weights), rows of zero weight left out."""
-        typed = self._validate_X(X, reset=False)
-        labels = as_1d(y, len(typed))
-        y_class = np.unique(labels, return_inverse=True)[1]  # the codes of classes_
-        w = self._check_sample_weight(sample_weight, len(y_class))
-        if self.class_weight is not None:
-            w = w * compute_sample_weight(self.class_weight, labels)
-        keep = w > 0
-        return self._routing_matrix(typed)[keep], y_class[keep], w[keep]
+    def _prune_pessimistic(self, log, typed, y_class, w):
+        self._grown_tree = log.tree  # C4.5rules reads the tree before pruning
+        super()._prune_pessimistic(log, typed, y_class, w)
 
     def apply_rules(self, X) -> np.ndarray:
         """Index in ``rules_`` of the first rule each sample meets, -1 for the default."""

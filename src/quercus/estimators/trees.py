@@ -12,8 +12,6 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._parallel import run_parallel
 from ..criteria import registry
-from ..pruning import prune_pessimistic, prune_reduced_error
-from ..pruning.subtree import collapse_unhelpful
 from ..tree._predict import apply_rows
 from ..tree.thresholds import thresholds_at_training_values
 from .base import C45_TOLERANCE, BaseDecisionTree
@@ -188,20 +186,26 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         if self.pruning == "reduced_error":
             typed, y_class, w, validation = self._hold_out(typed, y_class, w, X_val, y_val)
         y_value = np.zeros(len(y_class))
-        self._grow(typed, y_class.astype(np.int32), y_value, w, self.n_classes_, trace)
+        log = self._grow(typed, y_class.astype(np.int32), y_value, w, self.n_classes_, trace)
         variant = self._c45_variant()
         if self._c45_thresholds():
-            self.tree_ = thresholds_at_training_values(
-                self.tree_, self.schema_, typed[w > 0], tolerance=C45_TOLERANCE[variant]
+            known = typed[w > 0]
+            log.thresholds(
+                lambda tree: thresholds_at_training_values(
+                    tree, self.schema_, known, tolerance=C45_TOLERANCE[variant]
+                )
             )
         if self.collapse:
-            self.tree_ = collapse_unhelpful(self.tree_)
+            log.collapse_unhelpful()
         if self.pruning == "pessimistic":
-            self._prune_pessimistic(typed, y_class, w)
+            self._prune_pessimistic(log, typed, y_class, w)
         elif self.pruning == "reduced_error":
             val_typed, val_class, val_w = validation
-            leaves = run_parallel(apply_rows, self._routing_matrix(val_typed), *self._tree_args())
-            self.tree_ = prune_reduced_error(self.tree_, leaves, val_class, val_w)
+            routes = (log.tree.routes, log.tree.children, log.tree.cat_table)
+            leaves = run_parallel(apply_rows, self._routing_matrix(val_typed), *routes)
+            log.reduced_error(leaves, val_class, val_w)
+        self.tree_ = log.tree
+        self._keep_pruning(log)
         return self
 
     def _hold_out(self, typed, y_class, w, X_val, y_val):
@@ -233,21 +237,31 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
             (typed.iloc[val_rows], y_class[val_rows], w[val_rows]),
         )
 
-    def _prune_pessimistic(self, typed, y_class, w):
+    def _prune_pessimistic(self, log, typed, y_class, w):
         keep = w > 0  # as in growing: a zero weight is an absent row
-        impurity = registry.get(self.criterion).impurity
-        self.tree_ = prune_pessimistic(
-            self.tree_,
+        # Collapsing is done after growing when asked (J48 -O turns it off).
+        log.pessimistic(
             self._routing_matrix(typed[keep]),
             y_class[keep],
             w[keep],
             self.n_classes_,
-            impurity,
+            registry.get(self.criterion).impurity,
             confidence=float(self.confidence),
-            subtree_raising=bool(self.subtree_raising),
-            collapse=False,  # done after growing when asked (J48 -O turns it off)
+            raising=bool(self.subtree_raising),
             variant="j48" if self._c45_variant() == "j48" else "c45",
         )
+
+    def _training_cases(self, X, y, sample_weight):
+        """The training cases as the tree saw them: routing matrix, class codes and weights
+        (with class weights), rows of zero weight left out."""
+        typed = self._validate_X(X, reset=False)
+        labels = as_1d(y, len(typed))
+        y_class = np.unique(labels, return_inverse=True)[1]  # the codes of classes_
+        w = self._check_sample_weight(sample_weight, len(y_class))
+        if self.class_weight is not None:
+            w = w * compute_sample_weight(self.class_weight, labels)
+        keep = w > 0
+        return self._routing_matrix(typed)[keep], y_class[keep], w[keep]
 
     def predict_proba(self, X) -> np.ndarray:
         """Class probabilities: the training class distribution of each sample's leaf (with
@@ -325,7 +339,8 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
             raise ValueError("Input y contains NaN or infinity.")
         w = self._check_sample_weight(sample_weight, len(y_value))
         y_class = np.zeros(len(y_value), dtype=np.int32)
-        return self._grow(typed, y_class, y_value, w, 3, trace)
+        self._grow(typed, y_class, y_value, w, 3, trace)
+        return self
 
     def predict(self, X) -> np.ndarray:
         """Mean (absolute error: median) training target of each sample's leaf."""

@@ -124,6 +124,33 @@ def held_out_errors(
     float64 (n_alphas,)
     """
     nodes, alphas, _ = pruning_steps(tree)
+    errors = errors_along_cuts(tree, nodes, matrix, target, weight, class_codes)
+    return errors[steps_at(alphas, ccp_alphas)] / np.asarray(weight, dtype=np.float64).sum()
+
+
+def errors_along_cuts(
+    tree: Tree,
+    nodes: np.ndarray,
+    matrix: np.ndarray,
+    target: np.ndarray,
+    weight: np.ndarray,
+    class_codes: np.ndarray | None = None,
+) -> np.ndarray:
+    """The weighted error on rows of ``tree`` and of the trees that turning ``nodes`` into
+    leaves, one after another, makes of it (their statistics kept, as
+    :func:`~quercus.pruning.subtree.collapse` keeps them).
+
+    One pass over the rows' paths (and, in a fractional tree, over the branches that rows
+    with a missing value take) gives every tree's error; ``matrix``, ``target``, ``weight``
+    and ``class_codes`` are as for :func:`held_out_errors`. ``nodes`` : int (n_steps,) inner
+    nodes of ``tree``, none under an earlier one.
+
+    Returns
+    -------
+    float64 (n_steps + 1,)
+        The total weighted error (0/1 or squared) of ``tree``, then after each step.
+    """
+    nodes = np.asarray(nodes, dtype=np.int64)
     n_steps = len(nodes)
     step_of = np.where(tree.kind == LEAF, 0, n_steps + 1).astype(np.int64)
     step_of[nodes] = np.arange(1, n_steps + 1)
@@ -174,5 +201,4 @@ def held_out_errors(
             sums,
             carries,
         )
-    errors = cumulative_sums(sums, carries)
-    return errors[steps_at(alphas, ccp_alphas)] / weight.sum()
+    return cumulative_sums(sums, carries)[: n_steps + 1]

@@ -30,6 +30,17 @@ def descendants(tree: Tree, node: int) -> list[int]:
     return out
 
 
+def kept_nodes(tree: Tree, make_leaf: np.ndarray) -> np.ndarray:
+    """The nodes of ``tree`` that :func:`collapse` keeps, in order: node ``i`` of the
+    collapsed tree is node ``kept_nodes(tree, make_leaf)[i]`` of ``tree``. int64 (n_kept,)."""
+    make_leaf = np.asarray(make_leaf, dtype=bool)
+    keep = np.ones(tree.node_count, dtype=bool)
+    for node in np.flatnonzero(make_leaf & (tree.kind != LEAF)):
+        if keep[node]:
+            keep[descendants(tree, node)] = False
+    return np.flatnonzero(keep)
+
+
 def collapse(tree: Tree, make_leaf: np.ndarray) -> Tree:
     """The tree with every node in ``make_leaf`` turned into a leaf and its subtree dropped.
 
@@ -38,12 +49,10 @@ def collapse(tree: Tree, make_leaf: np.ndarray) -> Tree:
     which do not change, so they are kept as they are.
     """
     make_leaf = np.asarray(make_leaf, dtype=bool)
-    keep = np.ones(tree.node_count, dtype=bool)
-    for node in np.flatnonzero(make_leaf & (tree.kind != LEAF)):
-        if keep[node]:
-            keep[descendants(tree, node)] = False
+    old = kept_nodes(tree, make_leaf)
+    keep = np.zeros(tree.node_count, dtype=bool)
+    keep[old] = True
     new_id = np.cumsum(keep) - 1
-    old = np.flatnonzero(keep)
     leaf = make_leaf[old] | (tree.kind[old] == LEAF)
 
     counts = np.where(leaf, 0, tree.n_children[old])
@@ -75,16 +84,29 @@ def collapse(tree: Tree, make_leaf: np.ndarray) -> Tree:
     )
 
 
-def collapse_unhelpful(tree: Tree) -> Tree:
-    """The tree as C4.5 keeps it before pruning (its ``.unpruned`` file, which C4.5rules
-    reads): a subtree whose leaves make as many training errors as its root would alone
-    (within 1e-3) is a leaf."""
-    errors = np.where(
+def training_errors(tree: Tree) -> tuple[np.ndarray, np.ndarray]:
+    """``(as_leaf, below)``: the training errors (weight not of the majority class) of each
+    node as a leaf, and of the leaves under it (its own as a leaf for a leaf)."""
+    as_leaf = np.where(
         tree.weighted_n_node_samples > 0, tree.value.sum(axis=1) - tree.value.max(axis=1), 0.0
     )
-    below = errors.copy()  # training errors of the leaves under each node
+    below = as_leaf.copy()
     for node in np.argsort(-tree.depth, kind="stable"):  # children before their parent
         if tree.kind[node] != LEAF:
             first = tree.child_start[node]
             below[node] = below[tree.children[first : first + tree.n_children[node]]].sum()
-    return collapse(tree, (tree.kind != LEAF) & (below >= errors - 1e-3))
+    return as_leaf, below
+
+
+def unhelpful_subtrees(tree: Tree) -> np.ndarray:
+    """Mask of the inner nodes whose leaves make as many training errors as the node would
+    alone (within 1e-3): those :func:`collapse_unhelpful` turns into leaves."""
+    as_leaf, below = training_errors(tree)
+    return (tree.kind != LEAF) & (below >= as_leaf - 1e-3)
+
+
+def collapse_unhelpful(tree: Tree) -> Tree:
+    """The tree as C4.5 keeps it before pruning (its ``.unpruned`` file, which C4.5rules
+    reads): a subtree whose leaves make as many training errors as its root would alone
+    (within 1e-3) is a leaf."""
+    return collapse(tree, unhelpful_subtrees(tree))
