@@ -18,6 +18,7 @@ import warnings
 
 from .. import DataError, ModelError, __version__
 from . import commands
+from . import report as report_command
 from . import show as show_command
 from .demo import run_demo
 from .tasks import ALGORITHMS, UsageError
@@ -170,6 +171,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_fit(sub, training)
     _add_model_commands(sub, shared["quiet"])
     _add_gain_and_cv(sub, training)
+    _add_report(sub, training)
     data = _subcommand(
         sub,
         "datasets",
@@ -308,6 +310,22 @@ def _add_gain_and_cv(sub, training: list) -> None:
     cv.add_argument(
         "--seed", type=_whole(0, 2**32 - 1), default=0, help="seed of the shuffle (default: 0)"
     )
+
+
+def _add_report(sub, training: list) -> None:
+    """``quercus report``."""
+    report = _subcommand(
+        sub,
+        "report",
+        report_command.run_report,
+        training,
+        report_command.HELP,
+        report_command.DESCRIPTION,
+    )
+    report.add_argument("data", metavar="DATA", help=_DATA_HELP)
+    _algorithm(report, "c45", " (default: c45)")
+    report.add_argument("-o", "--output", metavar="HTML", required=True, help="the page to write")
+    report.add_argument("--test", metavar="TEST", help="evaluate the model on this data file")
 
 
 def _one_line(exc: object) -> str:

@@ -433,6 +433,13 @@ class BaseForest(TabularInput, BaseEstimator):
         total = each.mean(axis=0)
         return total / total.sum() if total.sum() > 0 else total
 
+    def report(self, X, y, path, **options):
+        """Write the report of this forest on ``X, y`` (an HTML page) to ``path``; options
+        and what the page shows: :func:`quercus.report.write_report`."""
+        from ..report import write_report
+
+        return write_report(self, X, y, path, **options)
+
     def save(self, path):
         """Write the fitted forest to ``path`` (a zip of JSON metadata and NumPy arrays, read
         back by ``quercus.load`` without pickle)."""

@@ -294,6 +294,13 @@ class BaseDecisionTree(TabularInput, BaseEstimator):
             raise ValueError(f"no case of X reaches node {node}")
         return scores.candidates
 
+    def report(self, X, y, path, **options):
+        """Write the report of this tree on ``X, y`` (an HTML page) to ``path``; options
+        and what the page shows: :func:`quercus.report.write_report`."""
+        from ..report import write_report
+
+        return write_report(self, X, y, path, **options)
+
     def save(self, path):
         """Write the fitted model to ``path`` as a JSON model file (``quercus.load`` reads
         it back; the format is described in docs/model-format.md)."""

@@ -1,0 +1,76 @@
+"""``quercus report``: learn a model from a data file and write its report, one
+self-contained HTML page (:func:`quercus.report.write_report`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TextIO
+
+from .._files import check_writable
+from ..data.read import check_readable
+from ..report import write_report
+from .commands import _as_model_labels
+from .progress import Progress
+from .tasks import (
+    ALGORITHMS,
+    algorithm_name,
+    check_settings,
+    learning_task,
+    make_estimator,
+    read_data,
+    read_features,
+)
+
+HELP = "learn a model and write its report: one HTML page to open in a browser"
+DESCRIPTION = (
+    "Learn a tree (or a forest) from DATA as quercus fit does, and write its report to -o: "
+    "one self-contained HTML page (no network access) with the tree drawn interactively "
+    "(click a node for its gain table, or why growth stopped there), the rules, the "
+    "confusion matrix and per-class precision and recall (R^2 and RMSE for regression), "
+    "the feature importances, and for a forest its out-of-bag score. The evaluation is on "
+    "the training data unless --test gives a test file."
+)
+
+
+def _test_set(path: str, estimator, target: str):
+    """The features and target of the test file, as the model reads them."""
+    table = read_data(path, target)
+    features = read_features(path, estimator.schema_)
+    features = features[features[table.schema.target].notna().to_numpy()]
+    truth = table.y
+    if hasattr(estimator, "classes_"):
+        truth = _as_model_labels(truth, estimator.classes_)
+    return features, truth
+
+
+def run_report(args, out: TextIO) -> int:
+    """``quercus report``: fit, then write the page; says where it is."""
+    check_settings(args.algorithm, args.set)
+    check_writable(args.output)  # before the work, not after it
+    if args.test:
+        check_readable(args.test)
+    with Progress(args.quiet) as progress:
+        progress.update(f"report: reading {args.data}")
+        table = read_data(args.data, args.target, nominal=args.nominal, ordinal=args.ordinal)
+        regression, y = learning_task(table, args.algorithm)
+        estimator = make_estimator(args.algorithm, regression, args.set)
+        name = algorithm_name(args.algorithm, estimator)
+        progress.update(f"report: learning {name} from {len(y):,} rows")
+        estimator.fit(table.X, y)
+        X_test = y_test = None
+        if args.test:
+            progress.update(f"report: reading {args.test}")
+            X_test, y_test = _test_set(args.test, estimator, table.schema.target)
+        progress.update(f"report: writing {args.output}")
+        path = write_report(
+            estimator,
+            table.X,
+            y,
+            args.output,
+            X_test=X_test,
+            y_test=y_test,
+            title=f"{ALGORITHMS[args.algorithm].label} on {Path(args.data).name}",
+        )
+    size = path.stat().st_size
+    out.write(f"report of {name} written to {path} ({size / 1024:,.0f} KB): open it in a browser\n")
+    return 0

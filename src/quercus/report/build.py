@@ -1,0 +1,333 @@
+"""Gather what the report shows from a fitted estimator and its data, and write the page."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from sklearn.base import is_regressor
+from sklearn.utils.validation import check_is_fitted
+
+from .._files import check_writable, write_atomically
+from ..criteria import registry
+from ..data.errors import DataError
+from ..export.graphviz import _PALETTE
+from ..export.node_scores import STOP_REASONS, score_nodes
+from ..tree import leaves
+from . import page
+from .evaluation import evaluate, importances
+from .trees import tree_record
+
+#: Nodes of a tree drawn in the page (breadth first; deeper nodes are counted, not drawn).
+MAX_NODES = 5_000
+#: Nodes of a forest's trees in the page, all trees together.
+MAX_FOREST_NODES = 5_000
+#: Rules listed at most.
+MAX_RULES = 200
+#: A tree of at most this many nodes opens whole; a larger one down to depth OPEN_DEPTH.
+OPEN_ALL_BELOW = 60
+OPEN_DEPTH = 3
+
+
+def _is_forest(estimator) -> bool:
+    return hasattr(estimator, "estimators_") or hasattr(estimator, "n_estimators")
+
+
+def _check_fitted(estimator) -> None:
+    if not (hasattr(estimator, "fit") and hasattr(estimator, "schema_") or _is_forest(estimator)):
+        if not hasattr(estimator, "fit"):
+            raise TypeError(
+                f"expected a quercus tree or forest estimator, got {type(estimator).__name__}"
+            )
+    check_is_fitted(estimator, "estimators_" if _is_forest(estimator) else "tree_")
+
+
+def _checked_data(estimator, X, y, what: str):
+    """``X`` typed against the model's columns (an error names the column and ``what``)."""
+    try:
+        estimator._validate_X(X, reset=False)
+    except DataError as exc:
+        raise DataError(f"{what}: {exc}", column=exc.column) from None
+    except ValueError as exc:
+        raise ValueError(f"{what}: {exc}") from None
+    if y is None or len(y) != len(X):
+        given = "no" if y is None else f"{len(y)}"
+        raise ValueError(f"{what}: X has {len(X)} rows but y has {given} labels")
+
+
+def _target_name(estimator, y) -> str:
+    name = getattr(estimator.schema_, "target", None) or getattr(y, "name", None)
+    return str(name) if name else "the target"
+
+
+def _parameters(estimator) -> str:
+    """``Name(a=1, b='x')`` with the parameters that differ from the class's defaults."""
+    defaults = type(estimator)().get_params(deep=False)
+    changed = {
+        k: v
+        for k, v in estimator.get_params(deep=False).items()
+        if k != "verbose" and not _same(v, defaults.get(k))
+    }
+    inner = ", ".join(f"{k}={v!r}" for k, v in changed.items())
+    return f"{type(estimator).__name__}({inner})"
+
+
+def _same(a, b) -> bool:
+    try:
+        return bool(a == b) and type(a) is type(b)
+    except (TypeError, ValueError):
+        return False
+
+
+def _summary(estimator, X, y, regression: bool) -> list[str]:
+    target = _target_name(estimator, y)
+    size = f"{len(X):,} rows \u00d7 {estimator.n_features_in_} attributes"
+    if regression:
+        task = f"Regression of {target!r}"
+    else:
+        classes = ", ".join(str(c) for c in estimator.classes_.tolist()[:10])
+        more = ", ..." if len(estimator.classes_) > 10 else ""
+        task = (
+            f"Classification of {target!r} into {len(estimator.classes_)} classes ({classes}{more})"
+        )
+    lines = [f"{task}, learned from {size}.", _parameters(estimator)]
+    if _is_forest(estimator):
+        leaves_per_tree = np.array([e.get_n_leaves() for e in estimator.estimators_])
+        lines.append(
+            f"{len(estimator.estimators_)} trees, {leaves_per_tree.mean():,.1f} leaves per tree "
+            f"on average."
+        )
+    else:
+        lines.append(
+            f"{estimator.get_n_leaves():,} leaves, depth {estimator.get_depth()}, "
+            f"{estimator.tree_.node_count:,} nodes."
+        )
+    return lines
+
+
+def _common_data(estimator, regression: bool) -> dict:
+    first = estimator.estimators_[0] if _is_forest(estimator) else estimator
+    criterion = registry.get(first.criterion)
+    data = {
+        "features": [str(n) for n in estimator.schema_.names],
+        "kinds": [f.kind for f in estimator.schema_.features],
+        "regression": regression,
+        "palette": list(_PALETTE),
+        "gain_name": criterion.gain_name,
+        "ratios": criterion.gain_name == "information gain",
+        "stops": STOP_REASONS,
+        "open_all_below": OPEN_ALL_BELOW,
+        "open_depth": OPEN_DEPTH,
+        "node_budget": f"the page draws at most {MAX_NODES:,} nodes of a tree",
+    }
+    if regression:
+        data["value_name"] = leaves.name_of_value(first.tree_.leaf_model)
+    else:
+        data["classes"] = [str(c) for c in estimator.classes_.tolist()]
+    return data
+
+
+def _value_range(trees) -> list[float]:
+    values = np.concatenate([t.leaf_values()[:, 0] for t in trees])
+    return [float(values.min()), float(values.max())]
+
+
+def _tree_section(forest_select: bool) -> str:
+    hint = (
+        "Click a node to see its rows and, for a single tree, every candidate split scored "
+        "as the tree scores them; \u25b8 opens a branch, \u25be closes it."
+    )
+    select = (
+        '<label>Tree of the forest <select id="tree-select"></select></label>'
+        if forest_select
+        else ""
+    )
+    return page.section(
+        "tree",
+        "One tree of the forest" if forest_select else "The tree",
+        page.paragraph(hint, "hint"),
+        '<div class="toolbar"><button type="button" id="expand-all">Open all</button>'
+        f'<button type="button" id="collapse-all">Close all</button>{select}</div>',
+        '<div class="tree-layout"><div id="tree-view" class="tree-view" role="tree"></div>'
+        '<aside id="details" class="details" aria-live="polite"></aside></div>',
+        "<noscript><p>The tree is drawn by the page's script: allow scripts to see it.</p>"
+        "</noscript>",
+    )
+
+
+def _forest_data(forest) -> tuple[dict, list[str]]:
+    """The trees of the forest that fit in :data:`MAX_FOREST_NODES`, and lines about it."""
+    trees = []
+    used = 0
+    for est in forest.estimators_:
+        room = min(MAX_NODES, MAX_FOREST_NODES - used)
+        if trees and room < min(est.tree_.node_count, MAX_NODES):
+            break
+        trees.append(tree_record(est, max(room, 1)))
+        used += len(trees[-1]["id"])
+    n = len(forest.estimators_)
+    shown = f"all {n} trees" if len(trees) == n else f"trees 0 to {len(trees) - 1} of {n}"
+    note = (
+        f"The page holds {shown} (at most {MAX_FOREST_NODES:,} nodes in all); "
+        "quercus show MODEL --tree K shows any tree of a saved forest. A forest's trees grow "
+        "on bootstrap samples with attributes drawn at random, so the page shows no gain "
+        "tables for them: fit a single tree to see those."
+    )
+    return {"trees": trees, "note": note}, [note]
+
+
+def _forest_facts(forest, regression: bool) -> str:
+    facts = [("trees", f"{len(forest.estimators_):,}")]
+    depths = np.array([e.get_depth() for e in forest.estimators_])
+    leaves_per_tree = np.array([e.get_n_leaves() for e in forest.estimators_])
+    facts.append(("leaves per tree", f"{leaves_per_tree.mean():,.1f}"))
+    facts.append(("depth (mean, max)", f"{depths.mean():.1f}, {depths.max()}"))
+    what = "out-of-bag R\u00b2" if regression else "out-of-bag accuracy"
+    if hasattr(forest, "oob_score_"):
+        facts.insert(0, (what, f"{forest.oob_score_:.4f}"))
+    else:
+        facts.insert(0, (what, "not computed (fit with oob_score=True)"))
+    cards = "".join(
+        f'<div class="card"><div class="big">{page.escape(value)}</div>{page.escape(name)}</div>'
+        for name, value in facts
+    )
+    note = page.paragraph(
+        "The out-of-bag score rates each row by the trees that did not see it in their "
+        "bootstrap sample: an estimate on unseen data without a test set.",
+        "hint",
+    )
+    return page.section("forest", "The forest", f'<div class="cards">{cards}</div>', note)
+
+
+def _rules(estimator) -> str | None:
+    if _is_forest(estimator):
+        return None
+    lines = [line for line in estimator.export_rules().splitlines() if line.strip()]
+    if hasattr(estimator, "rules_"):
+        note = (
+            "C4.5's rules, simplified, chosen and ordered: the first rule that a case meets "
+            "decides its class, else the default class."
+        )
+    else:
+        note = (
+            "One rule per leaf, the tests on its path (support: the training weight of the "
+            "leaf; confidence: the share of its predicted class)."
+        )
+    return page.rules_section(lines[:MAX_RULES], len(lines), note)
+
+
+def render_report(
+    estimator, X, y, *, X_test=None, y_test=None, sample_weight=None, title=None
+) -> str:
+    """The report of a fitted tree or forest on ``X, y`` as the text of an HTML page (see
+    :func:`write_report`)."""
+    _check_fitted(estimator)
+    _checked_data(estimator, X, y, "X")
+    if X_test is not None or y_test is not None:
+        if X_test is None or y_test is None:
+            raise ValueError("a test set needs both X_test and y_test")
+        _checked_data(estimator, X_test, y_test, "X_test")
+    regression = is_regressor(estimator)
+    forest = _is_forest(estimator)
+    data = _common_data(estimator, regression)
+    sections = []
+    if forest:
+        data["forest"], _ = _forest_data(estimator)
+        trees = [est.tree_ for est in estimator.estimators_]
+        sections.append(_forest_facts(estimator, regression))
+    else:
+        scores = score_nodes(estimator, X, y, sample_weight)
+        data["tree"] = tree_record(estimator, MAX_NODES, scores)
+        trees = [estimator.tree_]
+    if regression:
+        data["value_range"] = _value_range(trees)
+    sections.append(_tree_section(forest))
+    held_out = X_test is not None
+    source = "test" if held_out else "training"
+    sections.append(
+        page.evaluation_section(
+            evaluate(
+                estimator, X_test if held_out else X, y_test if held_out else y, source, regression
+            )
+        )
+    )
+    sections.append(
+        page.importance_section(
+            importances(
+                estimator,
+                X_test if held_out else X,
+                y_test if held_out else y,
+                source,
+                permutation=forest,
+            )
+        )
+    )
+    rules = _rules(estimator)
+    if rules:
+        sections.append(rules)
+    title = title or f"{type(estimator).__name__}: {_target_name(estimator, y)}"
+    return page.page(title, _layout(title, _summary(estimator, X, y, regression), sections), data)
+
+
+def _layout(title: str, summary: list[str], sections: list[str]) -> str:
+    header = f"<header><h1>{page.escape(title)}</h1>" + "".join(
+        page.paragraph(line) for line in summary
+    )
+    header += "</header>"
+    links = []
+    for text in sections:
+        anchor = text.split('"', 2)[1]
+        heading = text.split("<h2>", 1)[1].split("</h2>", 1)[0]
+        links.append(f'<a href="#{anchor}">{heading}</a>')
+    nav = "<nav>" + "".join(links) + "</nav>"
+    footer = (
+        "<footer>Written by quercus. One self-contained file: no script, style or picture is "
+        "loaded from anywhere else.</footer>"
+    )
+    return header + nav + "<main>" + "\n".join(sections) + "</main>" + footer
+
+
+def write_report(
+    estimator, X, y, path, *, X_test=None, y_test=None, sample_weight=None, title=None
+) -> Path:
+    """Write the report of a fitted tree or forest to ``path``: one self-contained HTML page.
+
+    The page shows the tree drawn interactively (nodes open and close; clicking one shows
+    its rows and every candidate split scored as the tree scores them, as
+    ``estimator.gain_table(X, y, node=k)``, or why growth stopped at a leaf), the
+    evaluation (confusion matrix and per-class precision and recall, or R^2, RMSE and
+    MAE: on ``X_test, y_test`` when given, else training-set figures, which the page says),
+    the feature importances and the rules. For a forest: its out-of-bag score, impurity and
+    permutation importances, and one tree at a time from a selector. The page loads nothing
+    from anywhere: its style, script and data are inlined.
+
+    Parameters
+    ----------
+    estimator : fitted quercus tree or forest
+    X, y : the data to show the tree on (the training data, usually)
+    path : str or Path
+        The HTML file to write (atomically: a failed write leaves no half-written file).
+    X_test, y_test : optional
+        A test set for the evaluation.
+    sample_weight : array-like, optional
+        Weights of the rows of ``X``, as given to ``fit``.
+    title : str, optional
+        The page's title (default: the estimator and the target).
+
+    Returns
+    -------
+    pathlib.Path
+        The path written.
+    """
+    check_writable(path)  # before the work
+    text = render_report(
+        estimator,
+        X,
+        y,
+        X_test=X_test,
+        y_test=y_test,
+        sample_weight=sample_weight,
+        title=title,
+    )
+    data = text.encode("utf-8")
+    return write_atomically(path, lambda out: out.write(data))

@@ -1,0 +1,151 @@
+"""A fitted tree as the compact record the page's script draws: one array per node field.
+
+The nodes are kept in breadth-first order up to a budget of nodes (a node whose children
+do not fit is shown with the size of its hidden subtree), so a deep tree cannot make the
+page large. Weights and values are rounded to six significant digits; the scores of the
+gain tables to the three decimals the page shows (rounded once, here, so the page shows
+what ``gain_table`` gives to three decimals). A class distribution keeps its non-zero
+classes only, as pairs ``[class, weight, class, weight, ...]``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._config import LEAF
+from ..criteria import registry
+from ..export._common import children, conditions, leaf_class
+from ..export.node_scores import NodeScores
+
+#: The split of a candidate that makes one branch per value, as the page's data writes it.
+ONE_BRANCH_PER_VALUE = "*"
+
+
+def rounded(x: float) -> float | None:
+    """``x`` to six significant digits for the page's data (None for NaN)."""
+    x = float(x)
+    if np.isnan(x):
+        return None
+    return float(f"{x:.6g}")
+
+
+def shown(x: float) -> float | None:
+    """A score as the page shows it: three decimals (None for NaN)."""
+    x = float(x)
+    return None if np.isnan(x) else float(f"{x:.3f}")
+
+
+def sparse(counts) -> list:
+    """The non-zero entries of ``counts`` as ``[index, value, index, value, ...]``."""
+    out = []
+    for k in np.flatnonzero(counts):
+        out += [int(k), rounded(counts[k])]
+    return out
+
+
+def kept_nodes(tree, max_nodes: int) -> list[int]:
+    """The nodes to embed: breadth first, a node's children all or none, at most
+    ``max_nodes`` (the root always)."""
+    kept = [0]
+    frontier = [0]
+    while frontier:
+        following = []
+        for node in frontier:
+            kids = children(tree, node) if tree.kind[node] != LEAF else []
+            if len(kept) + len(kids) > max_nodes:
+                continue
+            kept.extend(kids)
+            following.extend(kids)
+        frontier = following
+    return kept
+
+
+def subtree_sizes(tree) -> np.ndarray:
+    """Number of nodes below each node (itself excluded)."""
+    size = np.zeros(tree.node_count, dtype=np.int64)
+    for node in range(tree.node_count - 1, -1, -1):  # children come after their parents
+        if tree.kind[node] != LEAF:
+            size[node] = sum(1 + size[k] for k in children(tree, node))
+    return size
+
+
+def tree_record(estimator, max_nodes: int, scores: list[NodeScores] | None = None) -> dict:
+    """The record of ``estimator``'s tree: per embedded node its parent (an index into the
+    embedded nodes), the condition of the branch from it, the attribute it splits on (-1
+    for a leaf), its training weight, class weights or value, predicted class, and the
+    number of nodes hidden below it; with ``scores``, each node's candidate table."""
+    tree = estimator.tree_
+    names = list(estimator.schema_.names)
+    kept = kept_nodes(tree, max_nodes)
+    position = {node: i for i, node in enumerate(kept)}
+    parent = [-1] * len(kept)
+    edge = [""] * len(kept)
+    for node in kept:
+        if tree.kind[node] == LEAF:
+            continue
+        for kid, condition in zip(
+            children(tree, node), conditions(estimator, node, names), strict=True
+        ):
+            if kid in position:
+                parent[position[kid]] = position[node]
+                edge[position[kid]] = str(condition)
+    sizes = subtree_sizes(tree)
+    record = {
+        "id": kept,
+        "parent": parent,
+        "edge": edge,
+        "split": [int(tree.feature[n]) if tree.kind[n] != LEAF else -1 for n in kept],
+        "w": [rounded(tree.weighted_n_node_samples[n]) for n in kept],
+        "hidden": [
+            int(sizes[n]) if tree.kind[n] != LEAF and children(tree, n)[0] not in position else 0
+            for n in kept
+        ],
+        "total": int(tree.node_count),
+    }
+    if tree.regression:
+        record["value"] = [rounded(tree.leaf_values()[n, 0]) for n in kept]
+    else:
+        parents = {n: (kept[parent[i]] if parent[i] >= 0 else -1) for i, n in enumerate(kept)}
+        record["dist"] = [sparse(tree.value[n]) for n in kept]
+        record["pred"] = [leaf_class(tree, n, parents[n]) for n in kept]
+    if scores is not None:
+        by_node = {s.node: s for s in scores}
+        ratios = registry.get(estimator.criterion).gain_name == "information gain"
+        record["scores"] = [_scores_record(by_node[n], names, ratios) for n in kept]
+    return record
+
+
+def _split_words(split: str, name: str) -> str:
+    """The split of a candidate without its attribute's name (the table names it): ``*``
+    for one branch per value, the threshold of ``<= threshold``, ``in {...}`` as it is."""
+    if split == "one branch per value":
+        return ONE_BRANCH_PER_VALUE
+    words = split[len(name) + 1 :] if split.startswith(name + " ") else split
+    return words.removeprefix("<= ")
+
+
+def _scores_record(scores: NodeScores, names: list[str], ratios: bool) -> dict:
+    """One node's candidates as rows ``[attribute index, gain, split]`` (with ``ratios``,
+    ``[attribute index, gain, split information, gain ratio, split]``), an inadmissible
+    one as ``[attribute index]``; and the node's weight, rows and stop reason."""
+    index = {name: j for j, name in enumerate(names)}
+    rows = []
+    chosen = -1
+    for c in scores.candidates.itertuples(index=False):
+        j = index[c.attribute]
+        if c.chosen:
+            chosen = j
+        if not c.admissible:
+            rows.append([j])
+            continue
+        numbers = [shown(c.gain)]
+        if ratios:
+            numbers += [shown(c.split_information), shown(c.gain_ratio)]
+        rows.append([j, *numbers, _split_words(c.split, c.attribute)])
+    return {
+        "rows": rows,
+        "chosen": chosen,
+        "w": rounded(scores.weight),
+        "n": scores.n_rows,
+        "stop": scores.stopped,
+    }
