@@ -260,6 +260,9 @@ def _stop_reason(scorer, tree, node, grown, rows, weights) -> str:
     n_rows, weight = len(rows), float(weights.sum())
     if n_rows == 0:
         return "empty"
+    grown_ids = getattr(est, "grown_node_ids_", None)
+    if grown_ids is not None and est.tree_grown_.kind[grown_ids[node]] != LEAF:
+        return "pruned"  # the pruning's own record
     root = grown.nodes[0]
     if root["impurity"] <= LEAF_EPSILON:
         return "constant" if est._regression else "pure"

@@ -16,6 +16,7 @@ from ..export.node_scores import STOP_REASONS, score_nodes
 from ..tree import leaves
 from . import page
 from .evaluation import evaluate, importances
+from .pruning import pruned_by, pruning_section
 from .trees import tree_record
 
 #: Nodes of a tree drawn in the page (breadth first; deeper nodes are counted, not drawn).
@@ -237,7 +238,7 @@ def render_report(
         sections.append(_forest_facts(estimator, regression))
     else:
         scores = score_nodes(estimator, X, y, sample_weight)
-        data["tree"] = tree_record(estimator, MAX_NODES, scores)
+        data["tree"] = tree_record(estimator, MAX_NODES, scores, pruned_by(estimator))
         trees = [estimator.tree_]
     if regression:
         data["value_range"] = _value_range(trees)
@@ -265,6 +266,8 @@ def render_report(
     rules = _rules(estimator)
     if rules:
         sections.append(rules)
+    if not forest:
+        sections.append(pruning_section(estimator))
     title = title or f"{type(estimator).__name__}: {_target_name(estimator, y)}"
     return page.page(title, _layout(title, _summary(estimator, X, y, regression), sections), data)
 

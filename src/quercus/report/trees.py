@@ -69,11 +69,17 @@ def subtree_sizes(tree) -> np.ndarray:
     return size
 
 
-def tree_record(estimator, max_nodes: int, scores: list[NodeScores] | None = None) -> dict:
+def tree_record(
+    estimator,
+    max_nodes: int,
+    scores: list[NodeScores] | None = None,
+    pruned: dict[int, str] | None = None,
+) -> dict:
     """The record of ``estimator``'s tree: per embedded node its parent (an index into the
     embedded nodes), the condition of the branch from it, the attribute it splits on (-1
     for a leaf), its training weight, class weights or value, predicted class, and the
-    number of nodes hidden below it; with ``scores``, each node's candidate table."""
+    number of nodes hidden below it; with ``scores``, each node's candidate table; with
+    ``pruned``, the words of the pruning step that made a node a leaf."""
     tree = estimator.tree_
     names = list(estimator.schema_.names)
     kept = kept_nodes(tree, max_nodes)
@@ -108,6 +114,8 @@ def tree_record(estimator, max_nodes: int, scores: list[NodeScores] | None = Non
         parents = {n: (kept[parent[i]] if parent[i] >= 0 else -1) for i, n in enumerate(kept)}
         record["dist"] = [sparse(tree.value[n]) for n in kept]
         record["pred"] = [leaf_class(tree, n, parents[n]) for n in kept]
+    if pruned:
+        record["pruned"] = [pruned.get(n, "") for n in kept]
     if scores is not None:
         by_node = {s.node: s for s in scores}
         ratios = registry.get(estimator.criterion).gain_name == "information gain"

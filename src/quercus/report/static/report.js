@@ -46,6 +46,8 @@
     }
     this.items = [];
     this.selected = -1;
+    this.index = {};
+    for (i = 0; i < tree.id.length; i++) this.index[tree.id[i]] = i;
   }
 
   TreeView.prototype.label = function (i) {
@@ -158,6 +160,15 @@
       this.setOpen(i, !many || depth[i] < data.open_depth);
     }
     this.select(0);
+  };
+
+  TreeView.prototype.reveal = function (node) {
+    // Open the branches down to the node of this id, select it and bring it into view.
+    var i = this.index[node];
+    if (i === undefined) return;
+    for (var k = this.tree.parent[i]; k >= 0; k = this.tree.parent[k]) this.setOpen(k, true);
+    this.select(i);
+    this.items[i].scrollIntoView({ block: "center" });
   };
 
   TreeView.prototype.select = function (i) {
@@ -275,6 +286,10 @@
       var stop = el("p", "stop");
       stop.appendChild(el("strong", null, "Growth stopped here: "));
       stop.appendChild(document.createTextNode(data.stops[scores.stop]));
+      if (t.pruned && t.pruned[i]) {
+        stop.appendChild(el("br"));
+        stop.appendChild(document.createTextNode(t.pruned[i]));
+      }
       box.appendChild(stop);
     }
     if (scores.rows.length > 0) {
@@ -307,6 +322,12 @@
     select.addEventListener("change", showForestTree);
     showForestTree();
   }
+  Array.prototype.forEach.call(document.querySelectorAll("button.goto"), function (button) {
+    button.addEventListener("click", function () {
+      document.getElementById("tree").scrollIntoView();
+      current.reveal(Number(button.dataset.node));
+    });
+  });
   var expand = document.getElementById("expand-all");
   if (expand) expand.addEventListener("click", function () { current.setAll(true); });
   var collapse = document.getElementById("collapse-all");
