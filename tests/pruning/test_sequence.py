@@ -221,8 +221,7 @@ def test_paths_name_the_conditions_from_the_root():
         assert s.path == " AND ".join(conditions_to(grown, est.schema_, s.node))
     assert est.pruning_path_[-1].path == ""  # the root, last
     first_level = {
-        " AND ".join(conditions_to(grown, est.schema_, k))
-        for k in np.flatnonzero(grown.depth == 1)
+        " AND ".join(conditions_to(grown, est.schema_, k)) for k in np.flatnonzero(grown.depth == 1)
     }
     assert first_level == {"Outlook = Overcast", "Outlook = Rain", "Outlook = Sunny"}
 

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TextIO
 
 from .._files import check_writable
+from ..data.errors import DataError
 from ..data.read import check_readable
 from ..report import write_report
 from .commands import _as_model_labels
@@ -37,6 +38,10 @@ def _test_set(path: str, estimator, target: str):
     table = read_data(path, target)
     features = read_features(path, estimator.schema_)
     features = features[features[table.schema.target].notna().to_numpy()]
+    try:  # the columns the model needs, named with the file they are missing from
+        estimator._validate_X(features, reset=False)
+    except DataError as exc:
+        raise DataError(f"{path}: {exc}", column=exc.column, source=path) from None
     truth = table.y
     if hasattr(estimator, "classes_"):
         truth = _as_model_labels(truth, estimator.classes_)

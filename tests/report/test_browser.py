@@ -1,0 +1,206 @@
+"""The report in a real browser: headless Chromium (the distribution's package) driven by
+Playwright. The page loads without a console error or a request, clicking a node shows the
+numbers of ``gain_table``, branches close and open, and a screenshot is taken.
+
+Skipped, saying why, where Playwright or Chromium is missing (``make test`` installs
+Playwright with the test extra; ``.ci/run`` installs Chromium with apt-get).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+import pandas as pd
+import pytest
+
+import quercus
+
+sync_api = pytest.importorskip(
+    "playwright.sync_api", reason="Playwright is not installed (pip install -e '.[test]')"
+)
+
+_BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+
+
+def _browser_path() -> str | None:
+    given = os.environ.get("QUERCUS_CHROMIUM")
+    if given:
+        return given
+    return next((path for path in map(shutil.which, _BROWSERS) if path), None)
+
+
+BROWSER = _browser_path()
+pytestmark = pytest.mark.skipif(
+    BROWSER is None,
+    reason="no Chromium found (apt-get install chromium, or set QUERCUS_CHROMIUM=/path/to/it)",
+)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_api.sync_playwright() as playwright:
+        # --no-sandbox: Chromium refuses its sandbox when run as root (CI containers).
+        launched = playwright.chromium.launch(executable_path=BROWSER, args=["--no-sandbox"])
+        yield launched
+        launched.close()
+
+
+class Opened:
+    """A page of the browser on a report, with everything it said and asked for."""
+
+    def __init__(self, browser, path):
+        self.page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        self.problems = []
+        self.requests = []
+        self.page.on(
+            "console",
+            lambda m: (
+                self.problems.append(f"console {m.type}: {m.text}")
+                if m.type in ("error", "warning")
+                else None
+            ),
+        )
+        self.page.on("pageerror", lambda e: self.problems.append(f"page error: {e}"))
+        self.page.on("requestfailed", lambda r: self.problems.append(f"failed: {r.url}"))
+        self.page.on("request", lambda r: self.requests.append(r.url))
+        self.url = path.resolve().as_uri()
+        self.page.goto(self.url)
+
+    def node(self, k: int):
+        return self.page.locator(f'li[data-node="{k}"]')
+
+    def click_node(self, k: int):
+        self.node(k).locator(":scope > .node-row").click()
+
+    def gain_rows(self) -> dict[str, list[str]]:
+        """The gain table shown: attribute -> the text of its number cells and split."""
+        out = {}
+        for row in self.page.locator("#gain-table tbody tr").all():
+            name = row.get_attribute("data-attribute")
+            out[name] = [c.inner_text() for c in row.locator("td.num, td.split-text").all()]
+        return out
+
+
+@pytest.fixture(scope="module")
+def playtennis():
+    df = quercus.datasets.load("playtennis")
+    return df.iloc[:, :-1], df["PlayTennis"]
+
+
+@pytest.fixture(scope="module")
+def id3_page(browser, playtennis, tmp_path_factory):
+    X, y = playtennis
+    tree = quercus.ID3Classifier().fit(X, y)
+    path = tree.report(X, y, tmp_path_factory.mktemp("report") / "playtennis.html")
+    opened = Opened(browser, path)
+    yield tree, opened
+    opened.page.close()
+
+
+def _expected(table: pd.DataFrame) -> dict[str, list[str]]:
+    out = {}
+    for row in table.itertuples():
+        if not row.admissible:
+            out[row.attribute] = ["\u2013", "\u2013", "\u2013", "not admissible"]
+            continue
+        numbers = [f"{v:.3f}" for v in (row.gain, row.split_information, row.gain_ratio)]
+        out[row.attribute] = [*numbers, row.split.removeprefix(row.attribute + " ")]
+    return out
+
+
+def test_loads_without_an_error_or_a_request(id3_page):
+    tree, opened = id3_page
+    assert opened.problems == []
+    assert opened.requests == [opened.url]  # the file itself, and nothing else
+    assert opened.page.locator("li.node").count() == tree.tree_.node_count
+    assert opened.page.title() == "ID3Classifier: PlayTennis"
+
+
+def test_clicking_a_node_shows_its_gain_table(id3_page, playtennis):
+    X, y = playtennis
+    tree, opened = id3_page
+    for k in range(tree.tree_.node_count):
+        opened.click_node(k)
+        assert opened.page.locator("#details h3").inner_text().startswith(f"Node {k}")
+        expected = _expected(tree.gain_table(X, y, node=k))
+        assert opened.gain_rows() == expected, k
+        if tree.tree_.kind[k] == 0:
+            assert "Growth stopped here: pure" in opened.page.locator("#details .stop").inner_text()
+    # The root: the lectures' numbers, Outlook chosen.
+    opened.click_node(0)
+    root = opened.gain_rows()
+    assert [root[a][0] for a in ("Outlook", "Temperature", "Humidity", "Wind")] == [
+        "0.247",
+        "0.029",
+        "0.152",
+        "0.048",
+    ]
+    chosen = opened.page.locator("#gain-table tr.chosen")
+    assert chosen.get_attribute("data-attribute") == "Outlook"
+    assert opened.problems == []
+
+
+def test_closing_hides_the_subtree_and_opening_shows_it(id3_page):
+    tree, opened = id3_page
+    rain = int(tree.tree_.children[tree.tree_.child_start[0] + 1])  # Outlook = Rain
+    kids = [int(c) for c in tree.tree_.children[tree.tree_.child_start[rain] :][:2]]
+    toggle = opened.node(rain).locator(":scope > .node-row > .toggle")
+    assert all(opened.node(k).is_visible() for k in kids)
+    toggle.click()
+    assert not any(opened.node(k).is_visible() for k in kids)
+    assert opened.node(rain).get_attribute("aria-expanded") == "false"
+    toggle.click()
+    assert all(opened.node(k).is_visible() for k in kids)
+    opened.page.click("#collapse-all")
+    assert opened.node(rain).is_visible() and not opened.node(kids[0]).is_visible()
+    opened.page.click("#expand-all")
+    assert opened.node(kids[0]).is_visible()
+
+
+def test_a_screenshot(id3_page, tmp_path):
+    tree, opened = id3_page
+    sunny = int(tree.tree_.children[tree.tree_.child_start[0] + 2])
+    opened.click_node(sunny)
+    shot = tmp_path / "playtennis-report.png"
+    opened.page.screenshot(path=str(shot), full_page=True)
+    data = shot.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    width, height = int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+    assert width == 1400 and height > 1000
+    # The selected node's row is highlighted and the details name its split.
+    assert "selected" in opened.node(sunny).get_attribute("class")
+    assert "splits on Humidity" in opened.page.locator("#details h3").inner_text()
+
+
+def test_a_forest_shows_the_tree_chosen(browser, tmp_path):
+    car = quercus.datasets.load("car")
+    X, y = car.iloc[:, :-1], car.iloc[:, -1]
+    forest = quercus.RandomForestClassifier(
+        n_estimators=5, random_state=0, nominal_features=list(X.columns)
+    ).fit(X, y)
+    opened = Opened(browser, forest.report(X, y, tmp_path / "forest.html"))
+    options = opened.page.locator("#tree-select option")
+    assert options.count() == 5
+    for k in (0, 3):
+        opened.page.select_option("#tree-select", str(k))
+        # Five small trees fit the page's budget whole.
+        assert opened.page.locator("li.node").count() == forest.estimators_[k].tree_.node_count
+        assert opened.node(0).is_visible()
+    opened.click_node(0)
+    assert "no gain tables" in opened.page.locator("#details").inner_text()
+    assert opened.problems == []
+
+
+def test_a_pruning_step_shows_its_node(browser, shared, tmp_path):
+    df = pd.read_csv(shared("breast-cancer.csv"))
+    X, y = df.drop(columns=["Class"]), df["Class"]
+    tree = quercus.C45Classifier().fit(X, y)
+    opened = Opened(browser, tree.report(X, y, tmp_path / "c45.html"))
+    button = opened.page.locator("button.goto").first
+    node = int(button.get_attribute("data-node"))
+    button.click()
+    assert opened.node(node).is_visible()
+    assert "selected" in opened.node(node).get_attribute("class")
+    assert opened.page.locator("#details h3").inner_text().startswith(f"Node {node}")
+    assert opened.problems == []

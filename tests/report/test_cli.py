@@ -1,0 +1,94 @@
+"""``quercus report``: the page of a model learned from a data file, and its one-line errors."""
+
+import json
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import quercus
+from quercus.cli import main
+
+
+@pytest.fixture(scope="module")
+def work(tmp_path_factory):
+    path = tmp_path_factory.mktemp("report-cli")
+    quercus.datasets.load("playtennis").to_csv(path / "playtennis.csv", index=False)
+    rng = np.random.default_rng(0)
+    x = rng.uniform(0, 10, 60)
+    y = np.where(x > 5, 20.0, 5.0) + rng.normal(0, 0.5, 60)
+    pd.DataFrame({"x": x, "y": y.round(3)}).to_csv(path / "numeric.csv", index=False)
+    return path
+
+
+def page_data(path) -> dict:
+    text = path.read_text(encoding="utf-8")
+    found = re.search(r'id="report-data">(.*?)</script>', text, re.S)
+    return json.loads(found.group(1))
+
+
+def test_report_writes_the_page_and_says_where(work, capsys):
+    out = work / "id3.html"
+    status = main(["report", str(work / "playtennis.csv"), "--algorithm", "id3", "-o", str(out)])
+    assert status == 0
+    said = capsys.readouterr().out
+    assert f"written to {out}" in said and "open it in a browser" in said
+    data = page_data(out)
+    root = data["tree"]["scores"][0]
+    assert {data["features"][r[0]]: r[1] for r in root["rows"]}["Outlook"] == 0.247
+    text = out.read_text(encoding="utf-8")
+    assert "<title>ID3 on playtennis.csv</title>" in text
+
+
+def test_report_options_of_fit_and_a_test_file(work, capsys):
+    out = work / "cart.html"
+    status = main(
+        [
+            "report",
+            str(work / "playtennis.csv"),
+            "--algorithm",
+            "cart",
+            "--set",
+            "max_depth=1",
+            "--test",
+            str(work / "playtennis.csv"),
+            "-o",
+            str(out),
+            "-q",
+        ]
+    )
+    assert status == 0
+    text = out.read_text(encoding="utf-8")
+    assert "On the test data (14 rows)" in text
+    data = page_data(out)
+    assert data["gain_name"] == "Gini decrease"
+    assert {s["stop"] for s in data["tree"]["scores"] if s["stop"]} >= {"max_depth"}
+
+
+def test_report_of_a_regression_target(work, capsys):
+    out = work / "numeric.html"
+    assert main(["report", str(work / "numeric.csv"), "--algorithm", "cart", "-o", str(out)]) == 0
+    assert page_data(out)["regression"]
+
+
+def test_errors_are_one_line(work, capsys, tmp_path):
+    data = str(work / "playtennis.csv")
+    assert main(["report", data, "-o", str(tmp_path / "no" / "r.html")]) == 1
+    err = capsys.readouterr().err.strip()
+    assert (
+        err
+        == f"quercus: error: cannot write {tmp_path}/no/r.html: directory {tmp_path}/no does not exist"
+    )
+    assert main(["report", data, "-o", str(tmp_path / "r.html"), "--set", "max_dept=2"]) == 2
+    assert "did you mean max_depth?" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["report", data])  # -o is required
+    assert "-o/--output" in capsys.readouterr().err
+    other = tmp_path / "other.csv"
+    quercus.datasets.load("playtennis").drop(columns=["Wind"]).to_csv(other, index=False)
+    assert main(["report", data, "--test", str(other), "-o", str(tmp_path / "r.html")]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("quercus: error: ") and "Wind" in err and str(other) in err
+    assert len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "r.html").exists()
