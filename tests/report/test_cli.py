@@ -76,9 +76,9 @@ def test_errors_are_one_line(work, capsys, tmp_path):
     data = str(work / "playtennis.csv")
     assert main(["report", data, "-o", str(tmp_path / "no" / "r.html")]) == 1
     err = capsys.readouterr().err.strip()
-    assert (
-        err
-        == f"quercus: error: cannot write {tmp_path}/no/r.html: directory {tmp_path}/no does not exist"
+    missing = tmp_path / "no"
+    assert err == (
+        f"quercus: error: cannot write {missing}/r.html: directory {missing} does not exist"
     )
     assert main(["report", data, "-o", str(tmp_path / "r.html"), "--set", "max_dept=2"]) == 2
     assert "did you mean max_depth?" in capsys.readouterr().err
