@@ -1,5 +1,6 @@
 """The worked numbers of the decision-tree lectures, at the precision the lectures give."""
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -73,6 +74,37 @@ def test_restaurant():
     assert (df["Pat"] == "None").sum() == 2
 
 
+# The restaurant examples X1..X12 as lectures 002 and 004 print them (T/F, the target last).
+RESTAURANT_LECTURE = """\
+T F F T Some $$$ F T French 0-10 T
+T F F T Full $ F F Thai 30-60 F
+F T F F Some $ F F Burger 0-10 T
+T F T T Full $ F F Thai 10-30 T
+T F T F Full $$$ F T French >60 F
+F T F T Some $$ T T Italian 0-10 T
+F T F F None $ T F Burger 0-10 F
+F F F T Some $$ T T Thai 0-10 T
+F T T F Full $ T F Burger >60 F
+T T T T Full $$$ F T Italian 10-30 F
+F F F F None $ F F Thai 0-10 F
+T T T T Full $ F F Burger 30-60 T
+"""
+
+
+def test_restaurant_rows_are_the_lectures():
+    df = datasets.load("restaurant")
+    expected = [
+        [{"T": "Yes", "F": "No"}.get(cell, cell) for cell in line.split()]
+        for line in RESTAURANT_LECTURE.splitlines()
+    ]
+    assert list(df.columns) == [
+        "Alt", "Bar", "Fri", "Hun", "Pat", "Price", "Rain", "Res", "Type", "Est", "WillWait"
+    ]  # fmt: skip
+    assert df.astype(str).values.tolist() == expected
+    # X4 waits although it is full: Rain is F there (the lectures' table).
+    assert df.loc[3, "Rain"] == "No"
+
+
 def test_four_examples():
     # s1..s4, s1 positive, attribute values v2, v2, v3, v1.
     x = ["v2", "v2", "v3", "v1"]
@@ -103,3 +135,25 @@ def test_counts_form():
     assert quercus.misclassification_error([9, 5], counts=True) == pytest.approx(5 / 14)
     assert quercus.entropy([0, 7], counts=True) == 0.0  # 0 log 0 = 0
     assert quercus.entropy([1, 1, 1, 1], counts=True) == pytest.approx(2.0)
+
+
+@pytest.mark.parametrize("name", ["playtennis", "weekend", "restaurant"])
+def test_no_negative_zero_in_gain_tables_and_traces(name):
+    # A pure set's entropy is 0.0: -0.0 would print as "-0.0" in the tables.
+    df = datasets.load(name)
+    target = df.columns[-1]
+    X, y = df.drop(columns=[target]), df[target]
+    frames = [quercus.gain_table(df, target)]
+    for column in X.columns:  # every branch of every attribute, pure ones included
+        for value in X[column].unique():
+            frames.append(quercus.gain_table(df[X[column] == value], target))
+    for estimator in (quercus.ID3Classifier(), quercus.C45Classifier(), quercus.CARTClassifier()):
+        trace = estimator.fit(X, y, trace=True).trace_
+        frames += [trace.candidates, trace.nodes]
+        assert "-0.0" not in str(trace) and "-0.000" not in str(trace)
+    pure = quercus.entropy(y[y == y.iloc[0]])
+    assert pure == 0.0 and not np.signbit(pure)
+    for frame in frames:
+        numbers = frame.select_dtypes("number").to_numpy(dtype=float)
+        assert not (np.signbit(numbers) & (numbers == 0)).any()
+        assert "-0.0" not in frame.to_string()

@@ -192,3 +192,53 @@ def test_impurity_importances_sum_to_one_and_name_the_root(id3):
     outlook, below = 14 * 0.24675, 5 * 0.97095
     total = outlook + 2 * below
     assert imp == pytest.approx([outlook / total, 0.0, below / total, below / total], abs=1e-4)
+
+
+def _weekend_binary():
+    df = quercus.datasets.load("weekend")
+    X, y = df.iloc[:, :-1], df["Decision"]
+    return quercus.DecisionTreeClassifier(criterion="entropy", nominal_split="binary").fit(X, y), X
+
+
+def test_nested_subset_split_names_only_the_categories_that_reach_it():
+    est, X = _weekend_binary()
+    tree, schema = est.tree_, est.schema_
+    weather = schema.names.index("Weather")
+    # Every category test names only categories that the tests above let through, and the
+    # rows of X reaching each branch have exactly such values.
+    nested = 0
+    path = est.decision_path(X).toarray().astype(bool)
+    for node in np.flatnonzero((tree.kind != 0) & (tree.feature == weather)):
+        above = [a for a in range(node) if path[path[:, node], a].all() and a != node]
+        nested += any(tree.feature[a] == weather for a in above)
+        first = tree.child_start[node]
+        kids = tree.children[first : first + tree.n_children[node]]
+        shown = quercus.export._common.conditions(est, node, schema.names)
+        for kid, condition in zip(kids, shown, strict=True):
+            reaching = set(X.loc[path[:, node], "Weather"])
+            named = set(condition.text.strip("{}").split(", "))
+            assert set(X.loc[path[:, kid], "Weather"]) <= named
+            assert named <= reaching, (node, str(condition), reaching)
+    assert nested > 0  # the weekend tree tests Weather twice on one path
+
+
+WEEKEND_BINARY = """\
+Parents = No
+|   Weather in {Rainy, Windy}
+|   |   Weather = Rainy: Stay in (1)
+|   |   Weather = Windy
+|   |   |   Money = Rich: Shopping (1)
+|   |   |   Money = Poor: Cinema (1)
+|   Weather = Sunny: Tennis (2)
+Parents = Yes: Cinema (5)
+"""
+
+
+def test_nested_subset_split_in_text_graphviz_and_explain():
+    est, X = _weekend_binary()
+    # The inner test's table also sends Sunny right, but no Sunny case reaches it.
+    assert export_text(est) == WEEKEND_BINARY
+    dot = export_graphviz(est)
+    assert 'n2 -> n4 [label="Windy"]' in dot and "Sunny, Windy" not in dot
+    windy = X[(X.Weather == "Windy") & (X.Parents == "No")].iloc[0]
+    assert "so Weather = Windy:" in quercus.export.explain(est, windy)

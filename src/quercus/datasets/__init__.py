@@ -4,7 +4,7 @@
   Mitchell 1997).
 - ``weekend``: 10 weekends, Weather, Parents, Money -> Decision.
 - ``restaurant``: 12 examples, Alt, Bar, Fri, Hun, Pat, Price, Rain, Res, Type, Est ->
-  WillWait (Russell and Norvig).
+  WillWait (Russell and Norvig), row for row as the lectures print it.
 - ``car``: the UCI Car Evaluation data set, 1,728 cars, buying, maint, doors, persons,
   lug_boot, safety -> class (unacc 1210, acc 384, good 69, vgood 65). Created by Marko
   Bohanec (donors: Marko Bohanec and Blaz Zupan).

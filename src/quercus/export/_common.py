@@ -11,7 +11,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._config import LEAF
 from ..tree import leaves
-from ..tree.conditions import Condition, branch_conditions
+from ..tree.conditions import Condition, reaching_branch_conditions
 
 
 def fitted_tree(estimator):
@@ -35,8 +35,9 @@ def printed_names(estimator, names: Sequence[str] | None) -> list[str]:
 
 
 def conditions(estimator, node: int, names: Sequence[str]) -> list[Condition]:
-    """The condition of each branch of ``node``, with the features called ``names``."""
-    out = branch_conditions(estimator.tree_, estimator.schema_, node)
+    """The condition of each branch of ``node``, with the features called ``names`` (a
+    category test names only the categories that can reach ``node``)."""
+    out = reaching_branch_conditions(estimator.tree_, estimator.schema_, node)
     return [replace(c, name=names[c.feature]) for c in out]
 
 

@@ -121,6 +121,17 @@ class Tree:
         out[inner] = self.children[self.child_start[inner] + 1]
         return out
 
+    @cached_property
+    def parent(self) -> np.ndarray:
+        """Parent of each node (-1 for the root)."""
+        out = np.full(self.node_count, -1, dtype=np.int64)
+        inner = np.flatnonzero(self.kind != LEAF)
+        counts = self.n_children[inner]
+        offsets = np.cumsum(counts) - counts
+        slots = np.repeat(self.child_start[inner] - offsets, counts) + np.arange(counts.sum())
+        out[self.children[slots]] = np.repeat(inner, counts)
+        return out
+
     # -- derived quantities ---------------------------------------------------------------
 
     def leaf_values(self) -> np.ndarray:

@@ -74,6 +74,49 @@ def branch_conditions(tree: Tree, schema, node: int) -> list[Condition]:
     ]
 
 
+def reaching_branch_conditions(tree: Tree, schema, node: int) -> list[Condition]:
+    """The condition of each branch of ``node`` as a reader needs it: a category test names
+    only the categories that can reach ``node``.
+
+    A subset split below another split on the same attribute has a table over every category,
+    including those the splits above sent elsewhere (inside ``Weather in {Rainy, Windy}``, a
+    test ``Weather in {Sunny, Windy}`` can only meet ``Windy``). Rules intersect the tests of
+    a path and read the same either way; the branch conditions of rule pruning keep the whole
+    table (a test may outlive the tests above it there).
+    """
+    out = branch_conditions(tree, schema, node)
+    if tree.kind[node] == NUMERIC_SPLIT:
+        return out
+    reaching = _reaching_codes(tree, schema, node, int(tree.feature[node]))
+    if reaching is None:
+        return out
+    feature = schema.features[int(tree.feature[node])]
+    return [
+        category_condition(c.feature, c.name, feature.categories, sorted(c.codes & reaching))
+        if c.codes & reaching
+        else c
+        for c in out
+    ]
+
+
+def _reaching_codes(tree: Tree, schema, node: int, f: int) -> frozenset[int] | None:
+    """The codes of category feature ``f`` that the splits above ``node`` let through to it,
+    or None when no split above tests ``f``."""
+    n_categories = schema.features[f].n_categories
+    reaching = None
+    child, up = node, int(tree.parent[node])
+    while up >= 0:
+        if tree.kind[up] != NUMERIC_SPLIT and tree.feature[up] == f:
+            first = tree.child_start[up]
+            kids = tree.children[first : first + tree.n_children[up]]
+            index = int(np.flatnonzero(kids == child)[0])
+            table = tree.cat_table[tree.cat_start[up] : tree.cat_start[up] + n_categories]
+            codes = frozenset(np.flatnonzero(table == index).tolist())
+            reaching = codes if reaching is None else reaching & codes
+        child, up = up, int(tree.parent[up])
+    return reaching
+
+
 def category_condition(f: int, name: str, categories, codes) -> Condition:
     codes = frozenset(int(c) for c in codes)
     names = [str(categories[c]) for c in sorted(codes)]
