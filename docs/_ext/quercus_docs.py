@@ -83,9 +83,11 @@ class ExampleOrder:
         "plot_playtennis_by_hand.py",
         "plot_c45_missing_pruning.py",
         "plot_cart_regression_pruning.py",
+        "plot_overfitting_curve.py",
         "plot_forest_importances.py",
         "plot_save_and_load.py",
         "plot_draw_tree.py",
+        "plot_decision_regions.py",
     )
 
     def __init__(self, src_dir):

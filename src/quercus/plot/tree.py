@@ -4,6 +4,9 @@ The drawing shows what the Graphviz export shows: inner nodes name the attribute
 and their training cases (``Outlook`` / ``14 samples: No 5, Yes 9``), each edge carries the
 branch's condition (``Sunny``, ``<= 75.5``, ``in {a, b}``), and leaves show the prediction
 with ``(weight/errors)`` as C4.5 prints it, or the value and ``n=`` weight for regression.
+In a classification tree, every box ends with a bar of the node's class distribution: one
+segment per class, as wide as its share of the node's training weight, in the class's
+colour (the colours of the leaves).
 
 Layout: the leaves are spaced evenly from left to right in the order of the tree, each inner
 node is centred above its first and last child, and each depth has its own row. Unless a
@@ -16,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .export._common import (
+from ..export._common import (
     children,
     conditions,
     distribution_text,
@@ -26,11 +29,18 @@ from .export._common import (
     leaf_summary,
     printed_names,
 )
-from .export.graphviz import _PALETTE
+from ..export.graphviz import _PALETTE
 
 __all__ = ["plot_tree"]
 
 INSTALL_HINT = 'plot_tree needs matplotlib: pip install "quercus[plot]" (or pip install matplotlib)'
+_PAD = 0.4  # padding of the boxes, in units of the font size
+# The class bar, in units of the font size: its gap below the text, its height, and the room
+# the box keeps below the text for both.
+_BAR_GAP = 0.3
+_BAR_HEIGHT = 0.7
+_BAR_ROOM = _BAR_GAP + _BAR_HEIGHT + 0.1
+_BAR_WIDTH = 0.85  # share of the text's width
 
 # Room kept around the boxes when the font size is fitted: boxes side by side keep this
 # share of their widths free between them, a row keeps this share of its height for edges.
@@ -119,6 +129,7 @@ def plot_tree(
     decimals: int = 2,
     fontsize: float | None = None,
     filled: bool = True,
+    class_bars: bool = True,
 ) -> list:
     """Draw a fitted quercus tree with matplotlib.
 
@@ -141,12 +152,17 @@ def plot_tree(
         at which the boxes fit. For a big tree, enlarge the figure or set ``max_depth``.
     filled : bool, default True
         Colour the leaves by their predicted class (classification only).
+    class_bars : bool, default True
+        Show each node's class distribution as a bar under its text (classification only):
+        a segment per class of positive weight, as wide as its share, in the class's colour.
 
     Returns
     -------
-    list of matplotlib.text.Annotation and matplotlib.text.Text
-        The node boxes in pre-order (their ``gid`` is ``"node-<id>"``, ``<id>`` the node's
-        index in ``tree_``), then the edge labels (``gid`` ``"edge-<parent>-<child>"``).
+    list of matplotlib artists
+        The node boxes (``Annotation``) in pre-order (their ``gid`` is ``"node-<id>"``,
+        ``<id>`` the node's index in ``tree_``), then the edge labels (``Text``, ``gid``
+        ``"edge-<parent>-<child>"``), then the segments of the class bars (``Rectangle``,
+        ``gid`` ``"bar-<id>-<class index>"``).
     """
     fitted_tree(estimator)
     _check(max_depth, decimals, fontsize)
@@ -168,18 +184,35 @@ def plot_tree(
     ax.set_axis_off()
 
     size = float(fontsize) if fontsize is not None else float(matplotlib.rcParams["font.size"])
-    nodes, edges = _draw(ax, boxes, size)
+    bars = class_bars and not estimator.tree_.regression
+    nodes, edges = _draw(ax, boxes, size, bars)
     _arrange(ax, boxes, nodes, edges, fit=fontsize is None)
-    return nodes + edges
+    segments = _class_bars(ax, boxes, nodes, estimator.tree_) if bars else []
+    return nodes + edges + segments
 
 
-def _draw(ax, boxes: list[_Node], size: float) -> tuple[list, list]:
-    """The node boxes (each with the arrow from its parent) and the edge labels."""
+def _box_with_room_below(pad: float, room: float):
+    """matplotlib's round box around the text, grown down by ``room`` font sizes."""
+    from matplotlib.patches import BoxStyle
+
+    round_box = BoxStyle.Round(pad=pad)
+
+    def style(x0, y0, width, height, mutation_size):
+        extra = room * mutation_size
+        return round_box(x0, y0 - extra, width, height + extra, mutation_size)
+
+    return style
+
+
+def _draw(ax, boxes: list[_Node], size: float, bars: bool) -> tuple[list, list]:
+    """The node boxes (each with the arrow from its parent) and the edge labels; with
+    ``bars``, each box keeps room for a class bar under its text."""
     nodes, edges = [], []
     parent_of = {kid: i for i, box in enumerate(boxes) for kid in box.kids}
+    shape = _box_with_room_below(_PAD, _BAR_ROOM) if bars else f"round,pad={_PAD}"
     for i, box in enumerate(boxes):
         style = dict(
-            boxstyle="round,pad=0.4",
+            boxstyle=shape,
             facecolor=box.colour,
             edgecolor="0.25",
             linewidth=1.0,
@@ -224,6 +257,58 @@ def _draw(ax, boxes: list[_Node], size: float) -> tuple[list, list]:
                 )
             )
     return nodes, edges
+
+
+def _class_bars(ax, boxes: list[_Node], nodes, tree) -> list:
+    """A bar under each box's text: one rectangle per class of positive weight at the node,
+    as wide as its share, placed in points from the node's position (so that it stays
+    under its text when the figure is resized or saved at another resolution)."""
+    from matplotlib.patches import Rectangle
+    from matplotlib.text import Text
+    from matplotlib.transforms import Affine2D, ScaledTranslation
+
+    figure = ax.figure
+    renderer = _renderer(figure)
+    to_points = 72.0 / figure.dpi
+    segments = []
+    for box, artist in zip(boxes, nodes, strict=True):
+        text = Text.get_window_extent(artist, renderer)  # the text alone, not the arrow
+        cx, cy = ax.transData.transform((box.x, -box.depth))
+        size = artist.get_fontsize()
+        # Narrower than the text: at another resolution, hinting changes the text's width.
+        width = text.width * to_points * _BAR_WIDTH
+        left = ((text.x0 + text.x1) / 2 - cx) * to_points - width / 2
+        top = (text.y0 - cy) * to_points - _BAR_GAP * size
+        height = _BAR_HEIGHT * size
+        place = (
+            Affine2D().scale(1.0 / 72.0)
+            + figure.dpi_scale_trans
+            + ScaledTranslation(box.x, -box.depth, ax.transData)
+        )
+        counts = tree.value[box.node]
+        total = counts.sum() if tree.weighted_n_node_samples[box.node] > 0 else 0.0
+        x = left
+        for k, count in enumerate(counts):
+            if total <= 0 or count <= 0:
+                continue
+            share = width * count / total
+            segments.append(
+                ax.add_patch(
+                    Rectangle(
+                        (x, top - height),
+                        share,
+                        height,
+                        transform=place,
+                        facecolor=_PALETTE[k % len(_PALETTE)],
+                        edgecolor="0.25",
+                        linewidth=0.5,
+                        zorder=artist.get_zorder() + 0.5,
+                        gid=f"bar-{box.node}-{k}",
+                    )
+                )
+            )
+            x += share
+    return segments
 
 
 def _along(start, end, t: float) -> tuple[float, float]:

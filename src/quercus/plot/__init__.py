@@ -1,0 +1,31 @@
+"""Drawings with matplotlib (the optional extra ``quercus[plot]``): the tree, its decision
+regions, the overfitting and learning curves, and the impurity measures against ``p``.
+
+Every function draws on ``ax=`` (the current Axes when None), works with any backend
+(``Agg`` included), and returns what it drew: the curves and regions return a record of
+the numbers with the Axes and Figure (``ax_``, ``figure_``), as scikit-learn's displays do.
+"""
+
+from .curves import (
+    ImpurityCurves,
+    LearningCurve,
+    OverfittingCurve,
+    impurity_curves,
+    learning_curve,
+    overfitting_curve,
+)
+from .regions import DecisionRegions, Region, decision_regions
+from .tree import plot_tree
+
+__all__ = [
+    "DecisionRegions",
+    "ImpurityCurves",
+    "LearningCurve",
+    "OverfittingCurve",
+    "Region",
+    "decision_regions",
+    "impurity_curves",
+    "learning_curve",
+    "overfitting_curve",
+    "plot_tree",
+]

@@ -1,0 +1,49 @@
+"""What every drawing needs: matplotlib (imported when a drawing is made, with a clear
+message when it is missing), the Axes to draw on, and checks of the estimator."""
+
+from __future__ import annotations
+
+from sklearn.base import is_classifier, is_regressor
+from sklearn.utils.validation import check_is_fitted
+
+INSTALL_HINT = (
+    'quercus.plot needs matplotlib: pip install "quercus[plot]" (or pip install matplotlib)'
+)
+
+
+def pyplot():
+    """``matplotlib.pyplot``, or an ImportError that says how to install it."""
+    try:
+        import matplotlib.pyplot as plt
+    except ImportError as error:
+        raise ImportError(INSTALL_HINT) from error
+    return plt
+
+
+def axes(ax):
+    """``ax``, or the current Axes when None (a new figure when there is none)."""
+    if ax is not None:
+        return ax
+    return pyplot().gca()
+
+
+def fitted_estimator(estimator, what: str, *, classifier: bool | None = None):
+    """Check that ``estimator`` is a fitted quercus tree (a classifier or a regressor when
+    ``classifier`` says so); ``what`` names the drawing in messages."""
+    from ..estimators.base import BaseDecisionTree
+
+    if not isinstance(estimator, BaseDecisionTree):
+        raise TypeError(f"{what} needs a quercus tree estimator, got {type(estimator).__name__}")
+    check_is_fitted(estimator, "tree_")
+    if classifier is True and not is_classifier(estimator):
+        raise TypeError(f"{what} needs a classifier, got the regressor {type(estimator).__name__}")
+    if classifier is False and not is_regressor(estimator):
+        raise TypeError(f"{what} needs a regressor, got {type(estimator).__name__}")
+    return estimator
+
+
+#: Colours of classes (the Graphviz export's, so that drawings and DOT files agree).
+def class_colours(n_classes: int) -> list[str]:
+    from ..export.graphviz import _PALETTE
+
+    return [_PALETTE[k % len(_PALETTE)] for k in range(n_classes)]

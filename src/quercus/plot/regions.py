@@ -1,0 +1,270 @@
+"""The decision regions of a tree on two attributes: one axis-parallel rectangle (or a few,
+for a nominal axis) per leaf, drawn from the tree's own tests, with the training points.
+
+A numeric attribute is an axis of values; a nominal or ordinal one is an axis of positions,
+one per category (ordinal: in their order), each category's cell one unit wide. A leaf's
+region is the set of values its path admits: an interval ``(lo, hi]`` of a numeric
+attribute (cut to the drawn range), a set of categories of a nominal one (a rectangle per
+run of neighbouring positions).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+import pandas as pd
+
+from .._config import LEAF, NUMERIC_SPLIT
+from ..data.schema import NUMERIC_KIND
+from ._common import axes, class_colours, fitted_estimator
+
+__all__ = ["DecisionRegions", "Region", "decision_regions"]
+
+_MARGIN = 0.05  # share of a numeric axis's range drawn beyond the data on each side
+_JITTER = 0.25  # points of one category spread this far either side of its position
+
+
+class Region(NamedTuple):
+    """A rectangle of the plane where the tree predicts ``label`` (leaf ``leaf``):
+    ``x0 < x <= x1``, ``y0 < y <= y1`` on a numeric axis (its edges at the drawn range),
+    category cells on a nominal one."""
+
+    leaf: int
+    label: object
+    x0: float
+    x1: float
+    y0: float
+    y1: float
+
+
+@dataclass
+class DecisionRegions:
+    """The numbers of :func:`decision_regions`, with the Axes they are drawn on.
+
+    Attributes
+    ----------
+    features : tuple of str
+        The attributes on the x and y axes.
+    regions : list of Region
+        The rectangles drawn, leaf by leaf in the tree's order.
+    categories : tuple
+        For each axis, its categories in position order (None for a numeric axis).
+    ax_ : matplotlib Axes
+    figure_ : matplotlib Figure
+    """
+
+    features: tuple
+    regions: list
+    categories: tuple
+    ax_: object = None
+    figure_: object = None
+
+    def region_at(self, x: float, y: float) -> Region | None:
+        """The region holding the point ``(x, y)`` (axis positions for categories)."""
+        for region in self.regions:
+            if region.x0 < x <= region.x1 and region.y0 < y <= region.y1:
+                return region
+        return None
+
+
+def _axes_of(estimator, X, features) -> list[int]:
+    """The tree's feature index on each axis, after checking ``features``."""
+    names = list(estimator.schema_.names)
+    if len(names) != 2:
+        raise ValueError(
+            f"decision_regions needs a tree fitted on two features; this one has {len(names)}: "
+            "fit it on the two columns to draw"
+        )
+    if features is None:
+        return [0, 1]
+    if isinstance(features, str) or len(features) != 2:
+        raise ValueError(f"features must name two columns, got {features!r}")
+    columns = [str(c) for c in X.columns] if isinstance(X, pd.DataFrame) else None
+    out = []
+    for feature in features:
+        name = (
+            names[feature] if isinstance(feature, int | np.integer) and columns is None else feature
+        )
+        if columns is not None and str(name) not in columns:
+            raise ValueError(f"feature {name!r} is not a column of X")
+        if str(name) not in names:
+            raise ValueError(f"feature {name!r} is not one of the tree's features {names}")
+        out.append(names.index(str(name)))
+    if out[0] == out[1]:
+        raise ValueError(f"features must be two different columns, got {features!r}")
+    return out
+
+
+def _leaf_boxes(tree, on_axis, limits, n_categories):
+    """``(leaf, box)`` for every leaf: per axis, an interval ``[lo, hi]`` (numeric) or the
+    set of category codes its path admits."""
+    start = tuple(
+        tuple(limits[axis]) if n_categories[axis] is None else frozenset(range(n_categories[axis]))
+        for axis in range(2)
+    )
+    axis_of = {f: axis for axis, f in enumerate(on_axis)}
+    out, stack = [], [(0, start)]
+    while stack:
+        node, box = stack.pop()
+        if tree.kind[node] == LEAF:
+            out.append((node, box))
+            continue
+        axis = axis_of[int(tree.feature[node])]
+        first = tree.child_start[node]
+        kids = tree.children[first : first + tree.n_children[node]]
+        part = box[axis]
+        branches = []
+        if tree.kind[node] == NUMERIC_SPLIT:
+            t = float(tree.threshold[node])
+            if isinstance(part, frozenset):  # an ordinal axis: codes on either side
+                sides = [frozenset(c for c in part if c <= t), frozenset(c for c in part if c > t)]
+            else:
+                sides = [(part[0], min(part[1], t)), (max(part[0], t), part[1])]
+            branches = list(zip(kids, sides, strict=True))
+        else:
+            table = tree.cat_table[tree.cat_start[node] : tree.cat_start[node] + n_categories[axis]]
+            for k, kid in enumerate(kids):
+                branches.append((kid, frozenset(c for c in part if table[c] == k)))
+        for kid, side in reversed(branches):
+            stack.append((int(kid), box[:axis] + (side,) + box[axis + 1 :]))
+    return sorted(out)
+
+
+def _spans(part) -> list[tuple[float, float]]:
+    """The intervals of one axis of a box: itself, or a cell run per neighbouring codes."""
+    if not isinstance(part, frozenset):
+        return [part] if part[1] > part[0] else []
+    codes = sorted(part)
+    runs, out = [], []
+    for c in codes:
+        if runs and c == runs[-1][1] + 1:
+            runs[-1][1] = c
+        else:
+            runs.append([c, c])
+    for a, b in runs:
+        out.append((a - 0.5, b + 0.5))
+    return out
+
+
+def _limits(values: np.ndarray) -> tuple[float, float]:
+    known = values[np.isfinite(values)]
+    if len(known) == 0:
+        return -1.0, 1.0
+    lo, hi = float(known.min()), float(known.max())
+    pad = (hi - lo) * _MARGIN if hi > lo else 0.5
+    return lo - pad, hi + pad
+
+
+def decision_regions(
+    estimator, X, y, features=None, *, ax=None, alpha: float = 0.35, jitter: bool = True
+) -> DecisionRegions:
+    """Draw the regions where a classification tree on two attributes predicts each class,
+    with the training points.
+
+    The rectangles are the tree's own: each leaf's region is bounded by the thresholds and
+    category sets of the tests on its path (not a grid of predictions), so its edges are
+    exactly the tree's decision boundaries.
+
+    Parameters
+    ----------
+    estimator : fitted quercus tree classifier
+        Fitted on exactly two attributes (numeric, nominal or ordinal).
+    X : DataFrame or array of shape (n_samples, n_columns)
+        The points to draw (usually the training data); a DataFrame may hold other
+        columns too.
+    y : array-like of shape (n_samples,)
+        Their classes (colours of the points).
+    features : pair of str or int, optional
+        The columns on the x and y axes; default the tree's two features in its order.
+    ax : matplotlib Axes, optional
+    alpha : float, default 0.35
+        Opacity of the regions.
+    jitter : bool, default True
+        Spread the points of a category across its cell (a fixed pseudo-random spread), so
+        that equal points do not hide each other.
+
+    Returns
+    -------
+    DecisionRegions
+        The rectangles drawn (``regions``, with ``region_at(x, y)``), with ``ax_`` and
+        ``figure_``.
+    """
+    fitted_estimator(estimator, "decision_regions", classifier=True)
+    on_axis = _axes_of(estimator, X, features)
+    schema, tree = estimator.schema_, estimator.tree_
+    names = [schema.names[f] for f in on_axis]
+    frame = X[list(schema.names)] if isinstance(X, pd.DataFrame) else X
+    matrix = estimator._predict_matrix(frame)
+    y = np.asarray(y)
+    if len(y) != len(matrix):
+        raise ValueError(f"X has {len(matrix)} samples but y has {len(y)}")
+    coords = matrix[:, on_axis]
+    categories, n_categories, limits = [], [], []
+    for axis, f in enumerate(on_axis):
+        feature = schema.features[f]
+        if feature.kind == NUMERIC_KIND:
+            categories.append(None)
+            n_categories.append(None)
+            limits.append(_limits(coords[:, axis]))
+        else:
+            categories.append(tuple(feature.categories))
+            n_categories.append(feature.n_categories)
+            limits.append((-0.5, feature.n_categories - 0.5))
+    regions = []
+    for leaf, box in _leaf_boxes(tree, on_axis, limits, n_categories):
+        label = estimator.classes_[tree.node_class[leaf]]
+        for x0, x1 in _spans(box[0]):
+            for y0, y1 in _spans(box[1]):
+                regions.append(Region(leaf, label, x0, x1, y0, y1))
+    result = DecisionRegions(tuple(names), regions, tuple(categories))
+    _draw_regions(result, estimator, coords, y, axes(ax), alpha, jitter, limits)
+    return result
+
+
+def _draw_regions(result, estimator, coords, y, ax, alpha, jitter, limits) -> None:
+    from matplotlib.patches import Rectangle
+
+    colours = class_colours(len(estimator.classes_))
+    index = {c: i for i, c in enumerate(estimator.classes_.tolist())}
+    for region in result.regions:
+        k = index[region.label]
+        ax.add_patch(
+            Rectangle(
+                (region.x0, region.y0),
+                region.x1 - region.x0,
+                region.y1 - region.y0,
+                facecolor=colours[k],
+                edgecolor="0.4",
+                linewidth=0.6,
+                alpha=alpha,
+                gid=f"leaf-{region.leaf}",
+            )
+        )
+    shown = np.isfinite(coords).all(axis=1)
+    points = coords[shown].copy()
+    rng = np.random.default_rng(0)
+    for axis, cats in enumerate(result.categories):
+        if cats is not None and jitter:
+            points[:, axis] += rng.uniform(-_JITTER, _JITTER, len(points))
+    labels = y[shown]
+    for c, k in index.items():
+        mine = np.array([v == c for v in labels.tolist()], dtype=bool)
+        if mine.any():
+            ax.scatter(
+                points[mine, 0], points[mine, 1], color=colours[k], edgecolors="0.15",
+                linewidths=0.6, s=28, label=str(c), zorder=3, gid=f"points-{k}",
+            )  # fmt: skip
+    ax.set_xlim(*limits[0])
+    ax.set_ylim(*limits[1])
+    for axis, cats in enumerate(result.categories):
+        if cats is not None:
+            ticks = (ax.set_xticks, ax.set_yticks)[axis]
+            ticks(range(len(cats)), [str(c) for c in cats])
+    ax.set_xlabel(result.features[0])
+    ax.set_ylabel(result.features[1])
+    ax.set_title(f"{type(estimator).__name__}: decision regions")
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(loc="best", title="class")
+    result.ax_, result.figure_ = ax, ax.figure
