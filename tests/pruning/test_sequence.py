@@ -18,7 +18,7 @@ from quercus.pruning.sequence import (
     ReducedErrorStep,
     replay,
 )
-from quercus.tree.conditions import branch_conditions
+from quercus.tree.conditions import reaching_branch_conditions
 
 TREE_ARRAYS = (
     "kind",
@@ -198,14 +198,15 @@ def test_reduced_error_numbers_are_the_validation_errors_of_the_trees():
 
 
 def conditions_to(tree, schema, node):
-    """The conditions from the root to ``node`` of ``tree``, walked down from the root."""
+    """The conditions from the root to ``node`` of ``tree`` as the readable exports print
+    them (a category test names the categories that reach it)."""
     if node == 0:
         return []
     for up in range(tree.node_count):
         first = tree.child_start[up]
         kids = list(tree.children[first : first + tree.n_children[up]])
         if tree.kind[up] != 0 and node in kids:
-            condition = branch_conditions(tree, schema, up)[kids.index(node)]
+            condition = reaching_branch_conditions(tree, schema, up)[kids.index(node)]
             return [*conditions_to(tree, schema, up), str(condition)]
     raise AssertionError(f"node {node} has no parent")
 
@@ -224,6 +225,20 @@ def test_paths_name_the_conditions_from_the_root():
         " AND ".join(conditions_to(grown, est.schema_, k)) for k in np.flatnonzero(grown.depth == 1)
     }
     assert first_level == {"Outlook = Overcast", "Outlook = Rain", "Outlook = Sunny"}
+
+
+def test_paths_of_nested_subset_splits_name_the_categories_that_reach():
+    # f in {a, d} -> X; inside f in {b, c}: f = b -> Y, and f = c splits on g. The nested
+    # split's table covers every category, but only b and c reach it.
+    cells = [("a", "0", "X", 6), ("a", "1", "X", 6), ("d", "0", "X", 6), ("d", "1", "X", 6)]
+    cells += [("b", "0", "Y", 5), ("b", "1", "Y", 5), ("c", "0", "Z", 3), ("c", "1", "W", 3)]
+    frame = pd.DataFrame([c[:3] for c in cells for _ in range(c[3])], columns=["f", "g", "y"])
+    est = quercus.CARTClassifier(ccp_alpha=0.01).fit(frame[["f", "g"]], frame["y"])
+    paths = [s.path for s in est.pruning_path_]
+    assert paths == ["f in {b, c} AND f = c", "f in {b, c}", ""]
+    for s in est.pruning_path_:
+        assert s.path == " AND ".join(conditions_to(est.tree_grown_, est.schema_, s.node))
+    assert "f = c" in est.export_text()  # as the text export prints it
 
 
 def test_cost_complexity_by_cv_records_its_path():

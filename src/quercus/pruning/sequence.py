@@ -23,7 +23,7 @@ import numpy as np
 
 from .._config import LEAF
 from ..tree import Tree
-from ..tree.conditions import branch_conditions
+from ..tree.conditions import Condition, branch_conditions, category_condition
 from .cost_complexity import pruning_steps, steps_at
 from .pessimistic import pessimistic_decisions, rebuild
 from .reduced_error import reduced_error_order
@@ -157,20 +157,32 @@ class PruningLog:
         if self.tree is None:
             self.tree = self.grown
             self.origin = np.arange(self.grown.node_count)
-        self._conditions: dict[int, list[str]] = {}
+        self._conditions: dict[int, list[Condition]] = {}
         self._parent = parents(self.grown)
 
     # -- paths ---------------------------------------------------------------------------
 
-    def _condition(self, split: int, branch: int) -> str:
+    def _condition(self, split: int, branch: int) -> Condition:
         if split not in self._conditions:
-            self._conditions[split] = [
-                str(c) for c in branch_conditions(self.grown, self.schema, split)
-            ]
+            self._conditions[split] = branch_conditions(self.grown, self.schema, split)
         return self._conditions[split][branch]
 
     def _path_text(self, pairs) -> str:
-        return " AND ".join(self._condition(int(s), int(b)) for s, b in pairs)
+        """The conditions of a path of ``(split node, branch)`` pairs; a category test names
+        only the categories the tests above it on the path let through (as the readable
+        exports print them)."""
+        reaching: dict[int, frozenset] = {}
+        texts = []
+        for split, branch in pairs:
+            c = self._condition(int(split), int(branch))
+            if c.op in ("=", "in"):
+                codes = c.codes & reaching.get(c.feature, c.codes)
+                reaching[c.feature] = codes
+                if codes and codes != c.codes:
+                    categories = self.schema.features[c.feature].categories
+                    c = category_condition(c.feature, c.name, categories, sorted(codes))
+            texts.append(str(c))
+        return " AND ".join(texts)
 
     def _grown_path(self, node: int) -> str:
         """The path to a node of the grown tree, in the grown tree."""
