@@ -1,17 +1,17 @@
 """The ``quercus`` command: a thin argparse front end over the public API.
 
-``quercus fit | predict | evaluate | show | gain | cv | datasets | demo`` (also ``python -m
-quercus``). The subcommands live in :mod:`quercus.cli.commands` and :mod:`quercus.cli.show`
-(their shared steps in :mod:`quercus.cli.tasks`); this module holds the parser and turns
-errors into exit statuses: 0 success, 2 a usage error, 1 bad data, a bad model file or a
-failed step, reported as one line ``quercus: error: <message>`` on stderr (a traceback only
-with ``quercus --debug ...``).
+``quercus fit | predict | evaluate | show | gain | cv | tune | report | datasets | demo``
+(also ``python -m quercus``). The subcommands live in :mod:`quercus.cli.commands`,
+:mod:`quercus.cli.show`, :mod:`quercus.cli.cv`, :mod:`quercus.cli.tune` and
+:mod:`quercus.cli.report` (their shared steps in :mod:`quercus.cli.tasks`); this module holds
+the parser and turns errors into exit statuses: 0 success, 2 a usage error, 1 bad data, a
+bad model file or a failed step, reported as one line ``quercus: error: <message>`` on
+stderr (a traceback only with ``quercus --debug ...``).
 """
 
 from __future__ import annotations
 
 import argparse
-import ast
 import os
 import sys
 import warnings
@@ -20,18 +20,10 @@ from .. import DataError, ModelError, __version__
 from . import commands
 from . import report as report_command
 from . import show as show_command
+from . import tune as tune_command
+from .cv import run_cv
 from .demo import run_demo
-from .tasks import ALGORITHMS, UsageError
-
-
-def parse_value(text: str):
-    """A ``--set`` value: a Python literal where it is one (``3``, ``0.5``, ``None``,
-    ``True``, ``'gini'``, ``[0, 1]``), else the text itself (``entropy``)."""
-    text = text.strip()
-    try:
-        return ast.literal_eval(text)
-    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        return text
+from .tasks import ALGORITHMS, UsageError, parse_value
 
 
 def parse_setting(text: str) -> tuple[str, object]:
@@ -171,6 +163,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_fit(sub, training)
     _add_model_commands(sub, shared["quiet"])
     _add_gain_and_cv(sub, training)
+    _add_tune(sub, training)
     _add_report(sub, training)
     data = _subcommand(
         sub,
@@ -300,15 +293,83 @@ def _add_gain_and_cv(sub, training: list) -> None:
     cv = _subcommand(
         sub,
         "cv",
-        commands.run_cv,
+        run_cv,
         training,
-        "k-fold cross-validated accuracy (or R^2) and confusion matrix",
+        "k-fold cross-validated accuracy (or R^2), its spread, and two algorithms compared",
+        "Cross-validate an algorithm on DATA: the score of every fold, their mean, standard "
+        "deviation and 95% confidence interval, and the confusion matrix of the out-of-fold "
+        "predictions. With --compare, a second algorithm on the same folds and the corrected "
+        "resampled t-test of the two (Nadeau and Bengio 2003, as Weka's Experimenter); "
+        "--repeats repeats the cross-validation with other shuffles (r x k scores). --set "
+        "applies to each algorithm that has the parameter.",
     )
     cv.add_argument("data", metavar="DATA", help=_DATA_HELP)
     _algorithm(cv, "c45", " (default: c45)")
-    cv.add_argument("--folds", type=_folds, default=10, help="number of folds (default: 10)")
     cv.add_argument(
+        "--compare",
+        metavar="ALGORITHM",
+        choices=list(ALGORITHMS),
+        help="a second algorithm to score on the same folds and compare (a paired t-test)",
+    )
+    _folds_and_seed(cv)
+
+
+def _folds_and_seed(parser: argparse.ArgumentParser) -> None:
+    """``--folds``, ``--repeats`` and ``--seed`` of ``cv`` and ``tune``: the same folds."""
+    parser.add_argument("--folds", type=_folds, default=10, help="number of folds (default: 10)")
+    parser.add_argument(
+        "--repeats",
+        type=_whole(1, 100),
+        default=1,
+        help="repeat the cross-validation R times, shuffled with the seeds S, S+1, ... "
+        "(default: 1)",
+    )
+    parser.add_argument(
         "--seed", type=_whole(0, 2**32 - 1), default=0, help="seed of the shuffle (default: 0)"
+    )
+
+
+def _add_tune(sub, training: list) -> None:
+    """``quercus tune``."""
+    tune = _subcommand(
+        sub,
+        "tune",
+        tune_command.run_tune,
+        training,
+        "choose an algorithm's parameters by cross-validation (a grid search)",
+        "Search a grid of parameters by k-fold cross-validation (scikit-learn's "
+        "GridSearchCV, on the folds of quercus cv): print every candidate's mean score, "
+        "standard deviation and rank, the best one, and the best compared with the "
+        "runner-up (or with the best of each other algorithm) by the corrected resampled "
+        "t-test; save the best, refitted on all of DATA, with -o. Without --grid, each "
+        "algorithm's default grid: " + tune_command.DEFAULT_GRIDS_HELP,
+    )
+    tune.add_argument("data", metavar="DATA", help=_DATA_HELP)
+    tune.add_argument(
+        "--algorithm",
+        metavar="ALGORITHM",
+        type=tune_command.parse_algorithms,
+        action="extend",
+        default=None,
+        help="the algorithm to tune: id3, c45, c45rules, cart or forest (default: c45); "
+        "repeat it, or give a list (c45,cart), to search across algorithms",
+    )
+    tune.add_argument(
+        "--grid",
+        metavar="NAME=V1,V2",
+        type=tune_command.parse_grid,
+        action="append",
+        default=[],
+        help="a parameter and the values to try, e.g. --grid max_depth=2,4,None --grid "
+        "criterion=gini,entropy (values are Python literals where they are one); replaces "
+        "the default grid",
+    )
+    _folds_and_seed(tune)
+    tune.add_argument(
+        "-o",
+        "--output",
+        metavar="MODEL",
+        help="save the best model, refitted on all of DATA, here (as quercus fit -o)",
     )
 
 

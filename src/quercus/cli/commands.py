@@ -26,7 +26,7 @@ from ..data.schema import NUMERIC_KIND
 from ..ensemble import RandomForestClassifier, RandomForestRegressor
 from ..estimators import C45RulesClassifier
 from ..export import export_text
-from .evaluate import cross_validate, evaluate_predictions, format_confusion, format_evaluation
+from .evaluate import evaluate_predictions, format_evaluation
 from .progress import Progress
 from .show import forest_summary
 from .tasks import (
@@ -231,7 +231,7 @@ def run_predict(args, out: TextIO) -> int:
     return 0
 
 
-# -- gain, cv ---------------------------------------------------------------------------------
+# -- gain -------------------------------------------------------------------------------------
 
 
 def _print_gain_table(out: TextIO, table: pd.DataFrame) -> None:
@@ -298,41 +298,6 @@ def run_gain(args, out: TextIO) -> int:
     return 0
 
 
-def run_cv(args, out: TextIO) -> int:
-    """``quercus cv``: k-fold cross-validated accuracy (or R^2) and the confusion matrix."""
-    check_settings(args.algorithm, args.set)
-    table = _read_training(args)
-    regression, y = learning_task(table, args.algorithm)
-    estimator = make_estimator(args.algorithm, regression, args.set)
-    with Progress(args.quiet) as progress:
-        bar = progress.bar(args.folds, "cv: folds")
-        result = cross_validate(
-            estimator,
-            table.X,
-            y,
-            folds=args.folds,
-            seed=args.seed,
-            regression=regression,
-            on_fold=lambda i, k: bar.update(i - 1 - bar.n),
-        )
-        bar.close()
-    score = "R^2" if regression else "accuracy"
-    kind = "" if regression else " stratified"
-    out.write(task_line(table, y, regression, args.algorithm, estimator))
-    out.write(defaults_note(args.algorithm, regression, args.set, None))
-    out.write(f"{args.folds}-fold{kind} cross-validation (shuffled, seed {args.seed})\n")
-    for i, value in enumerate(result.scores, start=1):
-        out.write(f"  fold {i:>{len(str(args.folds))}}: {score} {value:.3f}\n")
-    out.write(f"{score}: mean {result.mean:.3f}, standard deviation {result.std:.3f}\n")
-    if not regression:
-        out.write(
-            "\nconfusion matrix of the pooled out-of-fold predictions "
-            "(rows: true class, columns: predicted class)\n"
-        )
-        out.write(format_confusion(result.labels, result.confusion))
-    return 0
-
-
 # -- datasets -----------------------------------------------------------------------------------
 
 
@@ -356,7 +321,6 @@ def run_datasets(args, out: TextIO) -> int:
 __all__ = [
     "ALGORITHMS",
     "UsageError",
-    "run_cv",
     "run_datasets",
     "run_evaluate",
     "run_fit",

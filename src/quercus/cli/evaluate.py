@@ -17,26 +17,36 @@ from sklearn.metrics import confusion_matrix, precision_recall_fscore_support, r
 
 from ..data.errors import DataError
 from ..estimators.folds import FoldsError, cv_folds
+from ..model_selection import PairedTTest, ScoreSpread, score_spread
 
 
 @dataclass
 class CVResult:
-    """Scores of a k-fold cross-validation.
+    """Scores of a k-fold cross-validation, repeated ``repeats`` times.
 
     Attributes
     ----------
-    scores : ndarray of shape (n_folds,)
-        Accuracy (classification) or R^2 (regression) of each fold, in fold order.
+    scores : ndarray of shape (repeats * folds,)
+        Accuracy (classification) or R^2 (regression) of each fold, in fold order, the
+        folds of one repetition after the other.
     regression : bool
         Whether the scores are R^2.
+    n_train, n_test : float
+        Mean number of training and test rows of a fold (the corrected t-test's sizes).
+    repeats : int
+        Number of repetitions of the cross-validation (each with its own shuffle).
     labels : list or None
         The class labels, in the order of the confusion matrix (classification).
     confusion : ndarray of shape (n_classes, n_classes) or None
-        Confusion matrix of the pooled out-of-fold predictions; rows are the true classes.
+        Confusion matrix of the pooled out-of-fold predictions, summed over the
+        repetitions (each row counted once per repetition); rows are the true classes.
     """
 
     scores: np.ndarray
     regression: bool
+    n_train: float = float("nan")
+    n_test: float = float("nan")
+    repeats: int = 1
     labels: list | None = None
     confusion: np.ndarray | None = None
 
@@ -46,8 +56,12 @@ class CVResult:
 
     @property
     def std(self) -> float:
-        """Standard deviation of the fold scores (population, as ``np.std``)."""
-        return float(np.std(self.scores))
+        """Sample standard deviation of the fold scores (divided by n - 1, as Weka's)."""
+        return float(np.std(self.scores, ddof=1)) if len(self.scores) > 1 else 0.0
+
+    def spread(self) -> ScoreSpread:
+        """Mean, standard deviation and corrected 95% confidence interval of the scores."""
+        return score_spread(self.scores, n_train=self.n_train, n_test=self.n_test)
 
 
 def _class_labels(y: pd.Series) -> list:
@@ -58,6 +72,37 @@ def _class_labels(y: pd.Series) -> list:
     return sorted(pd.unique(y.dropna()))
 
 
+def _truth(y: pd.Series, regression: bool) -> np.ndarray:
+    """Labels as NumPy sees them (strings as objects, integer classes as integers), so that
+    scikit-learn recognises them as classes; floats for regression."""
+    return np.asarray(y, dtype=np.float64) if regression else np.asarray(y)
+
+
+def cv_splits(
+    y: pd.Series, *, folds: int = 10, seed: int = 0, repeats: int = 1, regression: bool = False
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The ``(train, test)`` rows of ``repeats`` shuffled k-fold cross-validations, the
+    folds of :func:`quercus.estimators.folds.cv_folds` (stratified for classes); repetition
+    ``r`` shuffles with the seed ``seed + r``. Data that cannot be cut into ``folds`` is a
+    :class:`DataError` saying how many folds it can be cut into; a class with fewer rows
+    than folds is one warning (the same for every repetition, so said once)."""
+    classes = None if regression else _truth(y, regression)
+    splits = []
+    for repetition in range(repeats):
+        with warnings.catch_warnings():
+            if repetition:
+                warnings.simplefilter("ignore")
+            try:
+                splits += cv_folds(
+                    folds, (seed + repetition) % 2**32, n_rows=len(y), classes=classes
+                )
+            except FoldsError as exc:
+                raise DataError(
+                    f"{exc}: use --folds {exc.most} or fewer", column=str(y.name)
+                ) from None
+    return splits
+
+
 def cross_validate(
     estimator,
     X: pd.DataFrame,
@@ -65,43 +110,92 @@ def cross_validate(
     *,
     folds: int = 10,
     seed: int = 0,
+    repeats: int = 1,
     regression: bool = False,
+    splits: list | None = None,
     on_fold: Callable[[int, int], None] | None = None,
 ) -> CVResult:
-    """k-fold cross-validation of ``estimator`` (cloned for every fold).
+    """k-fold cross-validation of ``estimator`` (cloned for every fold), repeated
+    ``repeats`` times.
 
     Classification uses shuffled stratified folds and also returns the confusion matrix of
     the pooled out-of-fold predictions; regression uses shuffled folds and R^2 (the folds of
-    :func:`quercus.estimators.folds.cv_folds`: a class with fewer rows than folds is a
-    warning, data that cannot be cut so is a :class:`DataError`).
-    ``on_fold(i, folds)`` is called before fold ``i`` (from 1) is fitted.
+    :func:`cv_splits`: a class with fewer rows than folds is a warning, data that cannot be
+    cut so is a :class:`DataError`). ``splits``: folds made already (to score several
+    estimators on the same folds). ``on_fold(i, n)`` is called before fold ``i`` (from 1)
+    of ``n`` is fitted.
     """
-    n = len(y)
     y = y.reset_index(drop=True)
     X = X.reset_index(drop=True)
-    # Labels as NumPy sees them (strings as objects, integer classes as integers), so that
-    # scikit-learn recognises them as classes.
-    truth = np.asarray(y, dtype=np.float64) if regression else np.asarray(y)
-    try:
-        splits = cv_folds(folds, seed, n_rows=n, classes=None if regression else truth)
-    except FoldsError as exc:
-        raise DataError(f"{exc}: use --folds {exc.most} or fewer", column=str(y.name)) from None
-    predicted = np.empty(n, dtype=truth.dtype)
+    truth = _truth(y, regression)
+    if splits is None:
+        splits = cv_splits(y, folds=folds, seed=seed, repeats=repeats, regression=regression)
+    predicted = np.empty(len(y), dtype=truth.dtype)
     scores = []
+    labels = None if regression else _class_labels(y)
+    confusion = None if regression else np.zeros((len(labels), len(labels)), dtype=np.int64)
+    per_repetition = len(splits) // repeats
     for i, (train, test) in enumerate(splits, start=1):
         if on_fold is not None:
-            on_fold(i, folds)
+            on_fold(i, len(splits))
         model = clone(estimator).fit(X.iloc[train], y.iloc[train])
         predicted[test] = model.predict(X.iloc[test])
         if regression:
             scores.append(r2_score(truth[test], predicted[test]))
         else:
             scores.append(float(np.mean(predicted[test] == truth[test])))
-    if regression:
-        return CVResult(np.asarray(scores), regression=True)
-    labels = _class_labels(y)
-    matrix = _confusion(truth, predicted, labels)
-    return CVResult(np.asarray(scores), regression=False, labels=labels, confusion=matrix)
+        if not regression and i % per_repetition == 0:  # a repetition predicted every row
+            confusion += _confusion(truth, predicted, labels)
+    sizes = np.array([(len(train), len(test)) for train, test in splits], dtype=np.float64)
+    n_train, n_test = sizes.mean(axis=0)
+    return CVResult(
+        np.asarray(scores, dtype=np.float64),
+        regression=regression,
+        n_train=float(n_train),
+        n_test=float(n_test),
+        repeats=repeats,
+        labels=labels,
+        confusion=confusion,
+    )
+
+
+def splits_text(folds: int, repeats: int) -> str:
+    """``10 folds`` or ``3 x 10 folds``: the scores a spread or a test is computed from."""
+    return f"{repeats} x {folds} folds" if repeats > 1 else f"{folds} folds"
+
+
+def format_spread(spread: ScoreSpread, score: str, splits: str, bounded: bool = False) -> str:
+    """Two lines: the mean and standard deviation of the fold scores, and the corrected
+    confidence interval of the mean (within [0, 1] when ``bounded``, as accuracy is; an R^2
+    is at most 1)."""
+    low, high = spread.low, min(spread.high, 1.0)
+    if bounded:
+        low = max(low, 0.0)
+    return (
+        f"{score}: mean {spread.mean:.3f}, standard deviation {spread.std:.3f} over {splits}\n"
+        f"{spread.level:.0%} confidence interval of the mean: [{low:.3f}, {high:.3f}] "
+        "(corrected resampled t, Nadeau and Bengio 2003)\n"
+    )
+
+
+def format_comparison(test: PairedTTest, names: tuple[str, str], score: str, splits: str) -> str:
+    """The corrected resampled t-test of two algorithms as text: both means, the difference
+    with its interval, t, the degrees of freedom, p and the verdict at the test's level."""
+    first, second = names
+    if test.significant:
+        better = first if test.difference > 0 else second
+        verdict = f"significant at {test.alpha:g}: {better} is better"
+    else:
+        verdict = f"not significant at {test.alpha:g}"
+    level = f"{1 - test.alpha:.0%}"
+    return (
+        f"paired comparison on the same {splits} (corrected resampled t-test, Nadeau and "
+        "Bengio 2003):\n"
+        f"  {score}: {first} {test.mean_a:.3f}, {second} {test.mean_b:.3f}; difference "
+        f"{test.difference:+.3f}, {level} interval [{test.low:+.3f}, {test.high:+.3f}]\n"
+        f"  t = {test.t:.3f} with {test.df} degrees of freedom, p = {test.p_value:.4f}: "
+        f"{verdict}\n"
+    )
 
 
 def _confusion(truth, predicted, labels: list) -> np.ndarray:

@@ -7,6 +7,7 @@ anything (exit 2), ``DataError`` and ``OSError`` for input that is wrong (exit 1
 
 from __future__ import annotations
 
+import ast
 import difflib
 import re
 import warnings
@@ -29,6 +30,16 @@ from ..estimators import (
     ID3Classifier,
 )
 from ..estimators.params import InvalidParameterError, check_param, check_params
+
+
+def parse_value(text: str):
+    """A ``--set`` (or ``--grid``) value: a Python literal where it is one (``3``, ``0.5``,
+    ``None``, ``True``, ``'gini'``, ``[0, 1]``), else the text itself (``entropy``)."""
+    text = text.strip()
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return text
 
 
 class UsageError(Exception):
@@ -71,7 +82,7 @@ FOREST_DEFAULTS = {"oob_score": True, "random_state": 0}
 # -- the estimator ------------------------------------------------------------------------------
 
 
-def _classes_of(algorithm: str, regression: bool | None) -> list[type]:
+def estimator_classes(algorithm: str, regression: bool | None) -> list[type]:
     """The estimator classes ``algorithm`` may build; ``regression=None`` (task not known
     yet): the classifier, and the regressor where there is one."""
     entry = ALGORITHMS[algorithm]
@@ -82,10 +93,13 @@ def _classes_of(algorithm: str, regression: bool | None) -> list[type]:
     return [entry.classifier]
 
 
-def check_settings(algorithm: str, settings: list, regression: bool | None = None) -> None:
+def check_settings(
+    algorithm: str, settings: list, regression: bool | None = None, option: str = "--set"
+) -> None:
     """A :class:`UsageError` naming the first ``--set`` parameter that the estimator does not
-    have, with the closest valid name ("did you mean max_depth?") and the valid ones."""
-    classes = _classes_of(algorithm, regression)
+    have, with the closest valid name ("did you mean max_depth?") and the valid ones, or the
+    first value it does not take (said as a value of ``option``)."""
+    classes = estimator_classes(algorithm, regression)
     valid = {name for cls in classes for name in cls().get_params(deep=False)}
     for name, _ in settings:
         if name in valid:
@@ -115,7 +129,37 @@ def check_settings(algorithm: str, settings: list, regression: bool | None = Non
             else:
                 break
         else:
-            raise UsageError(f"--set {name}: {problems[0]}")
+            raise UsageError(f"{option} {name}: {problems[0]}")
+
+
+def parameters_of(algorithm: str, regression: bool | None = None) -> set[str]:
+    """The parameter names of the estimators ``algorithm`` may build."""
+    return {
+        name
+        for cls in estimator_classes(algorithm, regression)
+        for name in cls().get_params(deep=False)
+    }
+
+
+def settings_by_algorithm(
+    algorithms: list[str], settings: list, option: str = "--set"
+) -> dict[str, list]:
+    """The ``(name, value)`` settings that apply to each of several algorithms (those it has
+    a parameter for); a :class:`UsageError` for a name that none of them has."""
+    known = {algorithm: parameters_of(algorithm) for algorithm in algorithms}
+    for name, _ in settings:
+        if not any(name in names for names in known.values()):
+            valid = sorted(set().union(*known.values()))
+            close = difflib.get_close_matches(name, valid, n=1, cutoff=0.6)
+            hint = f" (did you mean {close[0]}?)" if close else ""
+            raise UsageError(
+                f"{option}: unknown parameter {name!r}{hint} for {' and '.join(algorithms)}; "
+                f"valid parameters: {', '.join(valid)}"
+            )
+    return {
+        algorithm: [(name, value) for name, value in settings if name in known[algorithm]]
+        for algorithm in algorithms
+    }
 
 
 def make_estimator(algorithm: str, regression: bool, settings: list):
@@ -123,7 +167,7 @@ def make_estimator(algorithm: str, regression: bool, settings: list):
     (:data:`READABLE_REGRESSION` for a CART regression tree, :data:`FOREST_DEFAULTS` for a
     forest) under the ``--set`` parameters."""
     check_settings(algorithm, settings, regression)
-    (cls,) = _classes_of(algorithm, regression)
+    (cls,) = estimator_classes(algorithm, regression)
     params = dict(cli_defaults(algorithm, regression))
     params.update(dict(settings))
     estimator = cls(**params)
