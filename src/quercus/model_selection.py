@@ -255,7 +255,7 @@ def corrected_ttest(
         t = difference / math.sqrt(factor * std**2)
         p_value = float(2 * stats.t.sf(abs(t), df))
     elif abs(difference) <= rounding:  # the same scores on every split: no evidence at all
-        t, p_value, std = 0.0, 1.0, 0.0
+        t, p_value, std, difference = 0.0, 1.0, 0.0, 0.0
     else:  # the same non-zero difference on every split
         t, p_value, std = math.copysign(math.inf, difference), 0.0, 0.0
     half = float(stats.t.ppf(1 - alpha / 2, df)) * std * math.sqrt(factor)

@@ -49,6 +49,8 @@ KEY_PAGES = [
     "api/datasets.html",
     "api/export.html",
     "api/plot.html",
+    "api/model_selection.html",
+    "model-selection.html",
     "auto_examples/index.html",
 ]
 

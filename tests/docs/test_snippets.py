@@ -53,7 +53,7 @@ def test_api_page_lists_every_public_name():
         if name not in listed and name not in modules and not name.startswith("__")
     ]
     assert not missing, f"public names missing from docs/api.rst: {missing}"
-    for module in ("datasets", "export", "plot"):
+    for module in ("datasets", "export", "plot", "model_selection"):
         assert f"   api/{module}" in text, module
         page = (DOCS / "api" / f"{module}.rst").read_text(encoding="utf-8")
         assert f"automodule:: quercus.{module}\n   :members:" in page

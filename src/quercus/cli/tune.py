@@ -205,8 +205,8 @@ def _base_estimator(algorithm: str, regression: bool, settings: list, seed: int)
 def _grid_of(algorithm: str, estimator, grids, settings: list, regression: bool, given):
     """The grid searched for ``algorithm``: its ``--grid`` parameters when --grid is given,
     else its default grid without the parameters ``--set`` fixes."""
-    if given:
-        grid = [grids[algorithm]]
+    if given:  # checked before the data was read, now for the task's estimator alone
+        grid, source = [grids[algorithm]], "--grid"
     else:
         fixed = dict(settings)
         grid = []
@@ -215,7 +215,7 @@ def _grid_of(algorithm: str, estimator, grids, settings: list, regression: bool,
             if kept not in grid:
                 grid.append(kept)
         source = f"the default grid of --algorithm {algorithm} with --set"
-        _check_candidates(algorithm, settings, grid, regression, source)
+    _check_candidates(algorithm, settings, grid, regression, source)
     return grid
 
 
@@ -326,7 +326,7 @@ def _report(out: TextIO, args, search, bases, sizes, regression: bool) -> None:
         out.write(format_comparison(test, ("best", what), score, spread_of))
     if len(candidates) > 1:
         out.write(
-            "\nnote: the best was chosen on these folds, so its score is optimistic; an "
+            "\nnote: the best was chosen on these folds, so its score is optimistic; an\n"
             "unbiased estimate needs data not used to choose it (nested cross-validation)\n"
         )
 
