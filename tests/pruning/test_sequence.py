@@ -3,6 +3,8 @@ and the recorded steps, replayed, give exactly the estimator's tree."""
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -11,11 +13,13 @@ from sklearn.datasets import make_classification
 import quercus
 from quercus.criteria import registry
 from quercus.pruning import pessimistic_errors
+from quercus.pruning.pessimistic_path import pessimistic_path_errors
 from quercus.pruning.sequence import (
     CollapseStep,
     CostComplexityStep,
     PessimisticStep,
     ReducedErrorStep,
+    pessimistic_stage,
     replay,
 )
 from quercus.tree.conditions import reaching_branch_conditions
@@ -283,3 +287,42 @@ def test_pruned_nodes_are_nodes_of_the_grown_tree():
         inner = tree.kind != 0
         np.testing.assert_array_equal(tree.feature[inner], grown.feature[ids[inner]])
         np.testing.assert_array_equal(tree.depth, grown.depth[ids])
+
+
+# -- the errors of every tree along pessimistic pruning, without rebuilding each ------------
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: quercus.C45Classifier(),  # fractional missing values, raising
+        lambda: quercus.C45Classifier(confidence=0.5, min_samples_leaf=1),
+        lambda: quercus.CARTClassifier(pruning="pessimistic"),  # learned missing branches
+        lambda: quercus.ID3Classifier(pruning="pessimistic"),  # majority branch
+    ],
+    ids=["c45", "c45-cf0.5", "cart", "id3"],
+)
+@pytest.mark.parametrize("name", ["hepatitis", "credit-a"])
+def test_path_errors_equal_rebuilding_and_predicting(make, name, shared):
+    X, y = shipped(shared, name)
+    train = np.arange(len(y)) % 3 != 0
+    est = make().fit(X[train], y[train])
+    cases = est._training_cases(X[train], y[train], None)
+    impurity = registry.get(est.criterion).impurity
+    steps = est.pruning_path_
+    tree, _, decisions = pessimistic_stage(est.tree_grown_, steps)
+    codes = np.arange(est.n_classes_)
+    row_sets = []
+    for rows in (train, ~train):
+        target = np.searchsorted(est.classes_, y[rows].to_numpy())
+        row_sets.append((est._predict_matrix(X[rows]), target, codes))
+    fast = pessimistic_path_errors(tree, decisions, *cases, est.n_classes_, row_sets)
+    n_cuts = len(steps) - len(decisions)
+    probe = copy.copy(est)
+    for i in range(len(decisions) + 1):
+        probe.tree_, _ = replay(
+            est.tree_grown_, steps[: n_cuts + i], cases=cases, impurity=impurity
+        )
+        for j, rows in enumerate((train, ~train)):
+            assert fast[i, j] == int((probe.predict(X[rows]) != y[rows].to_numpy()).sum())
+    assert len(decisions) > 0

@@ -10,9 +10,10 @@ Scores come from one pass of the rows through the grown tree where the trees of 
 sequence are cuts of it that keep its statistics (cost-complexity, reduced-error, collapse
 and growth steps: :func:`quercus.pruning.cost_complexity.errors_along_cuts`). Pessimistic
 pruning recomputes the statistics of the cases of every node it keeps, and subtree raising
-sends a node's cases through its branch: each tree after a pessimistic step is rebuilt from
-the training cases (:func:`quercus.pruning.sequence.replay`, no growing) and predicts the
-rows itself.
+sends a node's cases through its branch: along its steps, the training cases and the rows
+are routed again under each changed node only
+(:func:`quercus.pruning.pessimistic_path.pessimistic_path_errors`), which gives the errors of
+the trees :func:`quercus.pruning.sequence.replay` would rebuild.
 """
 
 from __future__ import annotations
@@ -23,12 +24,11 @@ import numpy as np
 from sklearn.base import clone, is_classifier
 
 from .._config import LEAF
-from .._parallel import run_parallel
 from ..criteria import registry
 from ..pruning.cost_complexity import errors_along_cuts
-from ..pruning.sequence import leaves_after_cuts, replay
+from ..pruning.pessimistic_path import pessimistic_path_errors
+from ..pruning.sequence import leaves_after_cuts, pessimistic_stage, replay
 from ..tree import Tree
-from ..tree._predict import apply_rows, fractional_rows
 
 __all__ = ["TreeSequence", "estimator_sequence", "sequence_scores"]
 
@@ -179,42 +179,19 @@ def sequence_errors(sequence: TreeSequence, matrix, target, class_codes) -> np.n
     errors[: n_cuts + 1] = errors_along_cuts(
         grown, [s.node for s in steps[:n_cuts]], matrix, target, weight, class_codes
     )
-    rebuilt = set(range(n_cuts + 1, len(steps) + 1))
-    if sequence.method == "pessimistic":  # its tree has the statistics of its own cases
-        rebuilt.add(sequence.chosen)
-    for k in sorted(rebuilt):
-        tree, _ = replay(grown, steps[:k], cases=sequence.cases, impurity=sequence.impurity)
-        errors[k] = _tree_errors(tree, matrix, target, class_codes)
+    if sequence.method != "pessimistic":
+        return errors
+    # The trees after pessimistic steps, and the estimator's own, have the statistics of
+    # their training cases: scored along the steps.
+    tree, _, decisions = pessimistic_stage(grown, steps)
+    X, y, w = sequence.cases
+    wrong = pessimistic_path_errors(
+        tree, decisions, X, y, w, grown.value.shape[1], [(matrix, target, class_codes)]
+    )[:, 0]
+    errors[n_cuts + 1 :] = wrong[1:]
+    if sequence.chosen == n_cuts:
+        errors[n_cuts] = wrong[0]
     return errors
-
-
-def tree_values(tree: Tree, matrix: np.ndarray) -> np.ndarray:
-    """What ``tree`` predicts for the rows of ``matrix``: its leaves' values, mixed over the
-    branches rows with a missing value take in a fractional tree."""
-    routes = (tree.routes, tree.children, tree.cat_table)
-    values = tree.leaf_values()[run_parallel(apply_rows, matrix, *routes)]
-    if tree.fractional:
-        rows = np.flatnonzero(np.isnan(matrix).any(axis=1))
-        if len(rows):
-            fractional_rows(
-                matrix,
-                rows,
-                *routes,
-                tree.child_start,
-                tree.n_children,
-                tree.weighted_n_node_samples,
-                tree.leaf_values(),
-                values,
-            )
-    return values
-
-
-def _tree_errors(tree: Tree, matrix, target, class_codes) -> float:
-    values = tree_values(tree, np.ascontiguousarray(matrix, dtype=np.float64))
-    if class_codes is None:
-        return float(((values[:, 0] - target) ** 2).sum())
-    predicted = np.asarray(class_codes)[np.argmax(values, axis=1)]
-    return float((predicted != target).sum())
 
 
 def sequence_scores(sequence: TreeSequence, estimator, X, y, metric: str) -> np.ndarray:

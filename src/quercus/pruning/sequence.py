@@ -323,20 +323,27 @@ def replay(grown: Tree, steps, *, cases=None, impurity=None) -> tuple[Tree, np.n
     recomputed from the cases, as pessimistic pruning computes them.
     """
     applied = [s for s in steps if s.applied]
-    cut = np.zeros(grown.node_count, dtype=bool)
-    cut[[s.node for s in applied if s.method != "pessimistic"]] = True
-    origin = kept_nodes(grown, cut)
-    tree = collapse(grown, cut)
+    tree, origin, decisions = pessimistic_stage(grown, applied)
     if cases is None:
-        if any(s.method == "pessimistic" for s in applied):
+        if decisions:
             raise ValueError("replaying pessimistic pruning needs the training cases")
         return tree, origin
-    local = {int(g): i for i, g in enumerate(origin)}
-    decisions = [
-        (local[s.node], s.action, local.get(s.raised, -1))
-        for s in applied
-        if s.method == "pessimistic"
-    ]
     X, y, w = cases
     rebuilt, positions = rebuild(tree, decisions, X, y, w, grown.value.shape[1], impurity)
     return rebuilt, origin[positions]
+
+
+def pessimistic_stage(grown: Tree, steps) -> tuple[Tree, np.ndarray, list]:
+    """``(tree, origin, decisions)``: the tree the cuts among ``steps`` make of ``grown``
+    (all of them taken, pessimistic steps come after), the id in ``grown`` of each of its
+    nodes, and the pessimistic steps as ``(node, action, raised)`` in that tree's ids."""
+    cut = np.zeros(grown.node_count, dtype=bool)
+    cut[[s.node for s in steps if s.method != "pessimistic"]] = True
+    origin = kept_nodes(grown, cut)
+    local = {int(g): i for i, g in enumerate(origin)}
+    decisions = [
+        (local[s.node], s.action, local.get(s.raised, -1))
+        for s in steps
+        if s.method == "pessimistic"
+    ]
+    return collapse(grown, cut), origin, decisions
