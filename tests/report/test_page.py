@@ -230,3 +230,31 @@ def test_a_read_only_directory_is_refused(id3, playtennis, tmp_path, monkeypatch
     with pytest.raises(PermissionError, match=f"directory {locked} is not writable"):
         id3.report(X, y, locked / "r.html")
     assert list(locked.iterdir()) == []
+
+
+def test_curves_are_inline_svg(id3, playtennis):
+    plot = pytest.importorskip("quercus.plot")
+    pytest.importorskip("matplotlib")
+    if not hasattr(plot, "overfitting_curve"):
+        pytest.skip("this quercus draws no overfitting curve")
+    X, y = playtennis
+    text = render_report(id3, X, y)
+    section = text[text.index('<section id="curves">') :]
+    assert section.count("<svg") == 2
+    assert "Overfitting curve" in section and "Learning curve" in section
+    assert "http://" not in text and "<?xml" not in text and "<metadata" not in text
+    assert "5-fold cross-validation" in section
+    for _, attrs in parsed(text).tags:
+        assert "src" not in attrs
+        assert attrs.get("href", "#").startswith("#")
+        assert attrs.get("xlink:href", "#").startswith("#")
+
+
+def test_without_matplotlib_the_page_says_so(id3, playtennis, monkeypatch):
+    import sys
+
+    X, y = playtennis
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib fails
+    text = render_report(id3, X, y)
+    assert "The curves need matplotlib, which is not installed" in text
+    assert "<svg" not in text

@@ -16,6 +16,7 @@ from ..export.node_scores import STOP_REASONS, score_nodes
 from ..tree import leaves
 from . import page
 from .evaluation import evaluate, importances
+from .figures import curve_figures, curves_section
 from .pruning import pruned_by, pruning_section
 from .trees import tree_record
 
@@ -268,6 +269,9 @@ def render_report(
         sections.append(rules)
     if not forest:
         sections.append(pruning_section(estimator))
+    figures = curve_figures(estimator, X, y, X_test, y_test, sample_weight, forest)
+    if figures:
+        sections.append(curves_section(figures))
     title = title or f"{type(estimator).__name__}: {_target_name(estimator, y)}"
     return page.page(title, _layout(title, _summary(estimator, X, y, regression), sections), data)
 
