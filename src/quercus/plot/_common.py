@@ -30,9 +30,10 @@ def axes(ax):
 def fitted_estimator(estimator, what: str, *, classifier: bool | None = None):
     """Check that ``estimator`` is a fitted quercus tree (a classifier or a regressor when
     ``classifier`` says so); ``what`` names the drawing in messages."""
-    from ..estimators.base import BaseDecisionTree
-
-    if not isinstance(estimator, BaseDecisionTree):
+    # A tree estimator is told by its routing through one tree (BaseDecisionTree's
+    # _tree_args), not by importing its class: the estimators reach these drawings through
+    # their report, and the import would close a cycle.
+    if not callable(getattr(estimator, "_tree_args", None)):
         raise TypeError(f"{what} needs a quercus tree estimator, got {type(estimator).__name__}")
     check_is_fitted(estimator, "tree_")
     if classifier is True and not is_classifier(estimator):
