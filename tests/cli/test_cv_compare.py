@@ -179,3 +179,14 @@ def test_set_applies_to_the_algorithms_that_have_it(work):
         run("cv", work / "nowhere.csv", "--compare", "cart", "--set", "n_estimators=5"), 2
     )
     assert "--set: unknown parameter 'n_estimators' for c45 and cart" in message
+
+
+def test_a_small_class_is_one_warning_however_many_repetitions(work, tmp_path):
+    quercus.datasets.copy(tmp_path, ["playtennis"])
+    result = run("cv", tmp_path / "playtennis.csv", "--folds", 6, "--repeats", 3)
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.splitlines() == [
+        "quercus: warning: class 'No' has only 5 rows, fewer than the 6 folds: some folds "
+        "have none of it"
+    ]
+    assert "over 3 x 6 folds" in result.stdout

@@ -316,16 +316,23 @@ def _add_gain_and_cv(sub, training: list) -> None:
 
 def _folds_and_seed(parser: argparse.ArgumentParser) -> None:
     """``--folds``, ``--repeats`` and ``--seed`` of ``cv`` and ``tune``: the same folds."""
-    parser.add_argument("--folds", type=_folds, default=10, help="number of folds (default: 10)")
+    parser.add_argument(
+        "--folds", metavar="K", type=_folds, default=10, help="number of folds (default: 10)"
+    )
     parser.add_argument(
         "--repeats",
+        metavar="R",
         type=_whole(1, 100),
         default=1,
         help="repeat the cross-validation R times, shuffled with the seeds S, S+1, ... "
         "(default: 1)",
     )
     parser.add_argument(
-        "--seed", type=_whole(0, 2**32 - 1), default=0, help="seed of the shuffle (default: 0)"
+        "--seed",
+        metavar="S",
+        type=_whole(0, 2**32 - 1),
+        default=0,
+        help="seed of the shuffle (default: 0)",
     )
 
 
