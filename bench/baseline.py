@@ -11,6 +11,7 @@ quercus it imported (`quercus.__file__`) and the parent checks it.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import tempfile
 from dataclasses import dataclass
@@ -42,11 +43,20 @@ def git(*args: str, cwd: Path = REPO) -> str:
     return proc.stdout.strip()
 
 
+def _is_checkout(path: Path) -> bool:
+    """Whether git can read the checkout at ``path``."""
+    proc = subprocess.run(["git", "-C", str(path), "rev-parse", "HEAD"], capture_output=True)
+    return proc.returncode == 0
+
+
 def baseline(rev: str) -> Source:
     """The worktree of revision ``rev`` (made, or reused if it is already there)."""
     commit = git("rev-parse", "--verify", f"{rev}^{{commit}}")
     short = commit[:7]
     path = Path(tempfile.gettempdir()) / f"quercus-bench-{short}"
+    if (path / ".git").exists() and not _is_checkout(path):
+        # A worktree of a repository that is gone (e.g. an earlier clone): git cannot read it.
+        shutil.rmtree(path)
     if (path / ".git").exists():
         if git("rev-parse", "HEAD", cwd=path) != commit:
             raise SystemExit(f"{path} holds another commit than {rev}; remove it first")
