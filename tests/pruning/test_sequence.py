@@ -326,3 +326,18 @@ def test_path_errors_equal_rebuilding_and_predicting(make, name, shared):
         for j, rows in enumerate((train, ~train)):
             assert fast[i, j] == int((probe.predict(X[rows]) != y[rows].to_numpy()).sum())
     assert len(decisions) > 0
+
+
+def test_cost_complexity_pruning_path_gives_the_leaves_of_each_tree():
+    X, y = lecture("car")
+    cart = quercus.CARTClassifier()
+    path = cart.cost_complexity_pruning_path(X, y)
+    assert len(path.n_leaves) == len(path.ccp_alphas) == len(path.impurities)
+    assert path.n_leaves[0] == cart.fit(X, y).get_n_leaves() and path.n_leaves[-1] == 1
+    distinct = np.flatnonzero(np.diff(path.ccp_alphas) > 1e-12)  # the last of equal alphas
+    for i in distinct[:: max(len(distinct) // 6, 1)]:
+        pruned = quercus.CARTClassifier(ccp_alpha=path.ccp_alphas[i]).fit(X, y)
+        assert pruned.get_n_leaves() == path.n_leaves[i]
+    # A C4.5 tree's path is that of its tree grown without pessimistic pruning.
+    c45 = quercus.C45Classifier().cost_complexity_pruning_path(X, y)
+    assert c45.n_leaves[0] == quercus.C45Classifier(pruning=None).fit(X, y).get_n_leaves()

@@ -21,8 +21,8 @@ from .._parallel import run_parallel
 from ..binning.binned import bin_frame
 from ..persist.model_file import save_model
 from ..pruning import cost_complexity_path
-from ..pruning.cost_complexity import held_out_errors
-from ..pruning.sequence import PruningLog
+from ..pruning.cost_complexity import held_out_errors, pruning_steps
+from ..pruning.sequence import PruningLog, leaves_after_cuts
 from ..tree._predict import apply_rows, fractional_rows, path_rows
 from ..tree.grower import GrowthParams, grow_binned, tree_from_grown
 from .folds import cv_folds
@@ -211,13 +211,22 @@ class BaseDecisionTree(TabularInput, BaseEstimator):
         """The minimal cost-complexity pruning path of the tree grown on ``X, y``.
 
         Returns a :class:`sklearn.utils.Bunch` with ``ccp_alphas`` (the effective alphas,
-        0 first, increasing) and ``impurities`` (the total leaf impurity, weighted by the
-        leaves' share of the training weight, of the tree pruned at each alpha). This
-        estimator is not changed: the tree is grown on a copy without pruning.
+        0 first, increasing), ``impurities`` (the total leaf impurity, weighted by the
+        leaves' share of the training weight, of the tree pruned at each alpha) and
+        ``n_leaves`` (its number of leaves: the grown tree's, then after each weakest link).
+        This estimator is not changed: the tree is grown on a copy without pruning.
         """
-        unpruned = clone(self).set_params(ccp_alpha=0.0).fit(X, y, sample_weight=sample_weight)
-        alphas, impurities = cost_complexity_path(unpruned.tree_)
-        return Bunch(ccp_alphas=alphas, impurities=impurities)
+        params = {"ccp_alpha": 0.0}
+        if "pruning" in self.get_params():
+            params["pruning"] = None
+        unpruned = clone(self).set_params(**params).fit(X, y, sample_weight=sample_weight)
+        nodes, alphas, impurities = pruning_steps(unpruned.tree_)
+        leaves = np.concatenate(
+            ([unpruned.tree_.n_leaves], leaves_after_cuts(unpruned.tree_, nodes))
+        )
+        return Bunch(
+            ccp_alphas=np.concatenate(([0.0], alphas)), impurities=impurities, n_leaves=leaves
+        )
 
     def get_depth(self) -> int:
         """Depth of the tree (the root alone has depth 0)."""

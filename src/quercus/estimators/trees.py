@@ -35,6 +35,10 @@ _COMMON_DOC = """
         links are pruned while their effective alpha is at most ``ccp_alpha`` (0: no pruning).
         See ``cost_complexity_pruning_path``. 'cv': chosen by 10-fold cross-validation with
         the one-standard-error rule (``ccp_alpha_`` and ``cv_results_`` record the choice).
+        A pruned tree (by ``ccp_alpha``, ``pruning`` or ``collapse``) keeps the grown tree in
+        ``tree_grown_``, the steps of its pruning in ``pruning_path_`` (one record per step,
+        with the numbers that decided it) and the grown id of each node of ``tree_`` in
+        ``grown_node_ids_``; model files keep none of them.
     pruning : {{None, 'pessimistic', 'reduced_error', 'cost_complexity'}}, classifiers only
         'pessimistic': C4.5's error-based pruning as Weka's J48 does it (collapse, then
         bottom-up comparison of leaf, subtree and largest-branch error estimates at

@@ -32,7 +32,6 @@ from ..tree import Tree
 
 __all__ = ["TreeSequence", "estimator_sequence", "sequence_scores"]
 
-PRUNING_METHODS = ("cost_complexity", "reduced_error", "pessimistic")
 GROWTH = "growth"
 _NO_LIMIT = 2**31 - 1  # best-first growth without a leaf limit
 
@@ -54,9 +53,8 @@ class TreeSequence:
     chosen : int
         Index of the estimator's own tree in the sequence.
     cases : tuple or None
-        The training cases ``(X, y, w)`` that rebuild the trees after pessimistic steps.
-    impurity : callable or None
-        The criterion's impurity of a class distribution, for those rebuilt trees.
+        The training cases ``(X, y, w)`` whose statistics the trees after pessimistic steps
+        have.
     """
 
     method: str
@@ -65,7 +63,6 @@ class TreeSequence:
     n_leaves: np.ndarray
     chosen: int
     cases: tuple | None = None
-    impurity: object = None
 
 
 @dataclass(frozen=True)
@@ -90,11 +87,8 @@ def pruning_method(estimator) -> str:
 
 def _prunes_by_cost(estimator) -> bool:
     alpha = estimator.ccp_alpha
-    return (
-        isinstance(alpha, str)
-        or alpha > 0
-        or getattr(estimator, "pruning", None) == ("cost_complexity")
-    )
+    by_name = getattr(estimator, "pruning", None) == "cost_complexity"
+    return isinstance(alpha, str) or alpha > 0 or by_name
 
 
 def estimator_sequence(estimator, X, y, sample_weight=None) -> TreeSequence:
@@ -115,7 +109,7 @@ def estimator_sequence(estimator, X, y, sample_weight=None) -> TreeSequence:
         return TreeSequence(method, grown, steps, leaves, chosen)
     cases = estimator._training_cases(X, y, sample_weight)
     impurity = registry.get(estimator.criterion).impurity
-    sequence = TreeSequence(method, grown, steps, leaves, chosen, cases, impurity)
+    sequence = TreeSequence(method, grown, steps, leaves, chosen, cases)
     kept, _ = replay(grown, steps, cases=cases, impurity=impurity)
     if not _same_tree(kept, estimator.tree_):
         raise ValueError(
