@@ -8,7 +8,7 @@ import copy
 import numpy as np
 import pandas as pd
 import pytest
-from sklearn.datasets import make_classification
+from sklearn.datasets import load_iris, make_classification
 from sklearn.exceptions import NotFittedError
 from sklearn.model_selection import KFold, StratifiedKFold
 from sklearn.model_selection import learning_curve as sklearn_learning_curve
@@ -305,3 +305,12 @@ def test_missing_matplotlib_says_how_to_install(monkeypatch):
         monkeypatch.setitem(sys.modules, name, None)
     with pytest.raises(ImportError, match=r'pip install "quercus\[plot\]"'):
         impurity_curves()
+
+
+def test_counts_are_ticked_at_whole_numbers():
+    # Iris's C4.5 sequence spans 5 to 7 leaves: matplotlib alone would tick 5.25, 5.5, ...
+    X, y = load_iris(return_X_y=True)
+    curve = overfitting_curve(quercus.C45Classifier().fit(X, y), X, y)
+    ticks = curve.ax_.get_xticks()
+    assert len(ticks) >= 2 and np.array_equal(ticks, np.round(ticks))
+    plt.close(curve.figure_)

@@ -262,6 +262,7 @@ def _draw_overfitting(curve: OverfittingCurve, ax, name: str) -> None:
         gid="chosen-scores",
     )
     ax.set_xlabel("number of leaves")
+    ax.xaxis.set_major_locator(_whole_numbers())
     ax.set_ylabel(_METRIC_NAMES[curve.metric])
     ax.set_title(f"{name}: {_METHOD_NAMES[curve.method]}")
     ax.legend(loc="best")
@@ -368,6 +369,7 @@ def learning_curve(
             sizes, mean - std, mean + std, alpha=0.2, color=line.get_color(), gid=f"{label}-spread"
         )
     ax.set_xlabel("training cases")
+    ax.xaxis.set_major_locator(_whole_numbers())
     ax.set_ylabel(name)
     ax.set_title(f"{type(estimator).__name__}: learning curve")
     ax.legend(loc="best")
@@ -457,3 +459,10 @@ def impurity_curves(
     ax.legend(loc="center", bbox_to_anchor=(0.5, 0.62), fontsize="small", framealpha=0.9)
     result.ax_, result.figure_ = ax, ax.figure
     return result
+
+
+def _whole_numbers():
+    """Ticks at whole numbers only: leaves and cases are counted."""
+    from matplotlib.ticker import MaxNLocator
+
+    return MaxNLocator(integer=True)
