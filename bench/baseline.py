@@ -110,6 +110,21 @@ def split_names(names: list[str]) -> tuple[list[str], list[str]]:
     return plain, revs
 
 
+def ratio_cells(old, new) -> list[str]:
+    """Fit and predict seconds of a baseline cell and the current one, each with its ratio
+    (``old``/``new``: a cell's result dict, or anything else for a failed cell)."""
+    cells = []
+    for key, digits in (("fit_s", 2), ("predict_s", 3)):
+        old_s = old.get(key) if isinstance(old, dict) else None
+        new_s = new.get(key) if isinstance(new, dict) else None
+        cells += [
+            "?" if old_s is None else f"{old_s:.{digits}f}",
+            "?" if new_s is None else f"{new_s:.{digits}f}",
+            ratio(new_s, old_s),
+        ]
+    return cells
+
+
 def ratio(new: float | None, old: float | None) -> str:
     """``new / old`` as text: above 1 the current code is slower than the baseline."""
     if new is None or old is None or old <= 0:

@@ -913,16 +913,7 @@ def baseline_rows(labels, results, sources):
         new = results.get((label, "quercus"))
         for source in sources[:-1]:
             old = results.get((label, source.name))
-            cells = [label, source.name]
-            for key, digits in (("fit_s", 2), ("predict_s", 3)):
-                old_s = old.get(key) if isinstance(old, dict) else None
-                new_s = new.get(key) if isinstance(new, dict) else None
-                cells += [
-                    "?" if old_s is None else f"{old_s:.{digits}f}",
-                    "?" if new_s is None else f"{new_s:.{digits}f}",
-                    baseline.ratio(new_s, old_s),
-                ]
-            rows.append(cells)
+            rows.append([label, source.name, *baseline.ratio_cells(old, new)])
     return rows
 
 

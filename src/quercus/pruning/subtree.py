@@ -9,12 +9,8 @@ from ..tree import Tree
 
 
 def parents(tree: Tree) -> np.ndarray:
-    """Parent of every node (-1 for the root)."""
-    out = np.full(tree.node_count, -1, dtype=np.int64)
-    for node in np.flatnonzero(tree.kind != LEAF):
-        first = tree.child_start[node]
-        out[tree.children[first : first + tree.n_children[node]]] = node
-    return out
+    """Parent of every node (-1 for the root); the tree's own cached array, not to be written."""
+    return tree.parent
 
 
 def descendants(tree: Tree, node: int) -> list[int]:
