@@ -21,7 +21,7 @@ from ._scan import scan_multiway, scan_subset, scan_threshold
 C45_EPSILON = 1e-3  # C4.5's tolerance on the average-gain filter and the split information
 
 
-@njit(inline="always")
+@njit
 def split_of_feature(
     present,
     stats,
@@ -50,8 +50,7 @@ def split_of_feature(
     when no split is admissible; for thresholds and subsets the first ``cut + 1`` entries
     (in the order written to ``order_out[:n_order]`` for subsets) go left; for multiway
     splits it is 1. ``missing`` is the child that missing values take when the policy learns
-    it (LEARNED), else -1. Inlined into the node loop: a call passing this many arrays costs
-    more than the whole search of a two-row node.
+    it (LEARNED), else -1.
     """
     if kind == NOMINAL and multiway:
         # J48 counts a branch as large enough within its tolerance (0 unless J48's C4.5).

@@ -82,7 +82,7 @@ def sort_codes(codes, rows, n, n_bins, tmp_codes, tmp_rows, counts):
         shift += 8
 
 
-@njit(inline="always")
+@njit
 def feature_stats(
     data,
     y_class,

@@ -4,9 +4,15 @@ The growth loop is compiled, because a deep tree has hundreds of thousands of no
 Python step per node would cost more than the split search itself. The loop itself only
 keeps the frontier (the work list of nodes to create, or for best-first growth the leaves
 with a pending split) and the stopping rules; each stage of growing a node is its own
-function, inlined into the loop: the node's statistics (``splitting/_histogram.py``), its
-best split (``splitting/_choose.py``), the partition of its rows with their missing values
+function: the node's statistics (``splitting/_histogram.py``), its best split
+(``splitting/_choose.py``), the partition of its rows with their missing values
 (``splitting/_partition.py``) and the chi-square test (``splitting/_significance.py``).
+
+The stages with a loop over the node's rows or bins (:func:`feature_stats`,
+:func:`split_of_feature`, :func:`route_known`, :func:`move_rows`) are called, each compiled
+on its own; the short per-node steps are inlined. Inlined into this loop, which keeps a
+hundred arrays live, the row loops had their counters and array bounds spilled to the stack
+and a forest grew slower than with the calls (``bench/README.md``).
 
 Nodes are numbered in the order they are created: depth-first growth creates them in
 preorder (first child first, as scikit-learn numbers its trees); best-first growth
