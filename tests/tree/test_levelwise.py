@@ -168,9 +168,12 @@ class TwoShards:
         parts = [s.root() for s in self.shards]
         return sum(p[0] for p in parts), sum(p[1] for p in parts), sum(p[2] for p in parts)
 
-    def histograms(self, node):
-        parts = [s.histograms(node) for s in self.shards]
-        return type(parts[0])(*(a + b for a, b in zip(*parts, strict=True)))
+    def histograms(self, nodes):
+        first, second = (s.histograms(nodes) for s in self.shards)
+        return [
+            type(a)(*(u + v for u, v in zip(a, b, strict=True)))
+            for a, b in zip(first, second, strict=True)
+        ]
 
     def branch_weights(self, node, split, by_class):
         parts = [s.branch_weights(node, split, by_class) for s in self.shards]

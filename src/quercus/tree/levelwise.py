@@ -43,7 +43,7 @@ from ..splitting._scan import impurity, stats_weight
 from ..splitting._significance import passes_chi_square
 from ._grow import LEAF_EPSILON, Bins, Settings, stop_splitting
 from ._records import CANDIDATE, NODE, TRACE, GrownArrays
-from .statistics import LocalStatistics, Split, StatisticsProvider
+from .statistics import Histograms, LocalStatistics, Split, StatisticsProvider
 
 
 def check_level_wise(s: Settings) -> None:
@@ -77,15 +77,43 @@ def grow_local(data, y_class, y_value, w, bins: Bins, s: Settings) -> GrownArray
 def grow_level_wise(provider: StatisticsProvider, bins: Bins, s: Settings) -> GrownArrays:
     """Grow a tree level by level over ``provider``'s statistics; returns the arrays the
     compiled grower returns (see :class:`~quercus.tree._records.GrownArrays`)."""
+    return drive(level_steps(provider, bins, s), provider.histograms)
+
+
+def drive(steps, histograms):
+    """Run the generator of :func:`level_steps` to its end, answering each request with
+    ``histograms(nodes)``; returns the grown arrays."""
+    try:
+        nodes = next(steps)
+        while True:
+            nodes = steps.send(histograms(nodes))
+    except StopIteration as done:
+        return done.value
+
+
+def level_steps(provider: StatisticsProvider, bins: Bins, s: Settings):
+    """The level-wise growth of one tree, as a generator: at each level it yields the nodes
+    it is about to split and takes back their :class:`~quercus.tree.statistics.Histograms`,
+    in that order; it returns the grown arrays.
+
+    Asking for a whole level at once lets a provider sum every node of the level in one
+    pass over its rows, and a forest's trees share that pass (their requests go out
+    together); the other questions (branch weights, partition) go to ``provider``
+    directly, one node at a time."""
     check_level_wise(s)
     n_rows, w_root, root_values = provider.root()
     grown = _Nodes(s.n_stats)
     grown.add(-1, 0, n_rows, root_values)
     level = [0]
     while level:
+        splittable = [node for node in level if _open(grown, node, s)]
+        leaves = sorted(set(level) - set(splittable))
+        if leaves:
+            provider.drop(leaves)
+        histograms = (yield splittable) if splittable else []
         next_level = []
-        for node in level:
-            if _open(grown, node, s) and _split(provider, grown, node, w_root, bins, s):
+        for node, h in zip(splittable, histograms, strict=True):
+            if _split(provider, grown, node, h, w_root, bins, s):
                 next_level.extend(grown.children[node])
             else:
                 provider.drop([node])
@@ -173,12 +201,14 @@ def _open(grown: _Nodes, node: int, s: Settings) -> bool:
     return not stop_splitting(depth, int(rec["n_samples"][0]), weight, node_impurity, s)
 
 
-def _split(provider, grown: _Nodes, node: int, w_root: float, bins: Bins, s: Settings) -> bool:
-    """Find, test and apply the best split of ``node``; return whether it was split."""
+def _split(
+    provider, grown: _Nodes, node: int, h: Histograms, w_root: float, bins: Bins, s: Settings
+) -> bool:
+    """Find (from ``node``'s histograms ``h``), test and apply the best split of ``node``;
+    return whether it was split."""
     p = len(bins.kinds)
     candidates = np.zeros(p, dtype=CANDIDATE)
     sides = np.zeros((p, max(1, int(np.max(bins.n_bins)))), dtype=np.int8)
-    h = provider.histograms(node)
     chosen = best_split_from_histograms(
         h.hist, h.counts, h.missing, grown.values[node], bins, s, candidates, sides
     )

@@ -14,6 +14,7 @@ the compiled one grows.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple, Protocol
 
@@ -67,8 +68,9 @@ class StatisticsProvider(Protocol):
     def root(self) -> tuple[int, float, np.ndarray]:
         """``(rows, total weight, statistics)`` of all rows."""
 
-    def histograms(self, node: int) -> Histograms:
-        """The histograms of ``node``'s rows."""
+    def histograms(self, nodes: Sequence[int]) -> list[Histograms]:
+        """The histograms of the rows of each of ``nodes`` (a level's nodes to split, asked
+        for together so that one pass over the rows can sum them all)."""
 
     def branch_weights(self, node: int, split: Split, by_class: bool) -> tuple:
         """``(known weight per branch, per branch and class)`` of ``node``'s rows with a
@@ -106,7 +108,10 @@ class LocalStatistics:
         )
         return len(self.rows[0]), total, values[0]
 
-    def histograms(self, node):
+    def histograms(self, nodes):
+        return [self._histograms(node) for node in nodes]
+
+    def _histograms(self, node):
         p = len(self.n_bins)
         out = Histograms(
             np.zeros((p, self.max_bins, self.n_stats)),
