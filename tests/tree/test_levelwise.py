@@ -175,17 +175,24 @@ class TwoShards:
             for a, b in zip(first, second, strict=True)
         ]
 
-    def branch_weights(self, node, split, by_class):
-        parts = [s.branch_weights(node, split, by_class) for s in self.shards]
-        return tuple(a + b for a, b in zip(*parts, strict=True))
+    def branch_weights(self, items):
+        first, second = (s.branch_weights(items) for s in self.shards)
+        return [
+            tuple(u + v for u, v in zip(a, b, strict=True))
+            for a, b in zip(first, second, strict=True)
+        ]
 
-    def partition(self, node, split, missing_child, class_w, children):
-        parts = [s.partition(node, split, missing_child, class_w, children) for s in self.shards]
-        return type(parts[0])(*(a + b for a, b in zip(*parts, strict=True)))
+    def partition(self, items):
+        first, second = (s.partition(items) for s in self.shards)
+        return [
+            type(a)(*(u + v for u, v in zip(a, b, strict=True)))
+            for a, b in zip(first, second, strict=True)
+        ]
 
-    def drop(self, nodes):
+    def drop(self, keys):
         for s in self.shards:
-            s.drop(nodes)
+            s.drop(keys)
+        return [None] * len(keys)
 
 
 @pytest.mark.parametrize("nominal_split", ["multiway", "binary"])

@@ -25,6 +25,8 @@ which ``tests/tree/test_levelwise.py`` checks. What stays with the compiled grow
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from .._config import (
@@ -77,47 +79,91 @@ def grow_local(data, y_class, y_value, w, bins: Bins, s: Settings) -> GrownArray
 def grow_level_wise(provider: StatisticsProvider, bins: Bins, s: Settings) -> GrownArrays:
     """Grow a tree level by level over ``provider``'s statistics; returns the arrays the
     compiled grower returns (see :class:`~quercus.tree._records.GrownArrays`)."""
-    return drive(level_steps(provider, bins, s), provider.histograms)
+    return drive(level_steps(provider.root(), bins, s), provider)
 
 
-def drive(steps, histograms):
-    """Run the generator of :func:`level_steps` to its end, answering each request with
-    ``histograms(nodes)``; returns the grown arrays."""
+class Request(NamedTuple):
+    """A question of :func:`level_steps` to its provider: the provider method ``kind``
+    (``"histograms"``, ``"branch_weights"``, ``"partition"`` or ``"drop"``) and its
+    argument, a list with one item per node."""
+
+    kind: str
+    items: list
+
+
+def drive(steps, provider: StatisticsProvider):
+    """Run the generator of :func:`level_steps` to its end, answering each
+    :class:`Request` with the provider's method of that name; returns the grown arrays."""
     try:
-        nodes = next(steps)
+        request = next(steps)
         while True:
-            nodes = steps.send(histograms(nodes))
+            request = steps.send(getattr(provider, request.kind)(request.items))
     except StopIteration as done:
         return done.value
 
 
-def level_steps(provider: StatisticsProvider, bins: Bins, s: Settings):
-    """The level-wise growth of one tree, as a generator: at each level it yields the nodes
-    it is about to split and takes back their :class:`~quercus.tree.statistics.Histograms`,
-    in that order; it returns the grown arrays.
+def level_steps(root, bins: Bins, s: Settings):
+    """The level-wise growth of one tree, as a generator of :class:`Request` s: at each
+    level it asks for the histograms of the nodes it is about to split, then for the
+    branch weights of the splits it chose, then for their partition, each for the whole
+    level at once, and takes back one answer per node in that order. It returns the grown
+    arrays. ``root`` is the provider's ``root()``.
 
-    Asking for a whole level at once lets a provider sum every node of the level in one
+    Asking for a whole level at once lets a provider answer every node of the level in one
     pass over its rows, and a forest's trees share that pass (their requests go out
-    together); the other questions (branch weights, partition) go to ``provider``
-    directly, one node at a time."""
+    together). The provider names nodes by keys that are never reused (the root is 0); the
+    grown tree numbers its nodes as the compiled grower does."""
     check_level_wise(s)
-    n_rows, w_root, root_values = provider.root()
+    n_rows, w_root, root_values = root
     grown = _Nodes(s.n_stats)
-    grown.add(-1, 0, n_rows, root_values)
+    grown.add(-1, 0, n_rows, root_values, key=0)
+    next_key = 1
     level = [0]
     while level:
         splittable = [node for node in level if _open(grown, node, s)]
-        leaves = sorted(set(level) - set(splittable))
+        leaves = [grown.keys[node] for node in sorted(set(level) - set(splittable))]
         if leaves:
-            provider.drop(leaves)
-        histograms = (yield splittable) if splittable else []
-        next_level = []
+            yield Request("drop", leaves)
+        if not splittable:
+            break
+        histograms = yield Request("histograms", [grown.keys[node] for node in splittable])
+        chosen = []
         for node, h in zip(splittable, histograms, strict=True):
-            if _split(provider, grown, node, h, w_root, bins, s):
-                next_level.extend(grown.children[node])
-            else:
-                provider.drop([node])
-        level = next_level
+            choice = _choose(grown, node, h, w_root, bins, s)
+            if choice is not None:
+                chosen.append(choice)
+        dropped = [grown.keys[node] for node in set(splittable) - {c.node for c in chosen}]
+        if dropped:
+            yield Request("drop", sorted(dropped))
+        if not chosen:
+            break
+        by_class = s.missing_mode == CLASS_MAJORITY and not s.regression
+        weights = yield Request(
+            "branch_weights", [(grown.keys[c.node], c.split, by_class) for c in chosen]
+        )
+        placed, requests = [], []
+        for c, (child_w, class_w) in zip(chosen, weights, strict=True):
+            heaviest, missing_child, _ = missing_branch(
+                child_w, c.split.n_children, s.missing_mode, int(c.candidate["missing"])
+            )
+            kids = list(range(next_key, next_key + c.split.n_children))
+            next_key += c.split.n_children
+            placed.append((heaviest, missing_child, kids))
+            requests.append(
+                (grown.keys[c.node], c.split, missing_child, class_w if by_class else None, kids)
+            )
+        partitions = yield Request("partition", requests)
+        level, gone = [], []
+        for c, (heaviest, missing_child, kids), part in zip(
+            chosen, placed, partitions, strict=True
+        ):
+            gone.append(grown.keys[c.node])
+            if len(s.chi2_critical) > 1 and not passes_chi_square(part.table, s.chi2_critical):
+                gone.extend(kids)  # pre-pruning: the class does not depend on the branch
+                continue
+            _apply(grown, c, heaviest, missing_child, kids, part, bins)
+            level.extend(grown.children[c.node])
+        yield Request("drop", gone)
     return grown.preorder()
 
 
@@ -130,9 +176,10 @@ class _Nodes:
         self.values = np.zeros((0, n_stats))
         self.children: dict[int, list[int]] = {}
         self.cat_tables: dict[int, np.ndarray] = {}
+        self.keys: list[int] = []  # the provider's name of each node
         self.n = 0
 
-    def add(self, parent: int, depth: int, n_rows: int, values: np.ndarray) -> int:
+    def add(self, parent: int, depth: int, n_rows: int, values: np.ndarray, key: int) -> int:
         if self.n == len(self.records):
             cap = max(64, 2 * self.n)
             self.records = np.resize(self.records, cap)
@@ -147,6 +194,7 @@ class _Nodes:
         rec["threshold"] = np.nan
         rec["improvement"] = -1.0
         self.values[node] = values
+        self.keys.append(key)
         return node
 
     def preorder(self) -> GrownArrays:
@@ -201,11 +249,16 @@ def _open(grown: _Nodes, node: int, s: Settings) -> bool:
     return not stop_splitting(depth, int(rec["n_samples"][0]), weight, node_impurity, s)
 
 
-def _split(
-    provider, grown: _Nodes, node: int, h: Histograms, w_root: float, bins: Bins, s: Settings
-) -> bool:
-    """Find (from ``node``'s histograms ``h``), test and apply the best split of ``node``;
-    return whether it was split."""
+class _Choice(NamedTuple):
+    node: int
+    candidate: np.void  # the winning CANDIDATE record
+    split: Split
+    improvement: float
+
+
+def _choose(grown: _Nodes, node: int, h: Histograms, w_root: float, bins: Bins, s: Settings):
+    """The best split of ``node`` from its histograms ``h`` as a :class:`_Choice`, or None
+    when no split is admissible or it improves too little."""
     p = len(bins.kinds)
     candidates = np.zeros(p, dtype=CANDIDATE)
     sides = np.zeros((p, max(1, int(np.max(bins.n_bins)))), dtype=np.int8)
@@ -213,32 +266,29 @@ def _split(
         h.hist, h.counts, h.missing, grown.values[node], bins, s, candidates, sides
     )
     if chosen < 0:
-        return False
+        return None
     cand = candidates[chosen]
-    rec = grown.records[node : node + 1]
-    improvement = rec["weight"][0] / w_root * cand["gain"]
+    improvement = grown.records["weight"][node] / w_root * cand["gain"]
     if improvement + LEAF_EPSILON < s.min_impurity_decrease:
-        return False
-    split = _split_of(cand, sides[chosen], bins, s.multiway)
-    by_class = s.missing_mode == CLASS_MAJORITY and not s.regression
-    child_w, class_w = provider.branch_weights(node, split, by_class)
-    heaviest, missing_child, _ = missing_branch(
-        child_w, split.n_children, s.missing_mode, int(cand["missing"])
-    )
-    kids = list(range(grown.n, grown.n + split.n_children))
-    part = provider.partition(node, split, missing_child, class_w if by_class else None, kids)
-    if len(s.chi2_critical) > 1 and not passes_chi_square(part.table, s.chi2_critical):
-        provider.drop(kids)  # pre-pruning: the class does not depend on the branch
-        return False
-    depth = int(rec["depth"][0]) + 1
-    for ch in range(split.n_children):
-        grown.add(node, depth, int(part.n_rows[ch]), part.values[ch])
-    rec = grown.records[node : node + 1]  # ``add`` may have moved the records
+        return None
+    return _Choice(node, cand, _split_of(cand, sides[chosen], bins, s.multiway), improvement)
+
+
+def _apply(grown: _Nodes, c: _Choice, heaviest: int, missing_child: int, kids, part, bins):
+    """Make ``c.node`` a split with the children of partition ``part`` (provider keys
+    ``kids``)."""
+    node, cand, split = c.node, c.candidate, c.split
+    depth = int(grown.records["depth"][node]) + 1
+    children = [
+        grown.add(node, depth, int(part.n_rows[ch]), part.values[ch], key=kids[ch])
+        for ch in range(split.n_children)
+    ]
+    rec = grown.records[node : node + 1]
     rec["kind"] = rec["pending"] = split.kind
     rec["feature"] = split.feature
     rec["n_children"] = split.n_children
     rec["missing_child"] = missing_child
-    rec["improvement"] = improvement
+    rec["improvement"] = c.improvement
     rec["bin_cut"] = split.bin_cut
     if split.kind == NUMERIC_SPLIT:
         rec["threshold"] = threshold_between(
@@ -253,9 +303,7 @@ def _split(
         table = split.cat_table.copy()
         table[table < 0] = heaviest  # a category absent at the node
         grown.cat_tables[node] = table
-    grown.children[node] = kids
-    provider.drop([node])
-    return True
+    grown.children[node] = children
 
 
 def _split_of(cand, side: np.ndarray, bins: Bins, multiway: bool) -> Split:

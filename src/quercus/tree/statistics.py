@@ -61,29 +61,31 @@ class Partition(NamedTuple):
 class StatisticsProvider(Protocol):
     """What the level-wise grower asks of the rows (see the module docstring).
 
-    Nodes are named by the grower's ids; the root is node 0. Statistics are as the kernels
-    take them: class weights, or ``[weight, sum w*y, sum w*y^2]``.
+    Nodes are named by keys the grower gives them, never reused; the root is 0. Every
+    question but ``root`` is asked for a whole level at once, a list with one item per
+    node, and answered with a list in the same order. Statistics are as the kernels take
+    them: class weights, or ``[weight, sum w*y, sum w*y^2]``.
     """
 
     def root(self) -> tuple[int, float, np.ndarray]:
         """``(rows, total weight, statistics)`` of all rows."""
 
-    def histograms(self, nodes: Sequence[int]) -> list[Histograms]:
-        """The histograms of the rows of each of ``nodes`` (a level's nodes to split, asked
-        for together so that one pass over the rows can sum them all)."""
+    def histograms(self, keys: Sequence[int]) -> list[Histograms]:
+        """The histograms of the rows of each node."""
 
-    def branch_weights(self, node: int, split: Split, by_class: bool) -> tuple:
-        """``(known weight per branch, per branch and class)`` of ``node``'s rows with a
-        known value (the second all zero unless ``by_class``)."""
+    def branch_weights(self, items: Sequence[tuple[int, Split, bool]]) -> list[tuple]:
+        """For each ``(key, split, by_class)``: ``(known weight per branch, per branch and
+        class)`` of the node's rows with a known value (the second all zero unless
+        ``by_class``)."""
 
-    def partition(
-        self, node: int, split: Split, missing_child: int, class_w: np.ndarray, children
-    ) -> Partition:
-        """Send ``node``'s rows to the nodes ``children`` (a row with a missing value to
-        ``missing_child``, or with ``class_w`` given by class, as the policy places it)."""
+    def partition(self, items: Sequence[tuple]) -> list[Partition]:
+        """For each ``(key, split, missing_child, class_w, children)``: send the node's
+        rows to the nodes ``children`` (a row with a missing value to ``missing_child``,
+        or with ``class_w`` given, by its class, as the policy places it)."""
 
-    def drop(self, nodes) -> None:
-        """Forget the rows of ``nodes`` (children of a split the grower rejected, or leaves)."""
+    def drop(self, keys: Sequence[int]) -> list:
+        """Forget the rows of these nodes (leaves, split nodes, and children of a split the
+        grower rejected)."""
 
 
 class LocalStatistics:
@@ -135,7 +137,10 @@ class LocalStatistics:
         rows = self.rows[node]
         return rows, self.data[rows], self.y_class[rows], self.w[rows]
 
-    def branch_weights(self, node, split, by_class):
+    def branch_weights(self, items):
+        return [self._branch_weights(*item) for item in items]
+
+    def _branch_weights(self, node, split, by_class):
         _, x, yc, w = self._rows_of(node)
         class_w = np.zeros((split.n_children, self.n_stats))
         child_w = branch_weights(
@@ -153,7 +158,10 @@ class LocalStatistics:
         )
         return child_w, class_w
 
-    def partition(self, node, split, missing_child, class_w, children):
+    def partition(self, items):
+        return [self._partition(*item) for item in items]
+
+    def _partition(self, node, split, missing_child, class_w, children):
         rows, x, yc, w = self._rows_of(node)
         by_class = class_w is not None
         child_of = branch_of_rows(
@@ -183,9 +191,10 @@ class LocalStatistics:
             rows_stats(self.y_class, self.y_value, self.w, mine, self.regression, values[ch:])
         return Partition(n_rows, values, table)
 
-    def drop(self, nodes):
-        for node in nodes:
-            self.rows.pop(node, None)
+    def drop(self, keys):
+        for key in keys:
+            self.rows.pop(key, None)
+        return [None] * len(keys)
 
 
 def _table(split: Split) -> np.ndarray:
