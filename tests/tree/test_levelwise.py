@@ -228,3 +228,48 @@ def test_sums_from_shards_grow_the_same_tree(nominal_split, monkeypatch, shared)
         sharded = clone(estimator).fit(X, y)
     assert compiled.tree_.node_count > 7
     assert_same_tree(compiled.tree_, sharded.tree_)
+
+
+def test_trees_grown_together_are_the_trees_grown_alone(monkeypatch, shared):
+    """A forest's trees advance together (one round of requests answers every tree that
+    asks), and each is the tree it would be alone; the trees end at different levels."""
+    X, y = _frame(shared, "credit-a.csv")
+    X = _with_missing(X, 0.05, seed=11)
+    captured = {}
+
+    def capture(data, y_class, y_value, w, bins, s):
+        captured.update(rows=(data.copy(), y_class.copy(), y_value.copy(), w.copy()), bins=bins)
+        captured["s"] = s
+        return levelwise.grow_local(data, y_class, y_value, w, bins, s)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(grower, "grow_tree", capture)
+        quercus.CARTClassifier(missing="majority").fit(X, y)
+    data, y_class, y_value, w = captured["rows"]
+    bins, s = captured["bins"], captured["s"]
+    rng = np.random.default_rng(0)
+    weights = [w * rng.poisson(1.0, len(w)) for _ in range(5)]
+    weights.append(w * (np.arange(len(w)) % 12 == 0))  # a small tree that ends early
+    providers = [
+        LocalStatistics(
+            data, y_class, y_value, wt, bins.n_bins, bins.missing_code, s.n_stats, False
+        )
+        for wt in weights
+    ]
+    rounds = []
+
+    def answer(kind, batch):
+        rounds.append(len(batch))
+        return [getattr(providers[tree], kind)(items) for tree, items in batch]
+
+    together = levelwise.drive_together(
+        [levelwise.level_steps(p.root(), bins, s) for p in providers], answer
+    )
+    assert max(rounds) == len(providers)
+    assert min(rounds) < len(providers)
+    for wt, grown in zip(weights, together, strict=True):
+        alone = levelwise.grow_local(data, y_class, y_value, wt, bins, s)
+        assert len(grown.nodes) == len(alone.nodes) > 1
+        for a, b in zip(grown, alone, strict=True):
+            for field in a.dtype.names or [None]:  # record fields one by one (NaN equal)
+                np.testing.assert_array_equal(a[field] if field else a, b[field] if field else b)

@@ -102,6 +102,32 @@ def drive(steps, provider: StatisticsProvider):
         return done.value
 
 
+def drive_together(steps: list, answer) -> list[GrownArrays]:
+    """Run the :func:`level_steps` generators of several trees (a forest's) to their ends,
+    in rounds: each round answers the pending requests of one kind from every tree at once,
+    ``answer(kind, [(tree, items), ...])`` returning one answer per tree in that order, so
+    the trees share each pass over the rows. Returns the grown arrays of each tree."""
+    grown: list[GrownArrays | None] = [None] * len(steps)
+    pending: dict[int, Request] = {}
+
+    def advance(tree: int, reply=None, first=False) -> None:
+        try:
+            pending[tree] = next(steps[tree]) if first else steps[tree].send(reply)
+        except StopIteration as done:
+            pending.pop(tree, None)
+            grown[tree] = done.value
+
+    for tree in range(len(steps)):
+        advance(tree, first=True)
+    while pending:
+        kind = next(iter(pending.values())).kind
+        trees = [tree for tree, request in pending.items() if request.kind == kind]
+        replies = answer(kind, [(tree, pending[tree].items) for tree in trees])
+        for tree, reply in zip(trees, replies, strict=True):
+            advance(tree, reply)
+    return grown
+
+
 def level_steps(root, bins: Bins, s: Settings):
     """The level-wise growth of one tree, as a generator of :class:`Request` s: at each
     level it asks for the histograms of the nodes it is about to split, then for the
