@@ -13,7 +13,7 @@ from quercus.tree import grower, levelwise
 
 distributed = pytest.importorskip("distributed")
 
-from quercus.distributed.dask_statistics import DaskStatistics  # noqa: E402
+from quercus.distributed.dask_statistics import DaskForestStatistics, DaskStatistics  # noqa: E402
 
 # The fields of a tree that must be equal (tests/tree/test_levelwise.py compares the same).
 TREE_FIELDS = ("kind", "feature", "threshold", "children", "cat_table", "missing_child", "value")
@@ -96,3 +96,55 @@ def test_cluster_grows_the_local_tree(
         on_cluster = clone(estimator).fit(X, y)
     assert local.tree_.node_count > 7
     assert_same_tree(local.tree_, on_cluster.tree_)
+
+
+def _weigh(tree, first_row, n_rows):
+    """A bootstrap-like factor (0, 1 or 2) of each row in ``tree``, from its global index."""
+    rows = np.arange(first_row, first_row + n_rows, dtype=np.int64)
+    return ((rows * 2654435761 + tree * 40503) >> 7) % 3
+
+
+@pytest.mark.parametrize("n_parts", [1, 3])
+def test_forest_trees_advance_together_on_the_cluster(client, n_parts, monkeypatch, shared):
+    """A forest's trees, each weighing the rows by its own draw keyed on the rows' global
+    indices, share every pass over the partitions; each tree is the one grown locally on
+    the same weights, however the rows are partitioned."""
+    X, y = _frame(shared, "credit-a.csv")
+    X = _with_missing(X, 0.05, seed=3)
+    captured = {}
+
+    def capture(data, y_class, y_value, w, bins, s):
+        captured.update(rows=(data.copy(), y_class.copy(), y_value.copy(), w.copy()))
+        captured.update(bins=bins, s=s)
+        return levelwise.grow_local(data, y_class, y_value, w, bins, s)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(grower, "grow_tree", capture)
+        quercus.CARTClassifier(missing="learned", max_depth=5).fit(X, y)
+    data, y_class, y_value, w = captured["rows"]
+    bins, s = captured["bins"], captured["s"]
+    bounds = np.linspace(0, len(w), n_parts + 1).astype(int)
+    parts = [
+        client.scatter((data[a:b], y_class[a:b], y_value[a:b], w[a:b]))
+        for a, b in zip(bounds[:-1], bounds[1:], strict=True)
+    ]
+    n_trees = 4
+    forest = DaskForestStatistics(
+        client,
+        parts,
+        (bins.n_bins, bins.missing_code, s.n_stats, False),
+        n_trees,
+        list(bounds[:-1]),
+        weigh=_weigh,
+    )
+    roots = forest.answer("root", [(tree, None) for tree in range(n_trees)])
+    grown = levelwise.drive_together(
+        [levelwise.level_steps(root, bins, s) for root in roots], forest.answer
+    )
+    for tree, tree_arrays in enumerate(grown):
+        w_tree = w * _weigh(tree, 0, len(w))
+        alone = levelwise.grow_local(data, y_class, y_value, w_tree, bins, s)
+        assert len(tree_arrays.nodes) == len(alone.nodes) > 3
+        for a, b in zip(tree_arrays, alone, strict=True):
+            for field in a.dtype.names or [None]:
+                np.testing.assert_array_equal(a[field] if field else a, b[field] if field else b)

@@ -1,13 +1,14 @@
-"""A statistics provider whose rows live on the workers of a Dask cluster.
+"""Statistics providers whose rows live on the workers of a Dask cluster.
 
-The level-wise grower (``tree/levelwise.py``) asks every question for a whole level; this
-provider answers each with one task per partition of the rows, run where the partition is,
-and adds the partitions' answers. Each partition is a tuple ``(binned codes, class codes,
-target values, weights)`` held by a worker, and beside it the key of the node each of its
-rows is in (an array, remade by every partition step rather than changed in place, so that
-Dask can recompute a lost partition from the steps before it). Inside a task the rows are
+The level-wise grower (``tree/levelwise.py``) asks every question for a whole level, and a
+forest's trees ask theirs together (``levelwise.drive_together``). Each round of questions
+is one task per partition of the rows, run where the partition is, and the partitions'
+answers are added. A partition is a tuple ``(binned codes, class codes, target values,
+weights)`` held by a worker; beside it lies the key of the node each of its rows is in, one
+row of keys per tree, remade by every partition step rather than changed in place, so that
+Dask can recompute a lost partition from the steps before it. Inside a task the rows are
 summed by :class:`~quercus.tree.statistics.LocalStatistics`, the provider of one process,
-so a partition's sums are the ones a local fit would make of the same rows.
+so a partition's sums are the ones a local fit makes of the same rows.
 """
 
 from __future__ import annotations
@@ -17,60 +18,125 @@ import numpy as np
 from ..tree.statistics import LocalStatistics
 
 
-class DaskStatistics:
-    """The :class:`~quercus.tree.statistics.StatisticsProvider` over row partitions held
-    by a Dask cluster.
+class DaskForestStatistics:
+    """The rows of every tree of a forest, held by a Dask cluster in row partitions.
 
     Parameters
     ----------
     client : distributed.Client
     parts : list of distributed.Future
         One per partition: ``(binned, y_class, y_value, w)``, the binned codes C-ordered.
-    n_bins, missing_code, n_stats, regression
-        As :class:`~quercus.tree.statistics.LocalStatistics` takes them.
+    layout : tuple
+        ``(n_bins, missing_code, n_stats, regression)``, as
+        :class:`~quercus.tree.statistics.LocalStatistics` takes them.
+    n_trees : int
+    first_rows : list of int
+        The global index of each partition's first row.
+    weigh : callable or None
+        ``weigh(tree, first_row, n_rows)``: the factor of each row's weight in ``tree``
+        (a bootstrap draw), computed on the worker from the rows' global indices, so that it
+        does not depend on how the rows are partitioned. None: every tree weighs the rows
+        as they are.
     """
 
-    def __init__(self, client, parts, n_bins, missing_code, n_stats, regression):
+    def __init__(self, client, parts, layout, n_trees, first_rows, weigh=None):
         self.client = client
         self.parts = list(parts)
-        self.layout = (np.asarray(n_bins), int(missing_code), int(n_stats), bool(regression))
-        # Every row starts in the root (key 0).
-        self.node_of = [client.submit(_root_keys, part, pure=False) for part in self.parts]
-
-    def _each(self, function, *args):
-        """``function(part, node_of, layout, *args)`` on every partition; the answers."""
-        futures = [
-            self.client.submit(function, part, keys, self.layout, *args, pure=False)
-            for part, keys in zip(self.parts, self.node_of, strict=True)
+        self.layout = layout
+        self.trees = (int(n_trees), list(first_rows), weigh)
+        # Every row starts in the root (key 0) of every tree.
+        self.node_of = [
+            client.submit(_root_keys, part, int(n_trees), pure=False) for part in self.parts
         ]
-        return self.client.gather(futures)
+
+    def answer(self, kind, batch):
+        """Answer the requests ``batch`` (``[(tree, items), ...]``) of one kind (a method of
+        the provider protocol, or ``"root"``) on every partition; one answer per tree."""
+        batch = list(batch)
+        if kind == "drop":
+            # Keys are never reused: the rows of a dropped node are simply never asked for.
+            return [[None] * len(items) for _, items in batch]
+        steps = [
+            self.client.submit(
+                _part_answer, part, keys, index, self.layout, self.trees, kind, batch, pure=False
+            )
+            for index, (part, keys) in enumerate(zip(self.parts, self.node_of, strict=True))
+        ]
+        if kind == "partition":
+            self.node_of = [self.client.submit(_first, step, pure=False) for step in steps]
+            steps = [self.client.submit(_second, step, pure=False) for step in steps]
+        answers = self.client.gather(steps)
+        if kind == "root":
+            return [_add_root(per_part) for per_part in zip(*answers, strict=True)]
+        return [_add_up(per_part) for per_part in zip(*answers, strict=True)]
+
+
+class DaskStatistics:
+    """The :class:`~quercus.tree.statistics.StatisticsProvider` of one tree over row
+    partitions held by a Dask cluster (see :class:`DaskForestStatistics` for the
+    parameters; the rows weigh as they are)."""
+
+    def __init__(self, client, parts, n_bins, missing_code, n_stats, regression):
+        layout = (np.asarray(n_bins), int(missing_code), int(n_stats), bool(regression))
+        self.forest = DaskForestStatistics(client, parts, layout, 1, [0] * len(parts))
+
+    def _ask(self, kind, items):
+        return self.forest.answer(kind, [(0, items)])[0]
 
     def root(self):
-        answers = self._each(_part_root)
-        n_rows = sum(a[0] for a in answers)
-        weight = sum(a[1] for a in answers)
-        values = np.sum([a[2] for a in answers], axis=0)
-        return n_rows, weight, values
+        return self._ask("root", None)
 
     def histograms(self, keys):
-        return _add_up(self._each(_part_histograms, list(keys)))
+        return self._ask("histograms", keys)
 
     def branch_weights(self, items):
-        return _add_up(self._each(_part_branch_weights, list(items)))
+        return self._ask("branch_weights", items)
 
     def partition(self, items):
-        items = list(items)
-        steps = [
-            self.client.submit(_part_partition, part, keys, self.layout, items, pure=False)
-            for part, keys in zip(self.parts, self.node_of, strict=True)
-        ]
-        self.node_of = [self.client.submit(_first, step, pure=False) for step in steps]
-        answers = self.client.gather([self.client.submit(_second, s, pure=False) for s in steps])
-        return _add_up(answers)
+        return self._ask("partition", items)
 
     def drop(self, keys):
-        # Keys are never reused: the rows of a dropped node are simply never asked for.
-        return [None] * len(keys)
+        return self._ask("drop", keys)
+
+
+def _root_keys(part, n_trees):
+    return np.zeros((n_trees, len(part[3])), dtype=np.int64)
+
+
+def _part_answer(part, node_of, index, layout, trees, kind, batch):
+    """One partition's answers to ``batch`` (for ``"partition"``: with its rows' keys after
+    the splits)."""
+    data, y_class, y_value, w = part
+    n_bins, missing_code, n_stats, regression = layout
+    _, first_rows, weigh = trees
+    moved = node_of.copy() if kind == "partition" else node_of
+    answers = []
+    for tree, items in batch:
+        w_tree = w if weigh is None else w * weigh(tree, first_rows[index], len(w))
+        local = LocalStatistics(
+            data, y_class, y_value, w_tree, n_bins, missing_code, n_stats, regression
+        )
+        if kind == "root":
+            local.rows = {0: np.flatnonzero(node_of[tree] == 0)}
+            answers.append(local.root())
+            continue
+        keys = items if kind == "histograms" else [item[0] for item in items]
+        local.rows = {key: np.flatnonzero(node_of[tree] == key) for key in set(keys)}
+        answers.append(getattr(local, kind)(items))
+        if kind == "partition":
+            for item in items:
+                for child in item[4]:
+                    moved[tree, local.rows[child]] = child
+    return (moved, answers) if kind == "partition" else answers
+
+
+def _add_root(answers):
+    """The root totals ``(rows, weight, statistics)`` summed over partitions."""
+    return (
+        sum(a[0] for a in answers),
+        sum(a[1] for a in answers),
+        np.sum([a[2] for a in answers], axis=0),
+    )
 
 
 def _add_up(answers):
@@ -84,42 +150,6 @@ def _add_up(answers):
 def _sum_items(a, b):
     summed = [u + v for u, v in zip(a, b, strict=True)]
     return type(a)(*summed) if hasattr(a, "_fields") else tuple(summed)
-
-
-def _root_keys(part):
-    return np.zeros(len(part[3]), dtype=np.int64)
-
-
-def _local(part, node_of, layout, keys):
-    """A :class:`LocalStatistics` over the partition, holding the rows of ``keys``."""
-    data, y_class, y_value, w = part
-    n_bins, missing_code, n_stats, regression = layout
-    local = LocalStatistics(data, y_class, y_value, w, n_bins, missing_code, n_stats, regression)
-    local.rows = {key: np.flatnonzero(node_of == key) for key in set(keys)}
-    return local
-
-
-def _part_root(part, node_of, layout):
-    return _local(part, node_of, layout, [0]).root()
-
-
-def _part_histograms(part, node_of, layout, keys):
-    return _local(part, node_of, layout, keys).histograms(keys)
-
-
-def _part_branch_weights(part, node_of, layout, items):
-    return _local(part, node_of, layout, [item[0] for item in items]).branch_weights(items)
-
-
-def _part_partition(part, node_of, layout, items):
-    """The partition's answers to ``items``, and its rows' keys after the splits."""
-    local = _local(part, node_of, layout, [item[0] for item in items])
-    answers = local.partition(items)
-    moved = node_of.copy()
-    for item in items:
-        for child in item[4]:
-            moved[local.rows[child]] = child
-    return moved, answers
 
 
 def _first(pair):
