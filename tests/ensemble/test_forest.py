@@ -9,7 +9,8 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import quercus
 from quercus.ensemble import forest as forest_module
-from quercus.ensemble.forest import bootstrap_counts, distinct_rows, tree_seeds
+from quercus.ensemble.bootstrap import bootstrap_counts
+from quercus.ensemble.forest import distinct_rows, tree_seeds
 
 
 @pytest.fixture(scope="module")

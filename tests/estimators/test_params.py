@@ -50,7 +50,7 @@ BAD = {
     "random_state": (-1, "random_state must be None, an integer in [0, 2**32)"),
     "n_estimators": (0, "n_estimators must be an integer >= 1, got 0"),
     "feature_sampling": ("leaf", "feature_sampling must be one of 'node' or 'tree'"),
-    "bootstrap": ("yes", "bootstrap must be True or False, got 'yes'"),
+    "bootstrap": ("yes", "bootstrap must be True, False or 'poisson', got 'yes'"),
     "max_samples": (0.0, "max_samples must be None, an integer >= 1 or a float in (0, 1]"),
     "oob_score": ("on", "oob_score must be True or False"),
     "voting": ("majority", "voting must be one of 'soft' or 'hard'"),

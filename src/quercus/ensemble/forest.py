@@ -2,10 +2,13 @@
 
 Each tree grows on a bootstrap sample, drawn as integer weights (a row drawn twice weighs
 2; no copy of the data is made beyond the rows drawn), from its own integer seed, so that
-its out-of-bag rows can be drawn again from the seed. Attributes are randomised per split
-(``max_features``) or once per tree (``feature_sampling="tree"``). The data are typed and
-binned once for all trees, and the trees grow in parallel threads (the growth kernel
-releases the GIL): the same ``random_state`` gives the same forest for any ``n_jobs``.
+its out-of-bag rows can be drawn again from the seed; or, with ``bootstrap="poisson"``, on
+Poisson weights that depend on the forest's seed, the tree's number and the row's number
+only (``bootstrap.py``), the same whatever the partitioning of the rows. Attributes are
+randomised per split (``max_features``) or once per tree (``feature_sampling="tree"``).
+The data are typed and binned once for all trees, and the trees grow in parallel threads
+(the growth kernel releases the GIL): the same ``random_state`` gives the same forest for
+any ``n_jobs``.
 Rows that are equal after binning, target included, are grown as one row whose weight is
 theirs summed (the splits and leaves are the same, the trees' ``n_node_samples`` count
 distinct rows). Prediction routes all rows through all trees in one compiled pass over the
@@ -31,7 +34,12 @@ from .._config import LEAF, NUMERIC_SPLIT
 from .._parallel import run_parallel
 from ..binning import BinMapper
 from ..binning.binned import BinnedData, bin_frame, pad_rows
-from ..estimators.params import check_params, features_per_split, growth_params
+from ..estimators.params import (
+    InvalidParameterError,
+    check_params,
+    features_per_split,
+    growth_params,
+)
 from ..estimators.trees import DecisionTreeClassifier, DecisionTreeRegressor
 from ..estimators.validate import TabularInput, as_1d, classes_and_codes
 from ..persist.forest_file import save_forest
@@ -47,6 +55,7 @@ from ._predict import (
     forest_sum,
     tree_sum_rows,
 )
+from .bootstrap import MAX_POISSON_RATE, bootstrap_counts, poisson_counts
 
 # Parameters of the trees (passed to each tree as they are).
 _TREE_PARAMS = (
@@ -89,12 +98,6 @@ def tree_seeds(base_seed: int, first: int, last: int) -> list[int]:
         int(np.random.SeedSequence([base_seed, i]).generate_state(1, np.uint64)[0] % (2**62)) + 1
         for i in range(first, last)
     ]
-
-
-def bootstrap_counts(seed: int, n: int, n_draws: int) -> np.ndarray:
-    """How many times each of ``n`` rows is drawn in tree ``seed``'s bootstrap sample."""
-    rng = np.random.default_rng(seed)
-    return np.bincount(rng.integers(0, n, n_draws), minlength=n).astype(np.float64)
 
 
 @dataclass
@@ -230,6 +233,31 @@ class BaseForest(TabularInput, BaseEstimator):
             return int(size)
         return max(1, round(size * n))
 
+    def _poisson_rate(self, n: int) -> float:
+        """Mean weight of a row under ``bootstrap='poisson'``: ``max_samples`` rows of ``n``
+        (a float ``max_samples`` is that share itself)."""
+        size = self.max_samples
+        if size is None:
+            return 1.0
+        rate = size / n if isinstance(size, numbers.Integral) else float(size)
+        if rate > MAX_POISSON_RATE:
+            raise InvalidParameterError(
+                f"max_samples={size} is more than {MAX_POISSON_RATE:g} times the {n} rows: "
+                "too many for bootstrap='poisson'",
+                "max_samples",
+            )
+        return rate
+
+    def _tree_weights(self, tree: int, seed: int, n: int, n_draws: int) -> np.ndarray:
+        """The bootstrap weights of the ``n`` rows in tree number ``tree`` (its seed
+        ``seed``): multinomial draws from the tree's seed, Poisson draws keyed on the
+        forest's seed, the tree's number and the row's, or all ones."""
+        if isinstance(self.bootstrap, str):  # "poisson"
+            return poisson_counts(self._base_seed, tree, 0, n, self._poisson_rate(n))
+        if self.bootstrap:
+            return bootstrap_counts(seed, n, n_draws)
+        return np.ones(n)
+
     def fit(self, X, y, sample_weight=None):
         """Grow ``n_estimators`` trees on bootstrap samples of ``X, y`` (with
         ``warm_start``, only the trees that a refit with more trees adds)."""
@@ -246,6 +274,8 @@ class BaseForest(TabularInput, BaseEstimator):
         elif isinstance(self.class_weight, dict):
             w = w * compute_sample_weight(self.class_weight, y)
         n_draws = self._bootstrap_size(len(y))
+        if isinstance(self.bootstrap, str):
+            self._poisson_rate(len(y))  # its error before any tree grows
         template = self._tree_template()
         keep_old = self.warm_start and hasattr(self, "estimators_")
         if keep_old and len(self.estimators_) > self.n_estimators:
@@ -268,13 +298,21 @@ class BaseForest(TabularInput, BaseEstimator):
 
             distinct = distinct_rows(data.binned, y_class, y_value, self._regression)
 
-            def grow(seed: int):
+            def grow(tree: int, seed: int):
+                counts = self._tree_weights(tree, seed, len(y), n_draws)
+                if not (counts * w).any():  # a tree of no data would predict nothing
+                    raise ValueError(
+                        f"tree {tree}'s bootstrap sample weighs 0 (of {len(y)} rows, those "
+                        "drawn all have sample_weight 0, or bootstrap='poisson' drew none): "
+                        "fit on more rows, or another random_state"
+                    )
                 return self._grow_one(
-                    data, distinct, template, params, seed, y, w, n_stats, n_draws, k_per_tree
+                    data, distinct, template, params, seed, y, w, n_stats, counts, k_per_tree
                 )
 
             with ThreadPoolExecutor(_n_threads(self.n_jobs)) as pool:
-                new_trees = list(_with_progress(pool.map(grow, seeds), len(seeds), self.verbose))
+                grown = pool.map(grow, range(first, self.n_estimators), seeds)
+                new_trees = list(_with_progress(grown, len(seeds), self.verbose))
             self.estimators_ = self.estimators_ + new_trees
             self._seeds = self._seeds + seeds
         self._pack()
@@ -287,10 +325,9 @@ class BaseForest(TabularInput, BaseEstimator):
     def _class_weight_mode(self):
         return getattr(self, "class_weight", None)
 
-    def _grow_one(self, data, distinct, template, params, seed, y, w, n_stats, n_draws, k_per_tree):
-        """One tree: its bootstrap sample as weights, optionally its own attributes."""
-        n, p = len(y), len(data.kinds)
-        counts = bootstrap_counts(seed, n, n_draws) if self.bootstrap else np.ones(n)
+    def _grow_one(self, data, distinct, template, params, seed, y, w, n_stats, counts, k_per_tree):
+        """One tree: on its bootstrap weights ``counts``, optionally its own attributes."""
+        p = len(data.kinds)
         tree_w = w * counts
         if self._class_weight_mode() == "balanced_subsample":
             drawn = counts > 0
@@ -368,13 +405,13 @@ class BaseForest(TabularInput, BaseEstimator):
 
     def _compute_oob(self, typed, y, y_class, y_value, n_draws):
         """Out-of-bag predictions: each row through the trees whose sample missed it (the
-        rows drawn again from each tree's seed)."""
+        weights drawn again from the seeds)."""
         matrix = self._routing_matrix(typed)
         n = len(matrix)
         out = np.zeros((n, self._packed[-1].shape[1]))
         count = np.zeros(n, dtype=np.int64)
         for t, seed in enumerate(self._seeds):
-            rows = np.flatnonzero(bootstrap_counts(seed, n, n_draws) == 0)
+            rows = np.flatnonzero(self._tree_weights(t, seed, n, n_draws) == 0)
             self._sum_trees(matrix, out, rows=rows, tree=t, count=count)
         seen = count > 0
         if not seen.all():
@@ -483,10 +520,19 @@ _FOREST_DOC = """
     feature_sampling : {{'node', 'tree'}}, default 'node'
         Where attributes are randomised: per split, or per tree (each tree then searches
         all of its attributes at every split).
-    bootstrap : bool, default True
-        Grow each tree on a bootstrap sample (as integer weights); False: on all rows.
+    bootstrap : bool or 'poisson', default True
+        True: grow each tree on a bootstrap sample (``max_samples`` rows drawn with
+        replacement, as integer weights); False: on all rows. ``'poisson'``: each row
+        weighs an independent Poisson draw of mean 1 (``max_samples / n`` when
+        ``max_samples`` is given) that depends on ``random_state``, the tree's number and
+        the row's number only, so that the weights of a block of rows can be drawn without
+        the others. The forest then does not depend on how the rows are partitioned: the
+        Dask forests draw these weights. For large n it approximates the bootstrap (a row
+        is left out of bag with probability 1/e in both); Spark MLlib draws its random
+        forests' samples the same way.
     max_samples : int, float or None
         Rows drawn per tree (a float: a share of the rows); None: as many as there are.
+        With ``bootstrap='poisson'``, the expected sum of a tree's weights.
     oob_score : bool, default False
         Score the forest on the out-of-bag rows: ``oob_score_`` and {oob_attr}.
     n_jobs : int or None

@@ -225,7 +225,10 @@ PARAM_RULES: dict[str, ParamRule] = {
     ),
     "n_estimators": _int_at_least(1),
     "feature_sampling": _choice("node", "tree"),
-    "bootstrap": _boolean(),
+    "bootstrap": _fixed(
+        lambda v: isinstance(v, bool | np.bool_) or (isinstance(v, str) and v == "poisson"),
+        "True, False or 'poisson'",
+    ),
     "max_samples": _fixed(_max_samples_ok, "None, an integer >= 1 or a float in (0, 1]"),
     "oob_score": _boolean(),
     "voting": _choice("soft", "hard"),
@@ -259,7 +262,8 @@ def check_params(estimator) -> None:
         )
     if params.get("oob_score") and not params.get("bootstrap", True):
         raise InvalidParameterError(
-            "oob_score needs bootstrap=True (no row is out of bag otherwise)", "oob_score"
+            "oob_score needs bootstrap=True or 'poisson' (no row is out of bag otherwise)",
+            "oob_score",
         )
 
 
