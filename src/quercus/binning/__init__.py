@@ -22,6 +22,8 @@ from ._kernels import bin_numeric
 
 __all__ = [
     "BinMapper",
+    "bins_from_distinct",
+    "cut_bins",
     "fit_bins",
     "midpoints",
     "numeric_bins",
@@ -55,24 +57,44 @@ def numeric_bins(values: np.ndarray, max_bins="auto"):
     distinct values. Quantile: the midpoints at the distinct values where the cumulative count
     crosses ``k / max_bins`` of the rows, so every edge still lies between two observed
     values. ``lo`` and ``hi`` are the smallest and largest training value in each bin.
+    The bins depend on the values only through their distinct values and counts
+    (:func:`bins_from_distinct`).
     """
     values = values[~np.isnan(values)]
     distinct, counts = np.unique(values, return_counts=True)
-    if len(distinct) < 2:
-        return np.empty(0, dtype=np.float64), distinct[:1].copy(), distinct[:1].copy()
-    budget = resolve_max_bins(max_bins, len(values), len(distinct))
+    return bins_from_distinct(distinct, counts, max_bins)
+
+
+def bins_from_distinct(distinct: np.ndarray, counts: np.ndarray, max_bins="auto"):
+    """The bins :func:`numeric_bins` makes of the values whose sorted distinct values are
+    ``distinct``, each seen ``counts`` times: ``(edges, lo, hi)``."""
+    n_rows = int(np.sum(counts))
+    budget = resolve_max_bins(max_bins, n_rows, len(distinct)) if len(distinct) >= 2 else None
+    return cut_bins(distinct, counts, budget)
+
+
+def cut_bins(points: np.ndarray, weights: np.ndarray, budget: int | None):
+    """Bins cut between sorted ``points`` of the given ``weights`` with a resolved budget:
+    ``(edges, lo, hi)``.
+
+    ``budget`` None cuts between every two adjacent points; an integer cuts after the point
+    where the cumulative weight first reaches ``k / budget`` of the total weight, ``k = 1 ..
+    budget - 1`` (cuts that fall on the same point are made once).
+    """
+    if len(points) < 2:
+        return np.empty(0, dtype=np.float64), points[:1].copy(), points[:1].copy()
     if budget is None:
-        cut_after = np.arange(len(distinct) - 1)
+        cut_after = np.arange(len(points) - 1)
     else:
-        cumulative = np.cumsum(counts)
-        targets = len(values) * np.arange(1, budget) / budget
+        cumulative = np.cumsum(weights)
+        targets = cumulative[-1] * np.arange(1, budget) / budget
         cut_after = np.unique(np.searchsorted(cumulative, targets, side="left"))
-        cut_after = cut_after[cut_after < len(distinct) - 1]
-    below, above = distinct[cut_after], distinct[cut_after + 1]
+        cut_after = cut_after[cut_after < len(points) - 1]
+    below, above = points[cut_after], points[cut_after + 1]
     edges = midpoints(below, above)
-    # Bin b holds distinct[cut_after[b-1] + 1 : cut_after[b] + 1].
-    lo = distinct[np.concatenate([[0], cut_after + 1])]
-    hi = distinct[np.concatenate([cut_after, [len(distinct) - 1]])]
+    # Bin b holds points[cut_after[b-1] + 1 : cut_after[b] + 1].
+    lo = points[np.concatenate([[0], cut_after + 1])]
+    hi = points[np.concatenate([cut_after, [len(points) - 1]])]
     return edges, lo, hi
 
 
