@@ -1,6 +1,5 @@
-"""The pieces of training on several machines.
-
-Each function here runs inside one worker's task on plain NumPy arrays (one partition of
-the data, or the small results of other tasks); none of them knows which engine schedules
-it, so the same pieces serve any cluster and are tested without one.
+"""The pieces of training on several machines: the mergeable summaries that bin a numeric
+feature from its partitions (``summaries``, plain NumPy run inside the workers' tasks) and
+the statistics providers whose rows live on a cluster's workers (``dask_statistics``).
+Nothing here is imported by ``import quercus``, so the engine stays an optional extra.
 """
