@@ -254,6 +254,8 @@ def test_infinite_value_is_a_data_error_naming_column_and_row():
     ) as info:
         summarize(np.array([1.0, np.nan, -np.inf, np.inf]), 8, column="pay")
     assert info.value.column == "pay"
+    with pytest.raises(DataError, match=r"^a column has an infinite value \(inf\) in row 0"):
+        summarize(np.array([np.inf]), 8)
 
 
 def test_bin_extremes_of_empty_bins():

@@ -111,8 +111,9 @@ def summarize(values: np.ndarray, capacity: int, *, column: str | None = None) -
     infinite = np.flatnonzero(np.isinf(values))
     if len(infinite):
         row = int(infinite[0])
+        named = "a column" if column is None else f"column {column!r}"
         raise DataError(
-            f"column {column!r} has an infinite value ({values[row]}) in row {row} of its"
+            f"{named} has an infinite value ({values[row]}) in row {row} of its"
             " partition: replace it with a finite number or leave the cell empty (missing)",
             column=column,
         )
