@@ -157,6 +157,12 @@ def test_local_only_settings_are_refused(changes, what):
         levelwise.check_level_wise(_settings(**changes))
 
 
+def _add(a, b):
+    """The sum of two answers (a tuple or named tuple of arrays)."""
+    summed = [u + v for u, v in zip(a, b, strict=True)]
+    return type(a)(*summed) if hasattr(a, "_fields") else tuple(summed)
+
+
 class TwoShards:
     """A provider whose rows are split between two local providers, as rows are split
     between machines: every sum it gives is the sum of the shards' sums."""
@@ -168,26 +174,19 @@ class TwoShards:
         parts = [s.root() for s in self.shards]
         return sum(p[0] for p in parts), sum(p[1] for p in parts), sum(p[2] for p in parts)
 
+    def _added(self, kind, items):
+        """Both shards' answers to ``items``, added item by item."""
+        first, second = (getattr(s, kind)(items) for s in self.shards)
+        return [_add(a, b) for a, b in zip(first, second, strict=True)]
+
     def histograms(self, nodes):
-        first, second = (s.histograms(nodes) for s in self.shards)
-        return [
-            type(a)(*(u + v for u, v in zip(a, b, strict=True)))
-            for a, b in zip(first, second, strict=True)
-        ]
+        return self._added("histograms", nodes)
 
     def branch_weights(self, items):
-        first, second = (s.branch_weights(items) for s in self.shards)
-        return [
-            tuple(u + v for u, v in zip(a, b, strict=True))
-            for a, b in zip(first, second, strict=True)
-        ]
+        return self._added("branch_weights", items)
 
     def partition(self, items):
-        first, second = (s.partition(items) for s in self.shards)
-        return [
-            type(a)(*(u + v for u, v in zip(a, b, strict=True)))
-            for a, b in zip(first, second, strict=True)
-        ]
+        return self._added("partition", items)
 
     def drop(self, keys):
         for s in self.shards:
