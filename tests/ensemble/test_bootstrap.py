@@ -12,11 +12,11 @@ from sklearn.datasets import make_classification, make_regression
 from sklearn.model_selection import train_test_split
 
 import quercus
+from quercus._counters import mix64
 from quercus.binning.binned import bin_frame
 from quercus.ensemble.bootstrap import (
     MAX_POISSON_RATE,
     bootstrap_counts,
-    mix64,
     poisson_cdf,
     poisson_counts,
 )

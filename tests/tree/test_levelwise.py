@@ -132,6 +132,28 @@ def test_weighted_rows(monkeypatch, shared):
     assert_same_tree(compiled, level_wise)
 
 
+@pytest.mark.parametrize(
+    ("name", "nominal", "estimator"),
+    [
+        ("car.csv", ("doors", "persons"), quercus.CARTClassifier(max_features=2, random_state=4)),
+        ("credit-a.csv", (), quercus.CARTClassifier(max_features="sqrt", random_state=0)),
+        ("boston.csv", (), quercus.DecisionTreeRegressor(max_features=0.4, random_state=9)),
+    ],
+)
+def test_feature_draws_follow_the_node_not_the_order_of_growth(
+    name, nominal, estimator, monkeypatch, shared
+):
+    """With ``max_features``, a node's features are drawn by its path from the root: the
+    compiled grower (depth-first) and the level-wise grower (level by level) draw the same
+    ones, and a different seed draws others."""
+    X, y = _frame(shared, name, nominal)
+    compiled, level_wise = _fit_both(estimator, X, y, monkeypatch)
+    assert compiled.node_count > 7
+    assert_same_tree(compiled, level_wise)
+    reseeded = clone(estimator).set_params(random_state=estimator.random_state + 1).fit(X, y)
+    assert not np.array_equal(reseeded.tree_.feature, compiled.feature)
+
+
 def _settings(**changes) -> Settings:
     values = dict(
         multiway=False, criterion=ENTROPY, regression=False, n_stats=2, max_depth=-1, min_split=2.0,

@@ -21,21 +21,14 @@ from functools import lru_cache
 import numpy as np
 
 from .._config import njit
+from .._counters import GOLDEN_GAMMA, mix64, substream
 
 __all__ = ["MAX_POISSON_RATE", "bootstrap_counts", "poisson_counts"]
 
-# SplitMix64 (Steele, Lea and Flood, "Fast splittable pseudorandom number generators",
-# OOPSLA 2014): the generator's state after i steps is ``key + i * GOLDEN_GAMMA``, and its
-# output is that state through the finaliser ``mix64`` (Stafford's "variant 13"). Its state
-# is thus already a counter: row ``r`` of a tree's stream is output ``r + 1`` of SplitMix64
-# seeded with the tree's key. SplitMix64 passes BigCrush (TestU01), which is more than a
-# bootstrap weight needs. The tree's key is itself ``mix64`` of the seed's key and the tree
-# index, so streams start at unrelated points of the 2**64 cycle: two trees' streams of n
-# rows overlap with probability about 2 n / 2**64.
-GOLDEN_GAMMA = np.uint64(0x9E3779B97F4A7C15)
-_MIX_1 = np.uint64(0xBF58476D1CE4E5B9)
-_MIX_2 = np.uint64(0x94D049BB133111EB)
-_SHIFT_30, _SHIFT_27, _SHIFT_31 = np.uint64(30), np.uint64(27), np.uint64(31)
+# Row r of a tree's stream is word r + 1 of SplitMix64 seeded with the tree's key
+# (``quercus._counters``); the tree's key is a substream of the seed's key, so two trees'
+# streams of n rows overlap with probability about 2 n / 2**64.
+
 # A uniform double in [0, 1) from the top 53 bits of a 64-bit word.
 _SHIFT_11 = np.uint64(11)
 _TWO_TO_MINUS_53 = 2.0**-53
@@ -53,19 +46,9 @@ def bootstrap_counts(seed: int, n: int, n_draws: int) -> np.ndarray:
 
 
 @njit
-def mix64(z):
-    """SplitMix64's finaliser: a bijection of 64-bit words whose every output bit depends on
-    every input bit (``z`` a ``np.uint64``)."""
-    z = (z ^ (z >> _SHIFT_30)) * _MIX_1
-    z = (z ^ (z >> _SHIFT_27)) * _MIX_2
-    return z ^ (z >> _SHIFT_31)
-
-
-@njit
 def stream_key(seed, tree):
     """The key of tree ``tree``'s stream under forest seed ``seed`` (both ``np.uint64``)."""
-    seed_key = mix64(seed + GOLDEN_GAMMA)
-    return mix64(seed_key + (tree + np.uint64(1)) * GOLDEN_GAMMA)
+    return substream(mix64(seed + GOLDEN_GAMMA), tree)
 
 
 @njit
@@ -76,7 +59,7 @@ def poisson_kernel(seed, tree, first_row, cdf, out):
     key = stream_key(seed, tree)
     for i in range(out.shape[0]):
         row = first_row + np.uint64(i)
-        bits = mix64(key + (row + np.uint64(1)) * GOLDEN_GAMMA)
+        bits = substream(key, row)
         u = np.float64(bits >> _SHIFT_11) * _TWO_TO_MINUS_53
         out[i] = np.float64(np.searchsorted(cdf, u, side="right"))
 

@@ -241,12 +241,14 @@ def stats_from_histogram(hist, counts, n_bins, present, stats):
 
 
 @njit
-def best_split_from_histograms(hist, counts, missing, node_values, bins, s, candidates, sides):
+def best_split_from_histograms(
+    hist, counts, missing, node_values, bins, s, features, n_cand, candidates, sides
+):
     """The winning candidate of a node from its histograms (:func:`node_histograms`'s
-    ``(hist, counts, missing)``): every feature's best split as the compiled grower finds it
-    from the node's rows, then :func:`choose_candidate`. Returns the index of the winner in
-    ``candidates`` (one per feature), or -1."""
-    p = bins.kinds.shape[0]
+    ``(hist, counts, missing)``): the best split of each candidate feature
+    (``features[:n_cand]``) as the compiled grower finds it from the node's rows, then
+    :func:`choose_candidate`. Returns the index of the winner in ``candidates`` (one per
+    candidate feature), or -1."""
     n_stats = hist.shape[2]
     max_b = hist.shape[1]
     present = np.zeros(max_b, dtype=np.int64)
@@ -255,7 +257,8 @@ def best_split_from_histograms(hist, counts, missing, node_values, bins, s, cand
     acc = np.zeros((6 + max_b, n_stats))
     order = np.zeros(max_b, dtype=np.int64)
     key = 0 if s.regression else np.argmax(node_values)
-    for f in range(p):
+    for j in range(n_cand):
+        f = features[j]
         n_present = stats_from_histogram(hist[f], counts[f], bins.n_bins[f], present, stats)
         miss[0, :] = missing[f]
         split = split_of_feature(
@@ -281,7 +284,7 @@ def best_split_from_histograms(hist, counts, missing, node_values, bins, s, cand
         keep_candidate(
             candidates,
             sides,
-            f,
+            j,
             f,
             bins.kinds[f],
             s.multiway,
@@ -291,4 +294,4 @@ def best_split_from_histograms(hist, counts, missing, node_values, bins, s, cand
             order,
             not s.multiway,
         )
-    return choose_candidate(candidates, p, s.criterion, s.c45_tolerance)
+    return choose_candidate(candidates, n_cand, s.criterion, s.c45_tolerance)

@@ -40,6 +40,7 @@ from .._config import (
     SUBSET_SPLIT,
     njit,
 )
+from .._counters import GOLDEN_GAMMA, mix64, substream
 from ..criteria.registry import ABSOLUTE_ERROR
 from ..splitting._absolute import node_ranks, weighted_median
 from ..splitting._choose import (
@@ -129,7 +130,7 @@ def _grow_flat(a, need):
 
 @njit
 def _next_random(state):
-    """xorshift64*: the tree's own seeded generator (no hidden global state)."""
+    """xorshift64*: the node's draw, from a nonzero state."""
     x = state[0]
     x ^= x >> np.uint64(12)
     x ^= x << np.uint64(25)
@@ -139,13 +140,31 @@ def _next_random(state):
 
 
 @njit
-def _candidate_features(n_features, max_features, rng_state, out):
-    """The features to search at a node: all, or ``max_features`` drawn without replacement,
-    returned in increasing order so that ties still go to the lowest index."""
+def root_draw_key(seed):
+    """The key of the root's feature draw under the tree's ``seed``."""
+    return mix64(np.uint64(seed) + GOLDEN_GAMMA)
+
+
+@njit
+def child_draw_key(parent_key, child):
+    """The key of the feature draw of child ``child`` of the node keyed ``parent_key``.
+
+    A node's key depends only on the seed and its path from the root, so the compiled
+    grower (depth-first) and the level-wise grower (level by level) draw the same features
+    at the same node."""
+    return substream(parent_key, np.uint64(child))
+
+
+@njit
+def candidate_features(n_features, max_features, draw_key, rng_state, out):
+    """The features to search at a node: all, or ``max_features`` drawn without replacement
+    by the node's own ``draw_key`` (``rng_state``: scratch of one word), returned in
+    increasing order so that ties still go to the lowest index."""
     for j in range(n_features):
         out[j] = j
     if max_features >= n_features:
         return n_features
+    rng_state[0] = draw_key | np.uint64(1)  # xorshift's state must not be zero
     for j in range(max_features):
         pick = j + np.int64(_next_random(rng_state) % np.uint64(n_features - j))
         out[j], out[pick] = out[pick], out[j]
@@ -262,6 +281,7 @@ def _open_node(nodes, values, node, item, item_values, src, s):
     nd.start = start
     nd.end = end
     nd.in_buffer = item.in_buffer
+    nd.draw_key = item.draw_key
     nd.n_samples = end - start
     nd.threshold = np.nan
     nd.improvement = -1.0
@@ -304,7 +324,9 @@ def _score_candidates(
     start = nd.start
     end = nd.end
     x, yc, yv, w = src
-    n_cand = _candidate_features(bins.kinds.shape[0], s.max_features, rng_state, features)
+    n_cand = candidate_features(
+        bins.kinds.shape[0], s.max_features, nd.draw_key, rng_state, features
+    )
     key = 0 if s.regression else np.argmax(values[node])
     if s.criterion == ABSOLUTE_ERROR:
         node_ranks(yv, start, end, absolute[0], absolute[1])
@@ -554,6 +576,7 @@ def _push_children(
         item.slot = first_slot + ch
         item.parent = node
         item.in_buffer = in_buffer
+        item.draw_key = child_draw_key(nd.draw_key, ch)
         stack_values[n_stack, :] = child_stats[ch, :]
         n_stack += 1
     return stack, stack_values, n_stack
@@ -671,7 +694,6 @@ def grow_tree(data, y_class, y_value, w, bins, s):
     max_b = max(1, np.max(bins.n_bins)) if p > 0 else 1
     scan, part, absolute = _scratch(data, p, max_b, s.n_stats, s)
     rng_state = np.zeros(1, dtype=np.uint64)
-    rng_state[0] = np.uint64(s.seed)
     space = (
         scan,
         absolute,
@@ -694,6 +716,7 @@ def grow_tree(data, y_class, y_value, w, bins, s):
     for r in range(n):
         w_root += w[r]
     stack, stack_values = _work_list(n, s.n_stats)
+    stack[0].draw_key = root_draw_key(s.seed)
     n_stack = 1
     best_first = s.max_leaf_nodes > 0
     n_leaves = 0

@@ -15,7 +15,8 @@ import numpy as np
 #: applied), ``pending`` the split recorded for it and not yet applied (best-first growth
 #: records splits long before it applies them). ``start:end`` are the node's rows in the
 #: row arrays, in the input arrays or in their copies (``in_buffer``); ``bin_cut`` is the
-#: last bin code on the left of a threshold split.
+#: last bin code on the left of a threshold split. ``draw_key`` keys the draw of the node's
+#: candidate features (``tree._grow.candidate_features``).
 NODE = np.dtype(
     [
         ("kind", np.int32),
@@ -36,12 +37,13 @@ NODE = np.dtype(
         ("weight", np.float64),
         ("improvement", np.float64),
         ("median", np.float64),
+        ("draw_key", np.uint64),
     ],
     align=True,
 )
 
 #: A node waiting to be created: its rows, depth, the child slot and parent it hangs from
-#: (``slot`` -1 for the root), and where its rows are.
+#: (``slot`` -1 for the root), where its rows are, and the key of its feature draw.
 WORK = np.dtype(
     [
         ("start", np.int64),
@@ -50,6 +52,7 @@ WORK = np.dtype(
         ("slot", np.int64),
         ("parent", np.int64),
         ("in_buffer", np.int64),
+        ("draw_key", np.uint64),
     ],
     align=True,
 )

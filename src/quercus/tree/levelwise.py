@@ -17,10 +17,11 @@ which ``tests/tree/test_levelwise.py`` checks. What stays with the compiled grow
 - ``criterion="absolute_error"``: it ranks a node's rows by target, not sums of bins;
 - ``max_leaf_nodes`` (best-first growth): it expands one leaf at a time across the tree,
   not level by level;
-- the learning trace (``trace=True``), a teaching aid on small data;
-- ``max_features`` below the number of features grows a valid tree, but draws the
-  features of each node in the order nodes are grown (level by level here, depth-first
-  there), so the two trees differ.
+- the learning trace (``trace=True``), a teaching aid on small data.
+
+``max_features`` draws the same features at the same node in both growers: a node's draw
+is keyed on the seed and its path from the root (``_grow.candidate_features``), not on
+the order in which nodes are grown.
 """
 
 from __future__ import annotations
@@ -43,7 +44,15 @@ from ..splitting._choose import best_split_from_histograms, threshold_between
 from ..splitting._partition import missing_branch
 from ..splitting._scan import impurity, stats_weight
 from ..splitting._significance import passes_chi_square
-from ._grow import LEAF_EPSILON, Bins, Settings, stop_splitting
+from ._grow import (
+    LEAF_EPSILON,
+    Bins,
+    Settings,
+    candidate_features,
+    child_draw_key,
+    root_draw_key,
+    stop_splitting,
+)
 from ._records import CANDIDATE, NODE, TRACE, GrownArrays
 from .statistics import Histograms, LocalStatistics, Split, StatisticsProvider
 
@@ -142,7 +151,7 @@ def level_steps(root, bins: Bins, s: Settings):
     check_level_wise(s)
     n_rows, w_root, root_values = root
     grown = _Nodes(s.n_stats)
-    grown.add(-1, 0, n_rows, root_values, key=0)
+    grown.add(-1, 0, n_rows, root_values, key=0, draw_key=root_draw_key(s.seed))
     next_key = 1
     level = [0]
     while level:
@@ -205,7 +214,7 @@ class _Nodes:
         self.keys: list[int] = []  # the provider's name of each node
         self.n = 0
 
-    def add(self, parent: int, depth: int, n_rows: int, values: np.ndarray, key: int) -> int:
+    def add(self, parent, depth, n_rows, values, key: int, draw_key: np.uint64) -> int:
         if self.n == len(self.records):
             cap = max(64, 2 * self.n)
             self.records = np.resize(self.records, cap)
@@ -219,6 +228,7 @@ class _Nodes:
         rec["start"] = parent  # kept for empty branches: they take their parent's values
         rec["threshold"] = np.nan
         rec["improvement"] = -1.0
+        rec["draw_key"] = draw_key
         self.values[node] = values
         self.keys.append(key)
         return node
@@ -286,10 +296,22 @@ def _choose(grown: _Nodes, node: int, h: Histograms, w_root: float, bins: Bins, 
     """The best split of ``node`` from its histograms ``h`` as a :class:`_Choice`, or None
     when no split is admissible or it improves too little."""
     p = len(bins.kinds)
+    features = np.zeros(p, dtype=np.int64)
+    draw_key = grown.records["draw_key"][node]
+    n_cand = candidate_features(p, s.max_features, draw_key, np.zeros(1, np.uint64), features)
     candidates = np.zeros(p, dtype=CANDIDATE)
     sides = np.zeros((p, max(1, int(np.max(bins.n_bins)))), dtype=np.int8)
     chosen = best_split_from_histograms(
-        h.hist, h.counts, h.missing, grown.values[node], bins, s, candidates, sides
+        h.hist,
+        h.counts,
+        h.missing,
+        grown.values[node],
+        bins,
+        s,
+        features,
+        n_cand,
+        candidates,
+        sides,
     )
     if chosen < 0:
         return None
@@ -305,8 +327,16 @@ def _apply(grown: _Nodes, c: _Choice, heaviest: int, missing_child: int, kids, p
     ``kids``)."""
     node, cand, split = c.node, c.candidate, c.split
     depth = int(grown.records["depth"][node]) + 1
+    parent_key = grown.records["draw_key"][node]
     children = [
-        grown.add(node, depth, int(part.n_rows[ch]), part.values[ch], key=kids[ch])
+        grown.add(
+            node,
+            depth,
+            int(part.n_rows[ch]),
+            part.values[ch],
+            key=kids[ch],
+            draw_key=child_draw_key(parent_key, ch),
+        )
         for ch in range(split.n_children)
     ]
     rec = grown.records[node : node + 1]
