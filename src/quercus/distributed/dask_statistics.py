@@ -44,9 +44,10 @@ class DaskForestStatistics:
         self.parts = list(parts)
         self.layout = layout
         self.trees = (int(n_trees), list(first_rows), weigh)
-        # Every row starts in the root (key 0) of every tree.
+        # Every row of positive weight starts in the root (key 0) of every tree.
         self.node_of = [
-            client.submit(_root_keys, part, int(n_trees), pure=False) for part in self.parts
+            client.submit(_root_keys, part, first_row, self.trees, pure=False)
+            for part, first_row in zip(self.parts, self.trees[1], strict=True)
         ]
 
     def answer(self, kind, batch):
@@ -99,8 +100,31 @@ class DaskStatistics:
         return self._ask("drop", keys)
 
 
-def _root_keys(part, n_trees):
-    return np.zeros((n_trees, len(part[3])), dtype=np.int64)
+def _tree_weights(w, tree, first_row, trees):
+    """The rows' weights in ``tree``."""
+    weigh = trees[2]
+    return w if weigh is None else w * weigh(tree, first_row, len(w))
+
+
+def _root_keys(part, first_row, trees):
+    """Each row's node in each tree at the start: the root (key 0), or no node (-1) for a
+    row the tree weighs 0, which a local fit leaves out as well."""
+    w = part[3]
+    keys = np.zeros((trees[0], len(w)), dtype=np.int64)
+    for tree in range(trees[0]):
+        keys[tree, _tree_weights(w, tree, first_row, trees) <= 0] = -1
+    return keys
+
+
+def _rows_by_key(keys_of_rows, wanted):
+    """The rows (in increasing order) whose key is each of ``wanted``: one stable sort,
+    where a scan per key would cost rows x nodes on a deep level."""
+    order = np.argsort(keys_of_rows, kind="stable")
+    sorted_keys = keys_of_rows[order]
+    wanted = np.unique(np.asarray(list(wanted), dtype=np.int64))
+    starts = np.searchsorted(sorted_keys, wanted, side="left")
+    ends = np.searchsorted(sorted_keys, wanted, side="right")
+    return {int(key): order[a:b] for key, a, b in zip(wanted.tolist(), starts, ends, strict=True)}
 
 
 def _part_answer(part, node_of, index, layout, trees, kind, batch):
@@ -108,11 +132,10 @@ def _part_answer(part, node_of, index, layout, trees, kind, batch):
     the splits)."""
     data, y_class, y_value, w = part
     n_bins, missing_code, n_stats, regression = layout
-    _, first_rows, weigh = trees
     moved = node_of.copy() if kind == "partition" else node_of
     answers = []
     for tree, items in batch:
-        w_tree = w if weigh is None else w * weigh(tree, first_rows[index], len(w))
+        w_tree = _tree_weights(w, tree, trees[1][index], trees)
         local = LocalStatistics(
             data, y_class, y_value, w_tree, n_bins, missing_code, n_stats, regression
         )
@@ -121,7 +144,7 @@ def _part_answer(part, node_of, index, layout, trees, kind, batch):
             answers.append(local.root())
             continue
         keys = items if kind == "histograms" else [item[0] for item in items]
-        local.rows = {key: np.flatnonzero(node_of[tree] == key) for key in set(keys)}
+        local.rows = _rows_by_key(node_of[tree], keys)
         answers.append(getattr(local, kind)(items))
         if kind == "partition":
             for item in items:
