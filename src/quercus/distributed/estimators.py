@@ -1,0 +1,458 @@
+"""The Dask estimators: quercus trees and forests trained on rows held by a Dask cluster.
+
+Each is the local estimator of the same name without ``Dask`` (its parameters, fitted
+attributes, exports and model files) plus ``client``; only ``fit`` and the predictions
+differ. ``fit`` takes Dask collections, which stay on the workers: they are typed, binned
+and kept there (``distributed/ingest.py``), and the tree is grown level by level
+(``tree/levelwise.py``) over the sums each partition makes of its rows
+(``distributed/dask_statistics.py``), with the kernels of the local fit. The model is the
+one the local estimator grows on the same bins, however the rows are partitioned and
+however many workers hold them; a forest is the local forest with ``bootstrap="poisson"``,
+whose weights are drawn per row from (seed, tree, row), not from the partition.
+
+What stays local, and why (the Dask estimators refuse these with an error that says so):
+
+- ``missing="fractional"`` (C4.5's weighted copies of a row), ``criterion="absolute_error"``
+  (ranks a node's rows) and ``max_leaf_nodes`` (best-first growth across the tree): the
+  level-wise grower does not grow them (``tree.levelwise``);
+- prunings that go back to the training rows: ``pruning="pessimistic"`` (subtree raising
+  re-routes the rows), ``"reduced_error"`` (a held-out share of the rows), and
+  cross-validated cost-complexity (``ccp_alpha="cv"``: ten more fits); ``ccp_alpha > 0``
+  prunes the grown tree and works;
+- C4.5's threshold rules (``c45_thresholds``), and so the C4.5 preset;
+- forests: the multinomial bootstrap (``bootstrap=True`` draws n rows from all n at once),
+  attributes drawn per tree, ``class_weight="balanced_subsample"``, ``warm_start`` and
+  ``oob_score``.
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+import time
+from dataclasses import replace
+from functools import partial
+
+import numpy as np
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted
+
+from ..binning.binned import BinnedData
+from ..ensemble.bootstrap import poisson_counts
+from ..ensemble.forest import (
+    RandomForestClassifier,
+    RandomForestRegressor,
+    tree_seeds,
+)
+from ..estimators.params import InvalidParameterError, check_params, growth_params
+from ..estimators.trees import (
+    CARTClassifier,
+    CARTRegressor,
+    DecisionTreeClassifier,
+    DecisionTreeRegressor,
+    ID3Classifier,
+)
+from ..persist.model_file import save_model
+from ..pruning.sequence import PruningLog
+from ..tree import levelwise
+from ..tree.grower import growth_setup, tree_from_grown
+from .dask_statistics import DaskForestStatistics
+from .ingest import ingest
+
+logger = logging.getLogger(__name__)
+
+__all__ = [
+    "DaskCARTClassifier",
+    "DaskCARTRegressor",
+    "DaskDecisionTreeClassifier",
+    "DaskDecisionTreeRegressor",
+    "DaskID3Classifier",
+    "DaskRandomForestClassifier",
+    "DaskRandomForestRegressor",
+]
+
+
+def dask_client(client):
+    """``client``, or the current Dask client when it is None."""
+    if client is not None:
+        return client
+    from distributed import default_client
+
+    try:
+        return default_client()
+    except ValueError:
+        raise ValueError(
+            "no Dask client: start one (distributed.Client(address), or Client() for a "
+            "local cluster) before fit, or pass client="
+        ) from None
+
+
+def _refuse(name: str, value, why: str) -> None:
+    raise InvalidParameterError(
+        f"{name}={value!r} is not available on Dask: {why}; the ordinary quercus estimator "
+        "fits it on data in memory",
+        name,
+    )
+
+
+def refuse_local_only(params: dict) -> None:
+    """An :class:`InvalidParameterError` for a parameter value only a local fit supports
+    (the module docstring says why)."""
+    if params.get("missing") == "fractional":
+        _refuse("missing", "fractional", "C4.5's weighted copies of a row are grown locally")
+    if params.get("criterion") == "absolute_error":
+        _refuse("criterion", "absolute_error", "it ranks a node's rows, not sums over them")
+    if params.get("max_leaf_nodes") is not None:
+        _refuse(
+            "max_leaf_nodes", params["max_leaf_nodes"], "best-first growth is not level by level"
+        )
+    pruning = params.get("pruning")
+    if pruning in ("pessimistic", "reduced_error"):
+        _refuse("pruning", pruning, "it goes back to the training rows")
+    if params.get("ccp_alpha") == "cv" or (
+        pruning == "cost_complexity" and params.get("ccp_alpha") == 0.0
+    ):
+        _refuse("ccp_alpha", "cv", "cross-validation grows ten more trees on the rows")
+    if params.get("c45_thresholds"):
+        _refuse("c45_thresholds", True, "it moves thresholds to training values")
+    if params.get("bootstrap") is True:
+        _refuse(
+            "bootstrap",
+            True,
+            "the multinomial bootstrap draws n rows from all n at once; use 'poisson' (the "
+            "default of the Dask forests, drawn row by row) or False",
+        )
+    if params.get("feature_sampling") == "tree":
+        _refuse("feature_sampling", "tree", "attributes are drawn per node")
+    if params.get("class_weight") == "balanced_subsample":
+        _refuse("class_weight", "balanced_subsample", "it weighs each tree's sample apart")
+    if params.get("warm_start"):
+        _refuse("warm_start", True, "a forest is grown in one pass of all its trees")
+    if params.get("oob_score"):
+        _refuse("oob_score", True, "out-of-bag scores are computed locally")
+
+
+class LevelLog:
+    """Answers a forest's (or a tree's) requests with ``answer`` and logs each round of
+    histograms (INFO, logger ``quercus.distributed.estimators``): the level, the nodes
+    being split and the time since the fit began. The command line shows it as its
+    progress line."""
+
+    def __init__(self, answer, n_trees: int):
+        self.answer = answer
+        self.n_trees = n_trees
+        self.level = 0
+        self.started = time.perf_counter()
+
+    def __call__(self, kind, batch):
+        if kind == "histograms":
+            nodes = sum(len(items) for _, items in batch)
+            trees = f" of {self.n_trees} trees" if self.n_trees > 1 else ""
+            logger.info(
+                "level %d: splitting %d node%s%s [%.1f s]",
+                self.level,
+                nodes,
+                "" if nodes == 1 else "s",
+                trees,
+                time.perf_counter() - self.started,
+            )
+            self.level += 1
+        return self.answer(kind, batch)
+
+
+class _DaskModel:
+    """What every Dask estimator adds to its local class (see the module docstring)."""
+
+    _local_class: type = None  # set by :func:`_dask_class`
+
+    def _local_twin(self):
+        """An unfitted local estimator with this one's parameters (``client`` aside)."""
+        params = self.get_params(deep=False)
+        params.pop("client")
+        return self._local_class(**params)
+
+    def _check_dask_params(self):
+        twin = self._local_twin()
+        check_params(twin)
+        refuse_local_only(twin.get_params(deep=False))
+        return twin
+
+    def _take_fitted(self, twin) -> None:
+        """Make the fitted attributes of ``twin`` this estimator's."""
+        names = set(self.get_params(deep=False))
+        for name, value in vars(twin).items():
+            if name not in names:
+                setattr(self, name, value)
+
+    def to_local(self):
+        """The fitted model as the ordinary quercus estimator (same parameters, bins and
+        trees), to predict, inspect or save on any machine."""
+        check_is_fitted(self)
+        twin = self._local_twin()
+        names = set(self.get_params(deep=False))
+        for name, value in vars(self).items():
+            if name not in names:
+                setattr(twin, name, value)
+        return twin
+
+    def save(self, path):
+        """Write the model file of :meth:`to_local` (``quercus.load`` reads it anywhere)."""
+        return save_model(self.to_local(), path)
+
+    def __getstate__(self):
+        # A client holds sockets: a pickled estimator (sent to a worker, say) goes without.
+        state = dict(self.__dict__)
+        state["client"] = None
+        return state
+
+    def _partition_wise(self, method: str, X):
+        """``method`` of the local model on each partition of the Dask collection ``X``,
+        lazily: a Dask array; for data in memory, the local result."""
+        local = self.to_local()
+        if not _is_dask(X):
+            return getattr(local, method)(X)
+        import dask.array as da
+
+        width = None if method in ("predict", "apply") else len(getattr(local, "classes_", []))
+        if method == "predict":
+            dtype = local.classes_.dtype if hasattr(local, "classes_") else np.float64
+        elif method == "apply":
+            dtype = np.int64
+        else:
+            dtype = np.float64
+        meta = np.empty((0,) if width is None else (0, width), dtype=dtype)
+        if isinstance(X, da.Array):
+            if X.ndim != 2:
+                raise ValueError(f"X must be a 2-d Dask array, got {X.ndim} dimension(s)")
+            blocks = X.rechunk({1: -1}) if X.numblocks[1] > 1 else X
+            return blocks.map_blocks(
+                _local_method,
+                local,
+                method,
+                drop_axis=1 if width is None else None,
+                chunks=None if width is None else (blocks.chunks[0], (width,)),
+                meta=meta,
+            )
+        return X.map_partitions(_local_method, local, method, meta=meta)
+
+
+def _local_method(part, local, method):
+    return getattr(local, method)(part)
+
+
+def _is_dask(X) -> bool:
+    return hasattr(X, "__dask_graph__") and callable(X.__dask_graph__)
+
+
+def grow_on_cluster(client, rows, setups: list, weigh=None) -> list:
+    """Grow one tree per ``(bins, settings)`` of ``setups`` level by level over the
+    ingested ``rows``, all trees in the same passes over the partitions; ``weigh``: the
+    trees' factors of the rows' weights (see :class:`DaskForestStatistics`). Returns each
+    tree's grown arrays."""
+    bins, settings = setups[0]
+    layout = (bins.n_bins, int(bins.missing_code), settings.n_stats, settings.regression)
+    statistics = DaskForestStatistics(
+        client, rows.parts, layout, len(setups), rows.first_rows, weigh
+    )
+    roots = statistics.answer("root", [(tree, None) for tree in range(len(setups))])
+    for tree, (_, weight, _) in enumerate(roots):
+        if not weight > 0:
+            raise ValueError(
+                f"tree {tree}'s bootstrap sample weighs 0 (of {sum(rows.n_rows)} rows, those "
+                "drawn all have sample_weight 0, or bootstrap='poisson' drew none): fit on "
+                "more rows, or another random_state"
+            )
+    steps = [
+        levelwise.level_steps(root, bins, settings)
+        for root, (bins, settings) in zip(roots, setups, strict=True)
+    ]
+    return levelwise.drive_together(steps, LevelLog(statistics.answer, len(steps)))
+
+
+# -- trees --------------------------------------------------------------------------------
+
+
+class _DaskTree(_DaskModel):
+    def fit(self, X, y, sample_weight=None):
+        """Grow the tree on the Dask collections ``X`` (a dask DataFrame or 2-d array),
+        ``y`` (a dask Series or array) and ``sample_weight`` (None, or like ``y``), whose
+        partitions line up; the rows stay on the workers."""
+        twin = self._check_dask_params()
+        client = dask_client(self.client)
+        regression = twin._regression
+        rows = _ingest(twin, client, X, y, sample_weight)
+        n_stats = 3 if regression else len(rows.classes)
+        params = twin._growth_params(rows.n_features_in, rows.total_weight)
+        setup = growth_setup(_bin_tables(rows), params, **twin._growth_setup(n_stats, rows.mapper))
+        (grown,) = grow_on_cluster(client, rows, [setup])
+        log = PruningLog(tree_from_grown(grown, params, regression), twin.schema_)
+        if params.ccp_alpha > 0.0:
+            log.cost_complexity(params.ccp_alpha)
+        if getattr(twin, "collapse", False):
+            log.collapse_unhelpful()
+        twin.tree_ = log.tree
+        twin.max_features_ = params.max_features
+        twin._keep_pruning(log)
+        self._take_fitted(twin)
+        return self
+
+    def predict(self, X):
+        """The local model's ``predict`` on each partition of ``X`` (a Dask array, lazy)."""
+        return self._partition_wise("predict", X)
+
+    def apply(self, X):
+        """The leaf of each row, partition by partition (a Dask array, lazy)."""
+        return self._partition_wise("apply", X)
+
+
+class _DaskTreeClassifier(_DaskTree):
+    def predict_proba(self, X):
+        """Class probabilities, partition by partition (a Dask array, lazy)."""
+        return self._partition_wise("predict_proba", X)
+
+
+def _ingest(twin, client, X, y, sample_weight, **options):
+    """The rows of ``X, y, sample_weight`` typed, binned and kept on the workers as
+    ``twin``'s parameters say (:func:`~quercus.distributed.ingest.ingest`), and the fitted
+    input attributes of ``twin`` (schema, features, classes)."""
+    rows = ingest(
+        client,
+        X,
+        y,
+        sample_weight,
+        nominal=twin.nominal_features,
+        ordinal=twin.ordinal_features,
+        max_bins=twin.max_bins,
+        regression=twin._regression,
+        **options,
+    )
+    _take_input(twin, rows)
+    return rows
+
+
+def _bin_tables(rows) -> BinnedData:
+    """The bin tables of the ingested rows, as the growers read them (the rows themselves
+    are on the workers)."""
+    return BinnedData(rows.mapper, None, rows.kinds, rows.bin_lo, rows.bin_hi)
+
+
+def _take_input(twin, rows) -> None:
+    """The fitted input attributes of ``twin`` from the ingested rows."""
+    twin.schema_ = rows.schema
+    twin.n_features_in_ = rows.n_features_in
+    if rows.feature_names_in is not None:
+        twin.feature_names_in_ = rows.feature_names_in
+    if rows.classes is not None:
+        twin.classes_ = rows.classes
+        twin.n_classes_ = len(rows.classes)
+
+
+# -- forests ------------------------------------------------------------------------------
+
+
+class _DaskForest(_DaskModel):
+    def fit(self, X, y, sample_weight=None):
+        """Grow the forest on the Dask collections ``X``, ``y`` and ``sample_weight`` (as
+        the Dask trees take them): every tree advances one level per pass over the
+        partitions, all trees in the same passes."""
+        twin = self._check_dask_params()
+        client = dask_client(self.client)
+        regression = twin._regression
+        rows = _ingest(twin, client, X, y, sample_weight, keep_zero_weight=True)
+        n_stats = 3 if regression else len(rows.classes)
+        n_rows = int(sum(rows.n_rows))
+        twin._base_seed = int(check_random_state(twin.random_state).randint(0, 2**31 - 1))
+        seeds = tree_seeds(twin._base_seed, 0, twin.n_estimators)
+        params = growth_params(twin._tree_params(), rows.n_features_in, rows.total_weight, seed=0)
+        weigh = None
+        if twin.bootstrap:  # "poisson"
+            weigh = partial(poisson_counts, twin._base_seed, rate=twin._poisson_rate(n_rows))
+        tables = _bin_tables(rows)
+        setups = [
+            growth_setup(tables, replace(params, seed=seed), regression=regression, n_stats=n_stats)
+            for seed in seeds
+        ]
+        grown = grow_on_cluster(client, rows, setups, weigh)
+        template = twin._tree_template()
+        twin.estimators_ = [
+            twin._tree_estimator(
+                template, tree_from_grown(g, params, regression), params.max_features
+            )
+            for g in grown
+        ]
+        twin._seeds = seeds
+        twin._pack()
+        self._take_fitted(twin)
+        return self
+
+    def predict(self, X):
+        """The local forest's ``predict`` on each partition of ``X`` (a Dask array, lazy)."""
+        return self._partition_wise("predict", X)
+
+
+class _DaskForestClassifier(_DaskForest):
+    def predict_proba(self, X):
+        """Class probabilities, partition by partition (a Dask array, lazy)."""
+        return self._partition_wise("predict_proba", X)
+
+
+# -- the classes --------------------------------------------------------------------------
+
+
+def _dask_class(local_class, name: str, behaviour, **defaults):
+    """``local_class`` with ``behaviour`` (fit and predictions on Dask) and a ``client``
+    parameter; ``defaults`` change some of its defaults. Every parameter is keyword-only,
+    in a signature scikit-learn reads for ``get_params`` and ``clone``."""
+    signature = inspect.signature(local_class.__init__)
+    parameters = [
+        p.replace(default=defaults.get(p.name, p.default), kind=inspect.Parameter.KEYWORD_ONLY)
+        for p in list(signature.parameters.values())[1:]
+    ]
+    parameters.append(inspect.Parameter("client", inspect.Parameter.KEYWORD_ONLY, default=None))
+    own_defaults = {p.name: p.default for p in parameters}
+
+    def __init__(self, **params):
+        unexpected = set(params) - set(own_defaults)
+        if unexpected:
+            raise TypeError(
+                f"{name}() got an unexpected keyword argument {sorted(unexpected)[0]!r}"
+            )
+        values = {**own_defaults, **params}
+        self.client = values.pop("client")
+        local_class.__init__(self, **values)
+
+    self_parameter = next(iter(signature.parameters.values()))
+    __init__.__signature__ = signature.replace(parameters=[self_parameter, *parameters])
+    cls = type(
+        name,
+        (behaviour, local_class),
+        {"__init__": __init__, "__module__": "quercus.dask", "_local_class": local_class},
+    )
+    cls.__doc__ = (
+        f"{local_class.__name__} trained on a Dask cluster (see :mod:`quercus.dask`).\n\n"
+        f"    The parameters of :class:`quercus.{local_class.__name__}`"
+        + (f" (defaults: {defaults})" if defaults else "")
+        + ", and\n\n    client : distributed.Client or None, default None\n"
+        "        The cluster to train on; None: the current Dask client.\n"
+    )
+    return cls
+
+
+DaskDecisionTreeClassifier = _dask_class(
+    DecisionTreeClassifier, "DaskDecisionTreeClassifier", _DaskTreeClassifier
+)
+DaskDecisionTreeRegressor = _dask_class(
+    DecisionTreeRegressor, "DaskDecisionTreeRegressor", _DaskTree
+)
+DaskID3Classifier = _dask_class(ID3Classifier, "DaskID3Classifier", _DaskTreeClassifier)
+DaskCARTClassifier = _dask_class(CARTClassifier, "DaskCARTClassifier", _DaskTreeClassifier)
+DaskCARTRegressor = _dask_class(CARTRegressor, "DaskCARTRegressor", _DaskTree)
+DaskRandomForestClassifier = _dask_class(
+    RandomForestClassifier,
+    "DaskRandomForestClassifier",
+    _DaskForestClassifier,
+    bootstrap="poisson",
+)
+DaskRandomForestRegressor = _dask_class(
+    RandomForestRegressor, "DaskRandomForestRegressor", _DaskForest, bootstrap="poisson"
+)
