@@ -428,13 +428,20 @@ def _dask_class(local_class, name: str, behaviour, **defaults):
         (behaviour, local_class),
         {"__init__": __init__, "__module__": "quercus.dask", "_local_class": local_class},
     )
-    cls.__doc__ = (
-        f"{local_class.__name__} trained on a Dask cluster (see :mod:`quercus.dask`).\n\n"
-        f"    The parameters of :class:`quercus.{local_class.__name__}`"
-        + (f" (defaults: {defaults})" if defaults else "")
-        + ", and\n\n    client : distributed.Client or None, default None\n"
-        "        The cluster to train on; None: the current Dask client.\n"
-    )
+    changed = ", ".join(f"{k}={v!r}" for k, v in defaults.items())
+    cls.__doc__ = f"""{local_class.__name__} trained on a Dask cluster: the parameters,
+    fitted attributes and methods of :class:`quercus.{local_class.__name__}`, with ``fit``
+    and the predictions on Dask collections (see :mod:`quercus.dask`).
+
+    Parameters
+    ----------
+    client : distributed.Client or None, default None
+        The cluster to train on; None: the current Dask client.
+    **params
+        The parameters of :class:`quercus.{local_class.__name__}`{
+        f" (its default changed: {changed})" if changed else ""
+    }.
+    """
     return cls
 
 

@@ -74,6 +74,18 @@ class BaseDecisionTree(TabularInput, BaseEstimator):
             seed=seed * 2654435761 % 2**63 + 1,
         )
 
+    def _growth_setup(self, n_stats: int, mapper, trace=False) -> dict:
+        """The keywords of :func:`~quercus.tree.grower.growth_setup` for this estimator
+        (``mapper``: the fitted bins)."""
+        return {
+            "regression": self._regression,
+            "n_stats": n_stats,
+            "c45_classes": n_stats if self._c45_thresholds() else 0,
+            "c45_tolerance": self._c45_tolerance(),
+            "chi2_critical": self._chi2_critical(n_stats, mapper),
+            "trace": trace,
+        }
+
     # -- growing --------------------------------------------------------------------------
 
     def _grow(
@@ -89,7 +101,6 @@ class BaseDecisionTree(TabularInput, BaseEstimator):
             typed, y_class, y_value, w = typed[keep], y_class[keep], y_value[keep], w[keep]
         params = self._growth_params(typed.shape[1], float(w.sum()))
         data = bin_frame(typed, self.schema_, self.max_bins)
-        c45 = self._c45_thresholds()
         # The kernel overwrites its arrays: it gets its own copies, never the caller's arrays
         # (the binned matrix is ours and not used again).
         grown = grow_binned(
@@ -99,12 +110,7 @@ class BaseDecisionTree(TabularInput, BaseEstimator):
             np.array(y_value, dtype=np.float64),
             np.array(w, dtype=np.float64),
             params,
-            regression=self._regression,
-            n_stats=n_stats,
-            c45_classes=n_stats if c45 else 0,
-            c45_tolerance=self._c45_tolerance(),
-            chi2_critical=self._chi2_critical(n_stats, data.mapper),
-            trace=trace,
+            **self._growth_setup(n_stats, data.mapper, trace),
         )
         tree = tree_from_grown(grown, params, self._regression)
         if trace:

@@ -15,7 +15,7 @@ from .arrays import Tree
 from .levelwise import grow_level_wise
 from .statistics import StatisticsProvider
 
-__all__ = ["GrowthParams", "grow_binned", "tree_from_grown"]
+__all__ = ["GrowthParams", "grow_binned", "growth_setup", "tree_from_grown"]
 
 
 @dataclass(frozen=True)
@@ -35,12 +35,8 @@ class GrowthParams:
     missing: int
 
 
-def grow_binned(
+def growth_setup(
     data,
-    binned: np.ndarray,
-    y_class: np.ndarray,
-    y_value: np.ndarray,
-    w: np.ndarray,
     params: GrowthParams,
     *,
     regression: bool,
@@ -49,13 +45,9 @@ def grow_binned(
     c45_tolerance: float = 0.0,
     chi2_critical: np.ndarray | None = None,
     trace: bool = False,
-    provider: StatisticsProvider | None = None,
-):
-    """Grow a tree on binned rows (``data`` a :class:`~quercus.binning.binned.BinnedData`
-    for the bin tables; ``binned``, ``y_class``, ``y_value``, ``w`` are overwritten: pass
-    copies) with the compiled grower; or, given a statistics ``provider``, with the
-    level-wise grower over the provider's sums (``tree/levelwise.py``; the row arrays are
-    then not used). Returns the :class:`~quercus.tree._records.GrownArrays`."""
+) -> tuple[Bins, Settings]:
+    """The kernels' :class:`Bins` of ``data`` (a :class:`~quercus.binning.binned.BinnedData`;
+    only its bin tables are read) and :class:`Settings` of ``params``."""
     bins = Bins(data.kinds, data.mapper.n_bins, int(data.mapper.missing), data.bin_lo, data.bin_hi)
     settings = Settings(
         multiway=bool(params.multiway),
@@ -75,6 +67,27 @@ def grow_binned(
         missing_mode=int(params.missing),
         trace_on=bool(trace),
     )
+    return bins, settings
+
+
+def grow_binned(
+    data,
+    binned: np.ndarray,
+    y_class: np.ndarray,
+    y_value: np.ndarray,
+    w: np.ndarray,
+    params: GrowthParams,
+    *,
+    provider: StatisticsProvider | None = None,
+    **setup,
+):
+    """Grow a tree on binned rows (``data`` a :class:`~quercus.binning.binned.BinnedData`
+    for the bin tables; ``binned``, ``y_class``, ``y_value``, ``w`` are overwritten: pass
+    copies) with the compiled grower; or, given a statistics ``provider``, with the
+    level-wise grower over the provider's sums (``tree/levelwise.py``; the row arrays are
+    then not used). ``setup``: the keywords of :func:`growth_setup`. Returns the
+    :class:`~quercus.tree._records.GrownArrays`."""
+    bins, settings = growth_setup(data, params, **setup)
     if provider is not None:
         return grow_level_wise(provider, bins, settings)
     return GrownArrays(*grow_tree(binned, y_class, y_value, w, bins, settings))
