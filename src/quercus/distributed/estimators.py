@@ -34,6 +34,7 @@ from dataclasses import replace
 from functools import partial
 
 import numpy as np
+from sklearn.base import clone
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
@@ -198,6 +199,12 @@ class _DaskModel:
     def save(self, path):
         """Write the model file of :meth:`to_local` (``quercus.load`` reads it anywhere)."""
         return save_model(self.to_local(), path)
+
+    def __sklearn_clone__(self):
+        # scikit-learn's clone deep-copies every parameter; a client is shared, not copied.
+        params = self.get_params(deep=False)
+        client = params.pop("client")
+        return type(self)(client=client, **{k: clone(v, safe=False) for k, v in params.items()})
 
     def __getstate__(self):
         # A client holds sockets: a pickled estimator (sent to a worker, say) goes without.
