@@ -25,6 +25,7 @@ __all__ = [
     "bins_from_distinct",
     "cut_bins",
     "fit_bins",
+    "mapper_from_bins",
     "midpoints",
     "numeric_bins",
     "numeric_edges",
@@ -173,11 +174,23 @@ class BinMapper:
 
 def fit_bins(X: pd.DataFrame, schema: Schema, max_bins="auto") -> BinMapper:
     """Fit the binning of a typed frame with its schema."""
+    bins = [
+        numeric_bins(X.iloc[:, j].to_numpy(dtype=np.float64), max_bins)
+        if feature.kind == NUMERIC_KIND
+        else None
+        for j, feature in enumerate(schema.features)
+    ]
+    return mapper_from_bins(schema, bins)
+
+
+def mapper_from_bins(schema: Schema, bins) -> BinMapper:
+    """The :class:`BinMapper` of ``schema`` whose numeric features have the bins ``bins[j]``
+    (``(edges, lo, hi)`` as :func:`numeric_bins` gives them; None for the other features,
+    which keep one code per category)."""
     edges, lo, hi, n_bins = [], [], [], []
-    for j, feature in enumerate(schema.features):
+    for feature, numeric in zip(schema.features, bins, strict=True):
         if feature.kind == NUMERIC_KIND:
-            values = X.iloc[:, j].to_numpy(dtype=np.float64)
-            e, low, high = numeric_bins(values, max_bins)
+            e, low, high = numeric
             edges.append(e)
             lo.append(low)
             hi.append(high)

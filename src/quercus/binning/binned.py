@@ -17,7 +17,7 @@ from . import fit_bins
 
 _KIND_CODES = {name: code for code, name in enumerate(FEATURE_KIND_NAMES)}
 
-__all__ = ["BinnedData", "bin_frame", "pad_rows"]
+__all__ = ["BinnedData", "bin_frame", "bin_tables", "pad_rows"]
 
 
 @dataclass
@@ -47,6 +47,12 @@ def bin_frame(typed: pd.DataFrame, schema, max_bins) -> BinnedData:
     """Fit the bins of ``typed`` and bin it (rows padded for the kernel: ``pad_rows``)."""
     mapper = fit_bins(typed, schema, max_bins)
     binned = pad_rows(mapper.transform(typed))
+    return BinnedData(mapper, binned, *bin_tables(mapper))
+
+
+def bin_tables(mapper) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The kernel's tables of a :class:`~quercus.binning.BinMapper`: ``(kinds, bin_lo,
+    bin_hi)`` as :class:`BinnedData` holds them (NaN where a feature has no such bin)."""
     p = len(mapper.kinds)
     width = int(mapper.n_bins.max()) if p else 1
     bin_lo = np.full((p, width), np.nan)
@@ -56,4 +62,4 @@ def bin_frame(typed: pd.DataFrame, schema, max_bins) -> BinnedData:
             bin_lo[f, : len(mapper.lo[f])] = mapper.lo[f]
             bin_hi[f, : len(mapper.hi[f])] = mapper.hi[f]
     kinds = np.asarray([_KIND_CODES[k] for k in mapper.kinds], dtype=np.int8)
-    return BinnedData(mapper, binned, kinds, bin_lo, bin_hi)
+    return kinds, bin_lo, bin_hi

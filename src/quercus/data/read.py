@@ -154,9 +154,7 @@ def read_table(
     if len(frame) == 0 and target is not False:  # data to predict may have no rows
         raise DataError(f"{name}: no rows (the table has a header but no data)", source=name)
 
-    if ordinal:
-        ordinal = {(names[k] if isinstance(k, int) else str(k)): v for k, v in ordinal.items()}
-    nominal = [names[k] if isinstance(k, int) else str(k) for k in (nominal or ())]
+    nominal, ordinal = selection_by_name(names, nominal, ordinal)
     nominal += [c for c in declared if c not in nominal and c not in (ordinal or {})]
 
     y = None
@@ -180,6 +178,15 @@ def read_table(
         raise _naming_file(exc, name) from None
     schema = Schema(tuple(features), target_name, target_kind, classes)
     return Table(X, y, schema, source=name)
+
+
+def selection_by_name(names: list[str], nominal, ordinal) -> tuple[list[str], Mapping | None]:
+    """``nominal`` and ``ordinal`` (as :func:`read_table` takes them) with every column
+    given by position named instead."""
+    if ordinal:
+        ordinal = {(names[k] if isinstance(k, int) else str(k)): v for k, v in ordinal.items()}
+    nominal = [names[k] if isinstance(k, int) else str(k) for k in (nominal or ())]
+    return nominal, ordinal
 
 
 def _naming_file(exc: DataError, name: str) -> DataError:

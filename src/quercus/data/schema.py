@@ -146,6 +146,12 @@ def _as_number(v):
     return None
 
 
+def _is_real(v) -> bool:
+    """Whether ``v`` is a real number (not a boolean): a column of them is numeric. Decimals
+    (Parquet's and databases' exact numbers) are numbers too."""
+    return isinstance(v, numbers.Real | decimal.Decimal) and not isinstance(v, bool)
+
+
 def _category_sort_key(v):
     # Numbers before strings, each in natural order: a stable order for mixed categories.
     return (0, v, "") if isinstance(v, numbers.Real) and not isinstance(v, bool) else (1, 0, str(v))
@@ -243,11 +249,7 @@ def type_column(
     if present.map(lambda v: isinstance(v, bool | np.bool_)).all():
         cat = _nominal(name, cleaned.map(lambda v: v if pd.isna(v) else bool(v)))
         return cat, Feature(name, NOMINAL_KIND, tuple(cat.categories))
-    # Decimals (Parquet's and databases' exact numbers) are numbers too.
-    is_real = present.map(
-        lambda v: isinstance(v, numbers.Real | decimal.Decimal) and not isinstance(v, bool)
-    )
-    if is_real.all():
+    if present.map(_is_real).all():
         numeric = cleaned.astype(np.float64)
         _check_finite(name, numeric)
         return numeric, Feature(name, NUMERIC_KIND)

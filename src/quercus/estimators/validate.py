@@ -16,9 +16,16 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from ..data.encode import align_frame, infer_schema
-from ..data.schema import NUMERIC_KIND
+from ..data.schema import NUMERIC_KIND, Schema
 
-__all__ = ["TabularInput", "as_1d", "as_counts", "classes_and_codes"]
+__all__ = [
+    "TabularInput",
+    "as_1d",
+    "as_counts",
+    "classes_and_codes",
+    "counts_of_shares",
+    "with_target_name",
+]
 
 
 def as_counts(w: np.ndarray) -> np.ndarray:
@@ -27,9 +34,16 @@ def as_counts(w: np.ndarray) -> np.ndarray:
     of positive weight, so that ``min_samples_*`` and C4.5's counts read as numbers of
     samples. Other weights (counts, bootstrap draws, fractions) are kept as they are."""
     positive = w[w > 0]
-    if len(positive) < 2 or abs(positive.sum() - 1.0) > 1e-9:
+    return counts_of_shares(w, len(positive), float(positive.sum()))
+
+
+def counts_of_shares(w: np.ndarray, n_positive: int, positive_sum: float) -> np.ndarray:
+    """:func:`as_counts` of the rows ``w`` of a larger set of weights, of which
+    ``n_positive`` are positive and sum to ``positive_sum``: each row is scaled alone, so the
+    rows of a partition are scaled as in the whole."""
+    if n_positive < 2 or abs(positive_sum - 1.0) > 1e-9:
         return w.copy()
-    scaled = w / positive.mean()
+    scaled = w / (positive_sum / n_positive)  # the mean, as numpy's mean divides the sum
     # Normalising by a sum leaves rounding noise: 1/n over n rows is not 1 again exactly.
     whole = np.rint(scaled)
     near = np.abs(scaled - whole) <= 1e-9 * np.maximum(whole, 1.0)
@@ -67,6 +81,15 @@ def as_1d(y, n):
     if y.dtype == object and pd.isna(y).any():
         raise ValueError("Input y contains NaN (missing labels): drop those rows first")
     return y
+
+
+def with_target_name(schema: Schema, y) -> Schema:
+    """``schema`` with the name of ``y`` as its target when ``y`` is named (a pandas Series
+    with a non-empty string name); else ``schema`` as it is."""
+    name = getattr(y, "name", None)
+    if isinstance(name, str) and name:
+        return dataclasses.replace(schema, target=name)
+    return schema
 
 
 class TabularInput:
@@ -135,9 +158,7 @@ class TabularInput:
     def _note_target(self, y) -> None:
         """Keep the name of a named target (a pandas Series) in ``schema_``: model files
         record it, and ``quercus evaluate`` finds the target column by it."""
-        name = getattr(y, "name", None)
-        if isinstance(name, str) and name:
-            self.schema_ = dataclasses.replace(self.schema_, target=name)
+        self.schema_ = with_target_name(self.schema_, y)
 
     def _predict_matrix(self, X) -> np.ndarray:
         """Features as float64 for the routing kernel: numbers, or category codes (NaN =
