@@ -38,17 +38,6 @@ def _with_missing(X, share, seed):
     return out
 
 
-@pytest.fixture(scope="module")
-def client():
-    with (
-        distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
-        ) as cluster,
-        distributed.Client(cluster) as dask_client,
-    ):
-        yield dask_client
-
-
 def _grow_on_cluster(dask_client, n_parts):
     """A stand-in for the compiled grower that scatters the rows to the cluster in
     ``n_parts`` partitions and grows level by level over them."""
@@ -85,14 +74,14 @@ def _grow_on_cluster(dask_client, n_parts):
     ],
 )
 def test_cluster_grows_the_local_tree(
-    client, n_parts, name, nominal, estimator, missing_share, monkeypatch, shared
+    dask_client, n_parts, name, nominal, estimator, missing_share, monkeypatch, shared
 ):
     X, y = _frame(shared, name, nominal)
     if missing_share:
         X = _with_missing(X, missing_share, seed=7)
     local = clone(estimator).fit(X, y)
     with monkeypatch.context() as patch:
-        patch.setattr(grower, "grow_tree", _grow_on_cluster(client, n_parts))
+        patch.setattr(grower, "grow_tree", _grow_on_cluster(dask_client, n_parts))
         on_cluster = clone(estimator).fit(X, y)
     assert local.tree_.node_count > 7
     assert_same_tree(local.tree_, on_cluster.tree_)
@@ -105,7 +94,7 @@ def _weigh(tree, first_row, n_rows):
 
 
 @pytest.mark.parametrize("n_parts", [1, 3])
-def test_forest_trees_advance_together_on_the_cluster(client, n_parts, monkeypatch, shared):
+def test_forest_trees_advance_together_on_the_cluster(dask_client, n_parts, monkeypatch, shared):
     """A forest's trees, each weighing the rows by its own draw keyed on the rows' global
     indices, share every pass over the partitions; each tree is the one grown locally on
     the rows it draws, however the rows are partitioned."""
@@ -125,12 +114,12 @@ def test_forest_trees_advance_together_on_the_cluster(client, n_parts, monkeypat
     bins, s = captured["bins"], captured["s"]
     bounds = np.linspace(0, len(w), n_parts + 1).astype(int)
     parts = [
-        client.scatter((data[a:b], y_class[a:b], y_value[a:b], w[a:b]))
+        dask_client.scatter((data[a:b], y_class[a:b], y_value[a:b], w[a:b]))
         for a, b in zip(bounds[:-1], bounds[1:], strict=True)
     ]
     n_trees = 4
     forest = DaskForestStatistics(
-        client,
+        dask_client,
         parts,
         (bins.n_bins, bins.missing_code, s.n_stats, False),
         n_trees,

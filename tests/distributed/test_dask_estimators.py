@@ -1,0 +1,256 @@
+"""The Dask estimators on a real cluster (``distributed.LocalCluster``, worker processes):
+the model equals the local estimator's on the same data, for any partitioning; predictions
+are lazy Dask arrays equal to the local ones; the options that stay local are refused."""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import threading
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.base import clone
+
+import quercus
+
+distributed = pytest.importorskip("distributed")
+dd = pytest.importorskip("dask.dataframe")
+da = pytest.importorskip("dask.array")
+
+from quercus import dask as qdask  # noqa: E402
+from quercus.estimators.params import InvalidParameterError  # noqa: E402
+
+# The fields of a tree that must be equal.
+TREE_FIELDS = (
+    "kind",
+    "feature",
+    "threshold",
+    "children",
+    "cat_table",
+    "missing_child",
+    "value",
+    "impurity",
+    "weighted_n_node_samples",
+    "depth",
+)
+
+
+# Sums of targets and their squares are added partition by partition, in another order
+# than a local fit adds them, so they may differ in the last bits (class weights that are
+# whole numbers add up exactly); a variance from them loses more digits to cancellation.
+SUMS_OF_TARGETS = ("value", "impurity")
+
+
+def assert_same_tree(a, b, fields=(*TREE_FIELDS, "n_node_samples"), regression=False):
+    assert a.node_count == b.node_count
+    for field in fields:
+        if regression and field in SUMS_OF_TARGETS:
+            np.testing.assert_allclose(getattr(a, field), getattr(b, field), rtol=1e-9)
+        else:
+            np.testing.assert_array_equal(getattr(a, field), getattr(b, field), err_msg=field)
+
+
+def _frame(shared, name, nominal=()):
+    table = quercus.read_table(shared(name), nominal=list(nominal))
+    return table.X, table.y
+
+
+def _with_missing(X, share, seed):
+    rng = np.random.default_rng(seed)
+    out = X.copy()
+    for col in out.columns:
+        out.loc[rng.random(len(out)) < share, col] = np.nan
+    return out
+
+
+def _on_dask(X, y, n_parts):
+    return dd.from_pandas(X, npartitions=n_parts), dd.from_pandas(y, npartitions=n_parts)
+
+
+TREES = [
+    ("iris.csv", (), 0.0, "DecisionTreeClassifier", {"criterion": "entropy"}),
+    ("credit-a.csv", (), 0.1, "CARTClassifier", {"missing": "learned", "max_depth": 6}),
+    (
+        "credit-a.csv",
+        (),
+        0.1,
+        "DecisionTreeClassifier",
+        {"nominal_split": "multiway", "missing": "class_majority", "ccp_alpha": 0.002},
+    ),
+    ("car.csv", ("doors", "persons"), 0.0, "ID3Classifier", {}),
+    ("boston.csv", (), 0.05, "DecisionTreeRegressor", {"min_samples_leaf": 5}),
+]
+
+
+@pytest.mark.parametrize("n_parts", [1, 2, 4])
+@pytest.mark.parametrize(("name", "nominal", "missing_share", "kind", "params"), TREES)
+def test_dask_tree_is_the_local_tree(
+    dask_client, n_parts, name, nominal, missing_share, kind, params, shared
+):
+    X, y = _frame(shared, name, nominal)
+    if missing_share:
+        X = _with_missing(X, missing_share, seed=7)
+    local = getattr(quercus, kind)(**params).fit(X, y)
+    on_dask = getattr(qdask, "Dask" + kind)(client=dask_client, **params)
+    on_dask.fit(*_on_dask(X, y, n_parts))
+    assert local.tree_.node_count > 7
+    assert_same_tree(local.tree_, on_dask.tree_, regression=kind.endswith("Regressor"))
+    assert on_dask.schema_ == local.schema_
+    if hasattr(local, "classes_"):
+        np.testing.assert_array_equal(on_dask.classes_, local.classes_)
+    # Predictions: lazy, partition by partition, the local ones.
+    X_dask, _ = _on_dask(X, y, 3)
+    predicted = on_dask.predict(X_dask)
+    assert isinstance(predicted, da.Array)
+    if kind.endswith("Regressor"):
+        np.testing.assert_allclose(predicted.compute(), local.predict(X), rtol=1e-12)
+    else:
+        np.testing.assert_array_equal(predicted.compute(), local.predict(X))
+    if hasattr(local, "predict_proba"):
+        np.testing.assert_allclose(on_dask.predict_proba(X_dask).compute(), local.predict_proba(X))
+
+
+def test_to_local_and_model_files(dask_client, shared, tmp_path):
+    X, y = _frame(shared, "credit-a.csv")
+    X = _with_missing(X, 0.05, seed=1)
+    on_dask = qdask.DaskCARTClassifier(client=dask_client, max_depth=5).fit(*_on_dask(X, y, 2))
+    local = on_dask.to_local()
+    assert type(local) is quercus.CARTClassifier
+    assert "client" not in local.get_params()
+    np.testing.assert_array_equal(local.predict(X), on_dask.predict(X))  # data in memory
+    on_dask.save(tmp_path / "model.json")
+    loaded = quercus.load(tmp_path / "model.json")
+    assert type(loaded) is quercus.CARTClassifier
+    np.testing.assert_array_equal(loaded.predict(X), local.predict(X))
+    assert on_dask.export_text() == local.export_text()
+
+
+@pytest.mark.parametrize("n_parts", [1, 3])
+@pytest.mark.parametrize(
+    ("name", "kind", "params"),
+    [
+        ("credit-a.csv", "RandomForestClassifier", {"max_features": "sqrt", "max_depth": 6}),
+        ("boston.csv", "RandomForestRegressor", {"max_features": 0.5, "max_depth": 5}),
+    ],
+)
+def test_dask_forest_is_the_local_poisson_forest(dask_client, n_parts, name, kind, params, shared):
+    """All trees advance together over the partitions; each draws its Poisson weights from
+    (seed, tree, row) and its features from (seed, node): the local forest with
+    ``bootstrap='poisson'`` and the same seed, however the rows are partitioned."""
+    X, y = _frame(shared, name)
+    X = _with_missing(X, 0.05, seed=2)
+    params = dict(params, n_estimators=5, random_state=3)
+    local = getattr(quercus, kind)(bootstrap="poisson", **params).fit(X, y)
+    on_dask = getattr(qdask, "Dask" + kind)(client=dask_client, **params)
+    on_dask.fit(*_on_dask(X, y, n_parts))
+    assert len(on_dask.estimators_) == 5
+    for a, b in zip(local.estimators_, on_dask.estimators_, strict=True):
+        # A local forest counts a node's distinct rows (it groups equal rows); the weights
+        # and everything else are equal.
+        assert_same_tree(a.tree_, b.tree_, fields=TREE_FIELDS, regression=on_dask._regression)
+    lazy = on_dask.predict(_on_dask(X, y, 2)[0]).compute()
+    if on_dask._regression:
+        np.testing.assert_allclose(lazy, local.predict(X), rtol=1e-12)
+    else:
+        np.testing.assert_array_equal(lazy, local.predict(X))
+
+
+def test_dask_array_input(dask_client, shared):
+    X, y = _frame(shared, "iris.csv")
+    local = quercus.CARTClassifier().fit(X.to_numpy(), y.to_numpy())
+    X_dask = da.from_array(X.to_numpy(), chunks=(40, 2))
+    y_dask = da.from_array(y.to_numpy(), chunks=40)
+    on_dask = qdask.DaskCARTClassifier(client=dask_client).fit(X_dask, y_dask)
+    assert_same_tree(local.tree_, on_dask.tree_)
+    np.testing.assert_array_equal(on_dask.predict(X_dask).compute(), local.predict(X.to_numpy()))
+
+
+def test_clone_and_params(dask_client):
+    est = qdask.DaskRandomForestClassifier(client=dask_client, n_estimators=7)
+    assert est.get_params()["client"] is dask_client
+    assert est.bootstrap == "poisson"
+    copy = clone(est)
+    assert copy.n_estimators == 7
+    with pytest.raises(TypeError, match="unexpected keyword argument 'n_trees'"):
+        qdask.DaskRandomForestClassifier(n_trees=3)
+
+
+@pytest.mark.parametrize(
+    ("estimator", "name"),
+    [
+        (qdask.DaskDecisionTreeClassifier(missing="fractional"), "missing"),
+        (qdask.DaskDecisionTreeRegressor(criterion="absolute_error"), "criterion"),
+        (qdask.DaskCARTClassifier(max_leaf_nodes=8), "max_leaf_nodes"),
+        (qdask.DaskCARTClassifier(pruning="pessimistic"), "pruning"),
+        (qdask.DaskCARTClassifier(ccp_alpha="cv"), "ccp_alpha"),
+        (qdask.DaskRandomForestClassifier(bootstrap=True), "bootstrap"),
+        (qdask.DaskRandomForestClassifier(oob_score=True), "oob_score"),
+    ],
+)
+def test_local_only_options_are_refused(dask_client, estimator, name):
+    X = dd.from_pandas(pd.DataFrame({"a": [1.0, 2.0, 3.0, 4.0]}), npartitions=2)
+    y = dd.from_pandas(pd.Series(["x", "y", "x", "y"]), npartitions=2)
+    estimator.set_params(client=dask_client)
+    with pytest.raises(InvalidParameterError, match="not available on Dask") as caught:
+        estimator.fit(X, y)
+    assert caught.value.name == name
+
+
+def test_data_in_memory_is_refused(dask_client):
+    X = pd.DataFrame({"a": [1.0, 2.0, 3.0, 4.0]})
+    y = pd.Series(["x", "y", "x", "y"])
+    with pytest.raises(TypeError, match="DataFrame"):
+        qdask.DaskCARTClassifier(client=dask_client).fit(X, y)
+
+
+@pytest.mark.slow
+def test_a_worker_killed_in_the_middle_of_a_fit(shared):
+    """A worker process dies while the tree grows: Dask recomputes the partitions it held
+    from their lineage, and the fit finishes with the model it would have had; it never
+    hangs (the fit runs in a thread given two minutes)."""
+    X, y = _frame(shared, "credit-a.csv")
+    X = _with_missing(X, 0.05, seed=4)
+    local = quercus.CARTClassifier(max_depth=8).fit(X, y)
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        estimator = qdask.DaskCARTClassifier(client=client, max_depth=8)
+        victim = sorted(client.scheduler_info()["workers"])[0]
+        pid = client.run(os.getpid, workers=[victim])[victim]
+        killed = []
+
+        class KillAtLevel(logging.Handler):
+            def emit(self, record):
+                if record.getMessage().startswith("level 3") and not killed:
+                    killed.append(victim)
+                    os.kill(pid, signal.SIGKILL)
+
+        log = logging.getLogger("quercus.distributed.estimators")
+        handler = KillAtLevel()
+        log.addHandler(handler)
+        log.setLevel(logging.INFO)
+        outcome = {}
+
+        def fit():
+            try:
+                outcome["model"] = estimator.fit(*_on_dask(X, y, 4))
+            except Exception as exc:  # noqa: BLE001 - reported below
+                outcome["error"] = exc
+
+        try:
+            thread = threading.Thread(target=fit, daemon=True)
+            thread.start()
+            thread.join(timeout=120)
+        finally:
+            log.removeHandler(handler)
+            log.setLevel(logging.NOTSET)
+        assert not thread.is_alive(), "the fit hung after a worker died"
+        assert killed == [victim]
+        assert "error" not in outcome, outcome.get("error")
+    assert_same_tree(local.tree_, outcome["model"].tree_)
