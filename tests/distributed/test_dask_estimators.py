@@ -188,6 +188,7 @@ def test_clone_and_params(dask_client):
         (qdask.DaskCARTClassifier(ccp_alpha="cv"), "ccp_alpha"),
         (qdask.DaskRandomForestClassifier(bootstrap=True), "bootstrap"),
         (qdask.DaskRandomForestClassifier(oob_score=True), "oob_score"),
+        (qdask.DaskCARTClassifier(class_weight="balanced"), "class_weight"),
     ],
 )
 def test_local_only_options_are_refused(dask_client, estimator, name):
@@ -254,3 +255,23 @@ def test_a_worker_killed_in_the_middle_of_a_fit(shared):
         assert killed == [victim]
         assert "error" not in outcome, outcome.get("error")
     assert_same_tree(local.tree_, outcome["model"].tree_)
+
+
+@pytest.mark.parametrize(
+    "kind", ["CARTClassifier", "RandomForestClassifier"], ids=["tree", "forest"]
+)
+def test_sample_weights_with_zeros(dask_client, kind, shared):
+    """Whole-number weights, zeros among them: a tree leaves the rows of weight 0 out of
+    its bins and sums, a forest bins them and leaves them out of every tree, as locally."""
+    X, y = _frame(shared, "credit-a.csv")
+    w = pd.Series(np.random.default_rng(5).integers(0, 4, len(y)).astype(float))
+    params = {"max_depth": 6, "random_state": 1}
+    if kind == "RandomForestClassifier":
+        params.update(n_estimators=3, bootstrap="poisson")
+    local = getattr(quercus, kind)(**params).fit(X, y, sample_weight=w.to_numpy())
+    params.pop("bootstrap", None)
+    on_dask = getattr(qdask, "Dask" + kind)(client=dask_client, **params)
+    on_dask.fit(*_on_dask(X, y, 3), sample_weight=dd.from_pandas(w, npartitions=3))
+    trees = getattr(local, "estimators_", [local])
+    for a, b in zip(trees, getattr(on_dask, "estimators_", [on_dask]), strict=True):
+        assert_same_tree(a.tree_, b.tree_, fields=TREE_FIELDS)

@@ -21,8 +21,8 @@ What stays local, and why (the Dask estimators refuse these with an error that s
   prunes the grown tree and works;
 - C4.5's threshold rules (``c45_thresholds``), and so the C4.5 preset;
 - forests: the multinomial bootstrap (``bootstrap=True`` draws n rows from all n at once),
-  attributes drawn per tree, ``class_weight="balanced_subsample"``, ``warm_start`` and
-  ``oob_score``.
+  attributes drawn per tree, ``warm_start`` and ``oob_score``;
+- ``class_weight``: class weights go in ``sample_weight`` (``y.map(weights)``).
 """
 
 from __future__ import annotations
@@ -125,8 +125,12 @@ def refuse_local_only(params: dict) -> None:
         )
     if params.get("feature_sampling") == "tree":
         _refuse("feature_sampling", "tree", "attributes are drawn per node")
-    if params.get("class_weight") == "balanced_subsample":
-        _refuse("class_weight", "balanced_subsample", "it weighs each tree's sample apart")
+    if params.get("class_weight") is not None:
+        _refuse(
+            "class_weight",
+            params["class_weight"],
+            "pass the class weights in sample_weight instead (y.map of a dict of weights)",
+        )
     if params.get("warm_start"):
         _refuse("warm_start", True, "a forest is grown in one pass of all its trees")
     if params.get("oob_score"):
