@@ -4,14 +4,18 @@ The level-wise grower (``tree/levelwise.py``) asks every question for a whole le
 forest's trees ask theirs together (``levelwise.drive_together``). Each round of questions
 is one task per partition of the rows, run where the partition is, and the partitions'
 answers are added. A partition is a tuple ``(binned codes, class codes, target values,
-weights)`` held by a worker; beside it lies the key of the node each of its rows is in, one
-row of keys per tree, remade by every partition step rather than changed in place, so that
-Dask can recompute a lost partition from the steps before it. Inside a task the rows are
-summed by :class:`~quercus.tree.statistics.LocalStatistics`, the provider of one process,
-so a partition's sums are the ones a local fit makes of the same rows.
+weights)`` held by a worker; beside it lie, for each tree, the partition's rows grouped by
+the node they are in (a permutation of the rows the tree weighs, and each node's span of
+it, as the compiled grower keeps its rows), remade by every partition step rather than
+changed in place, so that Dask can recompute a lost partition from the steps before it.
+Inside a task the rows are summed by :class:`~quercus.tree.statistics.LocalStatistics`,
+the provider of one process, so a partition's sums are the ones a local fit makes of the
+same rows.
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 
@@ -45,8 +49,8 @@ class DaskForestStatistics:
         self.layout = layout
         self.trees = (int(n_trees), list(first_rows), weigh)
         # Every row of positive weight starts in the root (key 0) of every tree.
-        self.node_of = [
-            client.submit(_root_keys, part, first_row, self.trees, pure=False)
+        self.grouped = [
+            client.submit(_root_rows, part, first_row, self.trees, pure=False)
             for part, first_row in zip(self.parts, self.trees[1], strict=True)
         ]
 
@@ -59,12 +63,12 @@ class DaskForestStatistics:
             return [[None] * len(items) for _, items in batch]
         steps = [
             self.client.submit(
-                _part_answer, part, keys, index, self.layout, self.trees, kind, batch, pure=False
+                _part_answer, part, grouped, index, self.layout, self.trees, kind, batch, pure=False
             )
-            for index, (part, keys) in enumerate(zip(self.parts, self.node_of, strict=True))
+            for index, (part, grouped) in enumerate(zip(self.parts, self.grouped, strict=True))
         ]
         if kind == "partition":
-            self.node_of = [self.client.submit(_first, step, pure=False) for step in steps]
+            self.grouped = [self.client.submit(_first, step, pure=False) for step in steps]
             steps = [self.client.submit(_second, step, pure=False) for step in steps]
         answers = self.client.gather(steps)
         if kind == "root":
@@ -106,50 +110,64 @@ def _tree_weights(w, tree, first_row, trees):
     return w if weigh is None else w * weigh(tree, first_row, len(w))
 
 
-def _root_keys(part, first_row, trees):
-    """Each row's node in each tree at the start: the root (key 0), or no node (-1) for a
-    row the tree weighs 0, which a local fit leaves out as well."""
+class TreeRows(NamedTuple):
+    """A partition's rows in one tree, grouped by node: the rows of node ``key`` are
+    ``order[start:end]`` for ``(start, end) = spans[key]``, in increasing order."""
+
+    order: np.ndarray
+    spans: dict
+
+
+def _root_rows(part, first_row, trees) -> list[TreeRows]:
+    """Each tree's rows at the start: all in the root (key 0), but for the rows a tree
+    weighs 0, which a local fit leaves out as well."""
     w = part[3]
-    keys = np.zeros((trees[0], len(w)), dtype=np.int64)
+    rows = []
     for tree in range(trees[0]):
-        keys[tree, _tree_weights(w, tree, first_row, trees) <= 0] = -1
-    return keys
+        order = np.flatnonzero(_tree_weights(w, tree, first_row, trees) > 0).astype(np.int32)
+        rows.append(TreeRows(order, {0: (0, len(order))}))
+    return rows
 
 
-def _rows_by_key(keys_of_rows, wanted):
-    """The rows (in increasing order) whose key is each of ``wanted``: one stable sort,
-    where a scan per key would cost rows x nodes on a deep level."""
-    order = np.argsort(keys_of_rows, kind="stable")
-    sorted_keys = keys_of_rows[order]
-    wanted = np.unique(np.asarray(list(wanted), dtype=np.int64))
-    starts = np.searchsorted(sorted_keys, wanted, side="left")
-    ends = np.searchsorted(sorted_keys, wanted, side="right")
-    return {int(key): order[a:b] for key, a, b in zip(wanted.tolist(), starts, ends, strict=True)}
+def _split_spans(tree_rows: TreeRows, items, local) -> TreeRows:
+    """``tree_rows`` after the splits ``items``: each split node's span handed to its
+    children (rows found by ``local``'s partition), in a new order array."""
+    order = tree_rows.order.copy()
+    spans = dict(tree_rows.spans)
+    for item in items:
+        start, _ = spans.pop(item[0])
+        for child in item[4]:
+            child_rows = local.rows[child]
+            order[start : start + len(child_rows)] = child_rows
+            spans[child] = (start, start + len(child_rows))
+            start += len(child_rows)
+    return TreeRows(order, spans)
 
 
-def _part_answer(part, node_of, index, layout, trees, kind, batch):
-    """One partition's answers to ``batch`` (for ``"partition"``: with its rows' keys after
+def _part_answer(part, grouped, index, layout, trees, kind, batch):
+    """One partition's answers to ``batch`` (for ``"partition"``: with its rows regrouped after
     the splits)."""
     data, y_class, y_value, w = part
     n_bins, missing_code, n_stats, regression = layout
-    moved = node_of.copy() if kind == "partition" else node_of
+    moved = list(grouped) if kind == "partition" else grouped
     answers = []
     for tree, items in batch:
         w_tree = _tree_weights(w, tree, trees[1][index], trees)
         local = LocalStatistics(
             data, y_class, y_value, w_tree, n_bins, missing_code, n_stats, regression
         )
+        tree_rows = grouped[tree]
         if kind == "root":
-            local.rows = {0: np.flatnonzero(node_of[tree] == 0)}
-            answers.append(local.root())
-            continue
-        keys = items if kind == "histograms" else [item[0] for item in items]
-        local.rows = _rows_by_key(node_of[tree], keys)
-        answers.append(getattr(local, kind)(items))
+            keys = [0]
+        else:
+            keys = items if kind == "histograms" else [item[0] for item in items]
+        local.rows = {}
+        for key in keys:
+            start, end = tree_rows.spans[key]
+            local.rows[key] = tree_rows.order[start:end]
+        answers.append(local.root() if kind == "root" else getattr(local, kind)(items))
         if kind == "partition":
-            for item in items:
-                for child in item[4]:
-                    moved[tree, local.rows[child]] = child
+            moved[tree] = _split_spans(tree_rows, items, local)
     return (moved, answers) if kind == "partition" else answers
 
 
