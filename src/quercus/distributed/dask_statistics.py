@@ -70,10 +70,14 @@ class DaskForestStatistics:
         if kind == "partition":
             self.grouped = [self.client.submit(_first, step, pure=False) for step in steps]
             steps = [self.client.submit(_second, step, pure=False) for step in steps]
-        answers = self.client.gather(steps)
-        if kind == "root":
-            return [_add_root(per_part) for per_part in zip(*answers, strict=True)]
-        return [_add_up(per_part) for per_part in zip(*answers, strict=True)]
+        # The partitions' answers are added on the workers, up a tree of tasks, so the
+        # client receives one answer, not one per partition.
+        while len(steps) > 1:
+            steps = [
+                self.client.submit(_add_partitions, kind, *steps[i : i + FAN_IN], pure=False)
+                for i in range(0, len(steps), FAN_IN)
+            ]
+        return self.client.gather(steps[0])
 
 
 class DaskStatistics:
@@ -169,6 +173,17 @@ def _part_answer(part, grouped, index, layout, trees, kind, batch):
         if kind == "partition":
             moved[tree] = _split_spans(tree_rows, items, local)
     return (moved, answers) if kind == "partition" else answers
+
+
+#: How many answers a task of the reduction adds (in partition order, as the client did).
+FAN_IN = 8
+
+
+def _add_partitions(kind, *answers):
+    """The answers of several partitions (each a list, one item per tree) added up, tree by
+    tree."""
+    add = _add_root if kind == "root" else _add_up
+    return [add(per_part) for per_part in zip(*answers, strict=True)]
 
 
 def _add_root(answers):
