@@ -13,6 +13,8 @@ statistics, impurities, weights and depths.
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -22,7 +24,7 @@ import quercus
 from quercus._config import FRACTIONAL, LEARNED
 from quercus.criteria.registry import ABSOLUTE_ERROR, ENTROPY
 from quercus.tree import grower, levelwise
-from quercus.tree._grow import Settings
+from quercus.tree._grow import Settings, root_draw_key
 from quercus.tree.statistics import LocalStatistics
 
 TREE_FIELDS = (
@@ -154,6 +156,33 @@ def test_feature_draws_follow_the_node_not_the_order_of_growth(
     assert not np.array_equal(reseeded.tree_.feature, compiled.feature)
 
 
+@pytest.mark.parametrize(
+    ("name", "nominal", "estimator"),
+    [
+        ("car.csv", ("doors", "persons"), quercus.ID3Classifier()),
+        ("credit-a.csv", (), quercus.CARTClassifier(missing="learned", max_features=5,
+                                                    random_state=2, min_impurity_decrease=1e-3)),
+        ("hepatitis.csv", (), quercus.C45Classifier(missing="class_majority", max_depth=5)),
+        ("boston.csv", (), quercus.DecisionTreeRegressor(max_depth=9)),
+    ],
+)  # fmt: skip
+@pytest.mark.parametrize("small_rows", [1, 30, 200])
+def test_small_nodes_handed_to_the_compiled_grower(
+    name, nominal, estimator, small_rows, monkeypatch, shared
+):
+    """Nodes of at most ``small_rows`` rows are grown by the compiled grower and grafted
+    in: depth, feature draws, the whole tree's weight (min_impurity_decrease) and the
+    node numbers carry over, so the tree is the compiled grower's."""
+    X, y = _frame(shared, name, nominal)
+    X = _with_missing(X, 0.05, seed=8)
+    compiled = clone(estimator).fit(X, y).tree_
+    with monkeypatch.context() as patch:
+        patch.setattr(grower, "grow_tree", partial(levelwise.grow_local, small_rows=small_rows))
+        handed = clone(estimator).fit(X, y).tree_
+    assert compiled.node_count > 7
+    assert_same_tree(compiled, handed)
+
+
 def _settings(**changes) -> Settings:
     values = dict(
         multiway=False, criterion=ENTROPY, regression=False, n_stats=2, max_depth=-1, min_split=2.0,
@@ -162,7 +191,7 @@ def _settings(**changes) -> Settings:
         trace_on=False,
     )  # fmt: skip
     values.update(changes)
-    return Settings(**values)
+    return Settings(**values, root_key=root_draw_key(values["seed"]))
 
 
 @pytest.mark.parametrize(

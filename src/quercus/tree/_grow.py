@@ -108,6 +108,12 @@ class Settings(NamedTuple):
     chi2_critical: np.ndarray
     missing_mode: int
     trace_on: bool
+    # Growing a subtree of a larger tree (the level-wise grower hands small nodes over):
+    # the depth of its root, the whole tree's weight (0: the rows'), and the root's key of
+    # the feature draw (``root_draw_key(seed)`` for a whole tree).
+    root_depth: int = 0
+    w_total: float = 0.0
+    root_key: np.uint64 = np.uint64(0)
 
 
 @njit
@@ -715,8 +721,11 @@ def grow_tree(data, y_class, y_value, w, bins, s):
     w_root = 0.0
     for r in range(n):
         w_root += w[r]
+    if s.w_total > 0.0:
+        w_root = s.w_total
     stack, stack_values = _work_list(n, s.n_stats)
-    stack[0].draw_key = root_draw_key(s.seed)
+    stack[0].draw_key = s.root_key
+    stack[0].depth = s.root_depth
     n_stack = 1
     best_first = s.max_leaf_nodes > 0
     n_leaves = 0

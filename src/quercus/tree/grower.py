@@ -9,7 +9,7 @@ import numpy as np
 
 from .._config import FRACTIONAL
 from . import leaves
-from ._grow import Bins, Settings, grow_tree
+from ._grow import Bins, Settings, grow_tree, root_draw_key
 from ._records import GrownArrays
 from .arrays import Tree
 from .levelwise import grow_level_wise
@@ -66,6 +66,7 @@ def growth_setup(
         chi2_critical=np.zeros(1) if chi2_critical is None else chi2_critical,
         missing_mode=int(params.missing),
         trace_on=bool(trace),
+        root_key=root_draw_key(int(params.seed)),
     )
     return bins, settings
 

@@ -50,7 +50,6 @@ from ._grow import (
     Settings,
     candidate_features,
     child_draw_key,
-    root_draw_key,
     stop_splitting,
 )
 from ._records import CANDIDATE, NODE, TRACE, GrownArrays
@@ -76,13 +75,14 @@ def check_level_wise(s: Settings) -> None:
         raise ValueError("the learning trace needs the compiled grower")
 
 
-def grow_local(data, y_class, y_value, w, bins: Bins, s: Settings) -> GrownArrays:
+def grow_local(data, y_class, y_value, w, bins: Bins, s: Settings, small_rows=0) -> GrownArrays:
     """:func:`grow_level_wise` over the rows of this process (the arrays the compiled
-    grower takes; they are only read)."""
+    grower takes; they are only read); nodes of at most ``small_rows`` rows are handed to
+    the compiled grower."""
     provider = LocalStatistics(
-        data, y_class, y_value, w, bins.n_bins, bins.missing_code, s.n_stats, s.regression
+        data, y_class, y_value, w, bins.n_bins, bins.missing_code, s.n_stats, s.regression, bins
     )
-    return grow_level_wise(provider, bins, s)
+    return drive(level_steps(provider.root(), bins, s, small_rows), provider)
 
 
 def grow_level_wise(provider: StatisticsProvider, bins: Bins, s: Settings) -> GrownArrays:
@@ -137,7 +137,7 @@ def drive_together(steps: list, answer) -> list[GrownArrays]:
     return grown
 
 
-def level_steps(root, bins: Bins, s: Settings):
+def level_steps(root, bins: Bins, s: Settings, small_rows: int = 0):
     """The level-wise growth of one tree, as a generator of :class:`Request` s: at each
     level it asks for the histograms of the nodes it is about to split, then for the
     branch weights of the splits it chose, then for their partition, each for the whole
@@ -147,15 +147,35 @@ def level_steps(root, bins: Bins, s: Settings):
     Asking for a whole level at once lets a provider answer every node of the level in one
     pass over its rows, and a forest's trees share that pass (their requests go out
     together). The provider names nodes by keys that are never reused (the root is 0); the
-    grown tree numbers its nodes as the compiled grower does."""
+    grown tree numbers its nodes as the compiled grower does.
+
+    A node of at most ``small_rows`` rows that may be split is handed over whole: the
+    provider grows its subtree with the compiled grower on the node's rows
+    (``Request("subtrees", [(key, settings, rows), ...])``, the settings of the subtree:
+    its root's depth and feature-draw key, the whole tree's weight), and the subtree is
+    grafted in. Deep trees are mostly small nodes, which one process grows far faster than
+    a level-wise pass over every row."""
     check_level_wise(s)
     n_rows, w_root, root_values = root
     grown = _Nodes(s.n_stats)
-    grown.add(-1, 0, n_rows, root_values, key=0, draw_key=root_draw_key(s.seed))
+    grown.add(-1, 0, n_rows, root_values, key=0, draw_key=s.root_key)
     next_key = 1
     level = [0]
     while level:
         splittable = [node for node in level if _open(grown, node, s)]
+        small = [node for node in splittable if grown.records["n_samples"][node] <= small_rows]
+        if small:
+            subtrees = yield Request(
+                "subtrees",
+                [
+                    (grown.keys[node], _subtree_settings(grown, node, w_root, s), n)
+                    for node in small
+                    for n in [int(grown.records["n_samples"][node])]
+                ],
+            )
+            for node, subtree in zip(small, subtrees, strict=True):
+                _graft(grown, node, subtree, bins)
+            splittable = [node for node in splittable if node not in set(small)]
         leaves = [grown.keys[node] for node in sorted(set(level) - set(splittable))]
         if leaves:
             yield Request("drop", leaves)
@@ -200,6 +220,46 @@ def level_steps(root, bins: Bins, s: Settings):
             level.extend(grown.children[c.node])
         yield Request("drop", gone)
     return grown.preorder()
+
+
+def _subtree_settings(grown, node: int, w_root: float, s: Settings) -> Settings:
+    """The settings of the compiled grower for the subtree under ``node``."""
+    rec = grown.records[node]
+    return s._replace(root_depth=int(rec["depth"]), w_total=float(w_root), root_key=rec["draw_key"])
+
+
+# The fields of a subtree's node records that carry over to the tree (the others place
+# rows and tables in the subtree's own arrays).
+_GRAFTED = (
+    "kind", "pending", "feature", "depth", "n_samples", "n_children", "missing_child",
+    "bin_cut", "threshold", "impurity", "weight", "improvement", "median", "draw_key",
+)  # fmt: skip
+
+
+def _graft(grown, node: int, subtree: GrownArrays, bins: Bins) -> None:
+    """Make ``node`` the root of ``subtree`` (the compiled grower's arrays, in preorder:
+    a parent comes before its children)."""
+    ids = {0: node}
+    for i, rec in enumerate(subtree.nodes):
+        target = ids[i]
+        for field in _GRAFTED:
+            grown.records[field][target] = rec[field]
+        grown.values[target] = subtree.values[i]
+        if rec["kind"] == LEAF:
+            continue
+        first = int(rec["child_start"])
+        kids = subtree.children[first : first + int(rec["n_children"])]
+        made = [
+            grown.add(target, int(rec["depth"]) + 1, 0, subtree.values[k], key=-1, draw_key=0)
+            for k in kids
+        ]
+        ids.update(zip(kids.tolist(), made, strict=True))
+        grown.children[target] = made
+        if rec["cat_start"] >= 0:
+            start = int(rec["cat_start"])
+            grown.cat_tables[target] = subtree.cat_table[
+                start : start + int(bins.n_bins[rec["feature"]])
+            ].copy()
 
 
 class _Nodes:

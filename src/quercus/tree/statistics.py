@@ -24,6 +24,8 @@ from .._config import NUMERIC_SPLIT
 from ..splitting._histogram import node_histograms, rows_stats
 from ..splitting._partition import branch_of_rows, branch_weights
 from ..splitting._significance import branch_class_table
+from ._grow import grow_tree
+from ._records import GrownArrays
 
 
 @dataclass(frozen=True)
@@ -58,6 +60,21 @@ class Partition(NamedTuple):
     table: np.ndarray
 
 
+def grow_subtree(data, y_class, y_value, w, bins, settings) -> GrownArrays:
+    """The compiled grower's tree on rows gathered for a subtree (copies: the grower
+    overwrites its arrays)."""
+    return GrownArrays(
+        *grow_tree(
+            np.array(data, order="C"),
+            np.array(y_class, dtype=np.int32),
+            np.array(y_value, dtype=np.float64),
+            np.array(w, dtype=np.float64),
+            bins,
+            settings,
+        )
+    )
+
+
 class StatisticsProvider(Protocol):
     """What the level-wise grower asks of the rows (see the module docstring).
 
@@ -83,6 +100,10 @@ class StatisticsProvider(Protocol):
         rows to the nodes ``children`` (a row with a missing value to ``missing_child``,
         or with ``class_w`` given, by its class, as the policy places it)."""
 
+    def subtrees(self, items: Sequence[tuple]) -> list:
+        """For each ``(key, settings, rows)``: the compiled grower's subtree on the node's
+        rows with ``settings`` (:class:`~quercus.tree._records.GrownArrays`)."""
+
     def drop(self, keys: Sequence[int]) -> list:
         """Forget the rows of these nodes (leaves, split nodes, and children of a split the
         grower rejected)."""
@@ -91,7 +112,10 @@ class StatisticsProvider(Protocol):
 class LocalStatistics:
     """A provider over rows held in this process (``data``: bin codes, C order)."""
 
-    def __init__(self, data, y_class, y_value, w, n_bins, missing_code, n_stats, regression):
+    def __init__(
+        self, data, y_class, y_value, w, n_bins, missing_code, n_stats, regression, bins=None
+    ):
+        self.bins = bins  # the kernels' Bins, for subtrees
         self.data = data
         self.y_class = y_class
         self.y_value = y_value
@@ -190,6 +214,24 @@ class LocalStatistics:
             n_rows[ch] = len(mine)
             rows_stats(self.y_class, self.y_value, self.w, mine, self.regression, values[ch:])
         return Partition(n_rows, values, table)
+
+    def subtrees(self, items):
+        """For each ``(key, settings, rows)``: the subtree the compiled grower grows on the
+        node's rows (:class:`~quercus.tree._records.GrownArrays`)."""
+        out = []
+        for key, settings, _ in items:
+            rows = self.rows[key]
+            out.append(
+                grow_subtree(
+                    self.data[rows],
+                    self.y_class[rows],
+                    self.y_value[rows],
+                    self.w[rows],
+                    self.bins,
+                    settings,
+                )
+            )
+        return out
 
     def drop(self, keys):
         for key in keys:
