@@ -94,7 +94,7 @@ def test_dask_tree_is_the_local_tree(
     if missing_share:
         X = _with_missing(X, missing_share, seed=7)
     local = getattr(quercus, kind)(**params).fit(X, y)
-    on_dask = getattr(qdask, "Dask" + kind)(client=dask_client, **params)
+    on_dask = getattr(qdask, "Dask" + kind)(client=dask_client, subtree_bytes=0, **params)
     on_dask.fit(*_on_dask(X, y, n_parts))
     assert local.tree_.node_count > 7
     assert_same_tree(local.tree_, on_dask.tree_, regression=kind.endswith("Regressor"))
@@ -113,6 +113,25 @@ def test_dask_tree_is_the_local_tree(
         np.testing.assert_allclose(on_dask.predict_proba(X_dask).compute(), local.predict_proba(X))
 
 
+@pytest.mark.parametrize("subtree_bytes", [3000, qdask.DaskCARTClassifier().subtree_bytes])
+@pytest.mark.parametrize(("name", "nominal", "missing_share", "kind", "params"), TREES)
+def test_small_nodes_grown_on_one_worker(
+    dask_client, subtree_bytes, name, nominal, missing_share, kind, params, shared
+):
+    """Nodes whose rows fit in ``subtree_bytes`` are gathered from the partitions to one
+    worker and grown by the compiled grower there (with the default, the whole tree is:
+    these data are small); the tree is the local one."""
+    X, y = _frame(shared, name, nominal)
+    if missing_share:
+        X = _with_missing(X, missing_share, seed=7)
+    local = getattr(quercus, kind)(**params).fit(X, y)
+    on_dask = getattr(qdask, "Dask" + kind)(
+        client=dask_client, subtree_bytes=subtree_bytes, **params
+    )
+    on_dask.fit(*_on_dask(X, y, 3))
+    assert_same_tree(local.tree_, on_dask.tree_, regression=kind.endswith("Regressor"))
+
+
 def test_to_local_and_model_files(dask_client, shared, tmp_path):
     X, y = _frame(shared, "credit-a.csv")
     X = _with_missing(X, 0.05, seed=1)
@@ -128,7 +147,7 @@ def test_to_local_and_model_files(dask_client, shared, tmp_path):
     assert on_dask.export_text() == local.export_text()
 
 
-@pytest.mark.parametrize("n_parts", [1, 3])
+@pytest.mark.parametrize(("n_parts", "subtree_bytes"), [(1, 0), (3, 0), (3, 2500)])
 @pytest.mark.parametrize(
     ("name", "kind", "params"),
     [
@@ -136,7 +155,9 @@ def test_to_local_and_model_files(dask_client, shared, tmp_path):
         ("boston.csv", "RandomForestRegressor", {"max_features": 0.5, "max_depth": 5}),
     ],
 )
-def test_dask_forest_is_the_local_poisson_forest(dask_client, n_parts, name, kind, params, shared):
+def test_dask_forest_is_the_local_poisson_forest(
+    dask_client, n_parts, subtree_bytes, name, kind, params, shared
+):
     """All trees advance together over the partitions; each draws its Poisson weights from
     (seed, tree, row) and its features from (seed, node): the local forest with
     ``bootstrap='poisson'`` and the same seed, however the rows are partitioned."""
@@ -144,7 +165,9 @@ def test_dask_forest_is_the_local_poisson_forest(dask_client, n_parts, name, kin
     X = _with_missing(X, 0.05, seed=2)
     params = dict(params, n_estimators=5, random_state=3)
     local = getattr(quercus, kind)(bootstrap="poisson", **params).fit(X, y)
-    on_dask = getattr(qdask, "Dask" + kind)(client=dask_client, **params)
+    on_dask = getattr(qdask, "Dask" + kind)(
+        client=dask_client, subtree_bytes=subtree_bytes, **params
+    )
     on_dask.fit(*_on_dask(X, y, n_parts))
     assert len(on_dask.estimators_) == 5
     for a, b in zip(local.estimators_, on_dask.estimators_, strict=True):
@@ -200,6 +223,14 @@ def test_local_only_options_are_refused(dask_client, estimator, name):
     assert caught.value.name == name
 
 
+@pytest.mark.parametrize("size", [-1, 2.5, "64MB"])
+def test_subtree_bytes_is_checked(dask_client, size):
+    X = dd.from_pandas(pd.DataFrame({"a": [1.0, 2.0, 3.0, 4.0]}), npartitions=2)
+    y = dd.from_pandas(pd.Series(["x", "y", "x", "y"]), npartitions=2)
+    with pytest.raises(InvalidParameterError, match="subtree_bytes must be an integer"):
+        qdask.DaskCARTClassifier(client=dask_client, subtree_bytes=size).fit(X, y)
+
+
 def test_data_in_memory_is_refused(dask_client):
     X = pd.DataFrame({"a": [1.0, 2.0, 3.0, 4.0]})
     y = pd.Series(["x", "y", "x", "y"])
@@ -221,7 +252,7 @@ def test_a_worker_killed_in_the_middle_of_a_fit(shared):
         ) as cluster,
         distributed.Client(cluster) as client,
     ):
-        estimator = qdask.DaskCARTClassifier(client=client, max_depth=8)
+        estimator = qdask.DaskCARTClassifier(client=client, max_depth=8, subtree_bytes=0)
         victim = sorted(client.scheduler_info()["workers"])[0]
         pid = client.run(os.getpid, workers=[victim])[victim]
         killed = []

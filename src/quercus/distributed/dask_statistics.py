@@ -19,7 +19,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..tree.statistics import LocalStatistics
+from ..tree.statistics import LocalStatistics, grow_subtree
 
 
 class DaskForestStatistics:
@@ -43,8 +43,9 @@ class DaskForestStatistics:
         as they are.
     """
 
-    def __init__(self, client, parts, layout, n_trees, first_rows, weigh=None):
+    def __init__(self, client, parts, layout, n_trees, first_rows, weigh=None, bins=None):
         self.client = client
+        self.bins = bins  # the kernels' Bins, to grow subtrees
         self.parts = list(parts)
         self.layout = layout
         self.trees = (int(n_trees), list(first_rows), weigh)
@@ -61,6 +62,8 @@ class DaskForestStatistics:
         if kind == "drop":
             # Keys are never reused: the rows of a dropped node are simply never asked for.
             return [[None] * len(items) for _, items in batch]
+        if kind == "subtrees":
+            return self._subtrees(batch)
         steps = [
             self.client.submit(
                 _part_answer, part, grouped, index, self.layout, self.trees, kind, batch, pure=False
@@ -78,6 +81,43 @@ class DaskForestStatistics:
                 for i in range(0, len(steps), FAN_IN)
             ]
         return self.client.gather(steps[0])
+
+    def _subtrees(self, batch):
+        """Each requested node's rows gathered from every partition to one task, and its
+        subtree grown there by the compiled grower; the nodes are dealt to a few tasks of
+        about equal rows, which run in parallel across the workers."""
+        jobs = [(tree, key, settings, n) for tree, items in batch for key, settings, n in items]
+        n_groups = min(len(jobs), 2 * max(1, len(self.client.scheduler_info()["workers"])))
+        groups = [[] for _ in range(n_groups)]
+        load = [0] * n_groups
+        for job in sorted(range(len(jobs)), key=lambda j: -jobs[j][3]):
+            lightest = load.index(min(load))
+            groups[lightest].append(job)
+            load[lightest] += jobs[job][3]
+        wanted = [[jobs[j][:2] for j in group] for group in groups]
+        pieces = [
+            self.client.submit(_subtree_rows, part, grouped, index, self.trees, wanted, pure=False)
+            for index, (part, grouped) in enumerate(zip(self.parts, self.grouped, strict=True))
+        ]
+        grown = [
+            self.client.submit(
+                _grow_group,
+                self.bins,
+                [jobs[j][2] for j in group],
+                *[self.client.submit(_item, piece, g, pure=False) for piece in pieces],
+                pure=False,
+            )
+            for g, group in enumerate(groups)
+        ]
+        subtree_of = {}
+        for group, trees in zip(groups, self.client.gather(grown), strict=True):
+            for job, subtree in zip(group, trees, strict=True):
+                subtree_of[job] = subtree
+        answers, job = [], 0
+        for _, items in batch:
+            answers.append([subtree_of[job + i] for i in range(len(items))])
+            job += len(items)
+        return answers
 
 
 class DaskStatistics:
@@ -173,6 +213,37 @@ def _part_answer(part, grouped, index, layout, trees, kind, batch):
         if kind == "partition":
             moved[tree] = _split_spans(tree_rows, items, local)
     return (moved, answers) if kind == "partition" else answers
+
+
+def _subtree_rows(part, grouped, index, trees, wanted):
+    """The partition's rows of each ``(tree, key)`` of each group of ``wanted``:
+    ``(binned, y_class, y_value, w)`` in row order, the weights the tree's."""
+    data, y_class, y_value, w = part
+    out = []
+    for group in wanted:
+        rows_of_group = []
+        for tree, key in group:
+            tree_rows = grouped[tree]
+            start, end = tree_rows.spans[key]
+            rows = tree_rows.order[start:end]
+            w_tree = _tree_weights(w, tree, trees[1][index], trees)
+            rows_of_group.append((data[rows], y_class[rows], y_value[rows], w_tree[rows]))
+        out.append(rows_of_group)
+    return out
+
+
+def _grow_group(bins, settings, *pieces):
+    """The subtrees of one group: each node's rows from every partition, in partition
+    order (the order of a local fit's rows), grown by the compiled grower."""
+    subtrees = []
+    for job, s in enumerate(settings):
+        columns = [np.concatenate([piece[job][i] for piece in pieces]) for i in range(4)]
+        subtrees.append(grow_subtree(*columns, bins, s))
+    return subtrees
+
+
+def _item(sequence, index):
+    return sequence[index]
 
 
 #: How many answers a task of the reduction adds (in partition order, as the client did).

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import inspect
 import logging
+import numbers
 import time
 from dataclasses import replace
 from functools import partial
@@ -61,6 +62,12 @@ from .dask_statistics import DaskForestStatistics
 from .ingest import ingest
 
 logger = logging.getLogger(__name__)
+
+#: The default of ``subtree_bytes``: the most bytes of rows a node may hold for its subtree
+#: to be grown on one worker.
+SUBTREE_BYTES = 64 * 2**20
+#: The parameters a Dask estimator adds to its local class.
+DASK_PARAMS = ("client", "subtree_bytes")
 
 __all__ = [
     "DaskCARTClassifier",
@@ -173,12 +180,18 @@ class _DaskModel:
     def _local_twin(self):
         """An unfitted local estimator with this one's parameters (``client`` aside)."""
         params = self.get_params(deep=False)
-        params.pop("client")
+        for name in DASK_PARAMS:
+            params.pop(name)
         return self._local_class(**params)
 
     def _check_dask_params(self):
         twin = self._local_twin()
         check_params(twin)
+        size = self.subtree_bytes
+        if isinstance(size, bool) or not isinstance(size, numbers.Integral) or size < 0:
+            raise InvalidParameterError(
+                f"subtree_bytes must be an integer >= 0 (bytes), got {size!r}", "subtree_bytes"
+            )
         refuse_local_only(twin.get_params(deep=False))
         return twin
 
@@ -255,16 +268,20 @@ def _is_dask(X) -> bool:
     return hasattr(X, "__dask_graph__") and callable(X.__dask_graph__)
 
 
-def grow_on_cluster(client, rows, setups: list, weigh=None) -> list:
+def grow_on_cluster(client, rows, setups: list, weigh=None, subtree_bytes=0) -> list:
     """Grow one tree per ``(bins, settings)`` of ``setups`` level by level over the
     ingested ``rows``, all trees in the same passes over the partitions; ``weigh``: the
-    trees' factors of the rows' weights (see :class:`DaskForestStatistics`). Returns each
-    tree's grown arrays."""
+    trees' factors of the rows' weights (see :class:`DaskForestStatistics`); a node whose
+    rows take at most ``subtree_bytes`` is grown on one worker by the compiled grower.
+    Returns each tree's grown arrays."""
     bins, settings = setups[0]
     layout = (bins.n_bins, int(bins.missing_code), settings.n_stats, settings.regression)
     statistics = DaskForestStatistics(
-        client, rows.parts, layout, len(setups), rows.first_rows, weigh
+        client, rows.parts, layout, len(setups), rows.first_rows, weigh, bins
     )
+    # A row: its padded codes, class code, target and weight.
+    row_bytes = -(-len(bins.kinds) * rows.mapper.dtype.itemsize // 8) * 8 + 4 + 8 + 8
+    small_rows = int(subtree_bytes) // row_bytes
     roots = statistics.answer("root", [(tree, None) for tree in range(len(setups))])
     for tree, (_, weight, _) in enumerate(roots):
         if not weight > 0:
@@ -274,7 +291,7 @@ def grow_on_cluster(client, rows, setups: list, weigh=None) -> list:
                 "more rows, or another random_state"
             )
     steps = [
-        levelwise.level_steps(root, bins, settings)
+        levelwise.level_steps(root, bins, settings, small_rows)
         for root, (bins, settings) in zip(roots, setups, strict=True)
     ]
     return levelwise.drive_together(steps, LevelLog(statistics.answer, len(steps)))
@@ -295,7 +312,7 @@ class _DaskTree(_DaskModel):
         n_stats = 3 if regression else len(rows.classes)
         params = twin._growth_params(rows.n_features_in, rows.total_weight)
         setup = growth_setup(_bin_tables(rows), params, **twin._growth_setup(n_stats, rows.mapper))
-        (grown,) = grow_on_cluster(client, rows, [setup])
+        (grown,) = grow_on_cluster(client, rows, [setup], subtree_bytes=self.subtree_bytes)
         log = PruningLog(tree_from_grown(grown, params, regression), twin.schema_)
         if params.ccp_alpha > 0.0:
             log.cost_complexity(params.ccp_alpha)
@@ -383,7 +400,7 @@ class _DaskForest(_DaskModel):
             growth_setup(tables, replace(params, seed=seed), regression=regression, n_stats=n_stats)
             for seed in seeds
         ]
-        grown = grow_on_cluster(client, rows, setups, weigh)
+        grown = grow_on_cluster(client, rows, setups, weigh, self.subtree_bytes)
         template = twin._tree_template()
         twin.estimators_ = [
             twin._tree_estimator(
@@ -419,7 +436,9 @@ def _dask_class(local_class, name: str, behaviour, **defaults):
         p.replace(default=defaults.get(p.name, p.default), kind=inspect.Parameter.KEYWORD_ONLY)
         for p in list(signature.parameters.values())[1:]
     ]
-    parameters.append(inspect.Parameter("client", inspect.Parameter.KEYWORD_ONLY, default=None))
+    keyword = inspect.Parameter.KEYWORD_ONLY
+    parameters.append(inspect.Parameter("client", keyword, default=None))
+    parameters.append(inspect.Parameter("subtree_bytes", keyword, default=SUBTREE_BYTES))
     own_defaults = {p.name: p.default for p in parameters}
 
     def __init__(self, **params):
@@ -430,6 +449,7 @@ def _dask_class(local_class, name: str, behaviour, **defaults):
             )
         values = {**own_defaults, **params}
         self.client = values.pop("client")
+        self.subtree_bytes = values.pop("subtree_bytes")
         local_class.__init__(self, **values)
 
     self_parameter = next(iter(signature.parameters.values()))
@@ -448,6 +468,11 @@ def _dask_class(local_class, name: str, behaviour, **defaults):
     ----------
     client : distributed.Client or None, default None
         The cluster to train on; None: the current Dask client.
+    subtree_bytes : int, default 64 MiB
+        A node whose rows take at most this many bytes (binned: about a byte per
+        feature, and 20 for the target and weight) is gathered to one worker, which grows
+        its subtree with the compiled grower (PLANET's in-memory build); the larger nodes
+        are split level by level over all partitions. 0: every level on the cluster.
     **params
         The parameters of :class:`quercus.{local_class.__name__}`{
         f" (its default changed: {changed})" if changed else ""
