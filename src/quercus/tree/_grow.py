@@ -680,6 +680,18 @@ def _partition_node(nd, rows, buffers, cat_table, n_cat, bins, s, part, free_fro
     return True, rows, buffers, n_ch, start, 1 - nd.in_buffer, n_cat
 
 
+@njit(inline="always")
+def _tree_weight(w, n, s):
+    """The weight whose shares the improvements of splits are: the rows', or the whole
+    tree's when the rows are a subtree's."""
+    if s.w_total > 0.0:
+        return s.w_total
+    total = 0.0
+    for r in range(n):
+        total += w[r]
+    return total
+
+
 @njit
 def grow_tree(data, y_class, y_value, w, bins, s):
     """Grow a tree; ``data``, ``y_class``, ``y_value`` and ``w`` are overwritten (scratch space).
@@ -718,11 +730,7 @@ def grow_tree(data, y_class, y_value, w, bins, s):
     )
     rows = (data, y_class, y_value, w)
     buffers = _buffers(data, y_class, y_value, w)
-    w_root = 0.0
-    for r in range(n):
-        w_root += w[r]
-    if s.w_total > 0.0:
-        w_root = s.w_total
+    w_root = _tree_weight(w, n, s)
     stack, stack_values = _work_list(n, s.n_stats)
     stack[0].draw_key = s.root_key
     stack[0].depth = s.root_depth
