@@ -18,17 +18,19 @@ from sklearn.base import is_regressor
 
 from .. import datasets
 from .. import load as load_model
-from .._files import check_writable
 from ..criteria import entropy, gain_table
 from ..data import DataError
 from ..data.read import Table, check_readable
 from ..data.schema import NUMERIC_KIND
-from ..ensemble import RandomForestClassifier, RandomForestRegressor
-from ..estimators import C45RulesClassifier
-from ..export import export_text
-from .evaluate import evaluate_predictions, format_evaluation
+from .fitted import (
+    FORESTS,
+    as_model_labels,
+    check_output,
+    describe,
+    evaluation,
+    training_score,
+)
 from .progress import Progress
-from .show import forest_summary
 from .tasks import (
     ALGORITHMS,
     UsageError,
@@ -45,8 +47,6 @@ from .tasks import (
     write_text,
 )
 
-_FORESTS = (RandomForestClassifier, RandomForestRegressor)
-
 # How each missing-value policy counts a case whose value is missing when it scores a split.
 MISSING_RULES = {
     "fractional": "gain on the cases whose value is known, times their share of the weight "
@@ -62,29 +62,6 @@ def _read_training(args) -> Table:
     return read_data(args.data, args.target, nominal=args.nominal, ordinal=args.ordinal)
 
 
-def _describe(estimator) -> str:
-    """The model as text: the tree, a C4.5rules model's rules, or a forest's summary."""
-    if isinstance(estimator, _FORESTS):
-        return forest_summary(estimator)
-    text = export_text(estimator)
-    if isinstance(estimator, C45RulesClassifier):
-        text += "\nRules:\n" + estimator.export_rules()
-    return text
-
-
-def _training_score(estimator, table: Table, y, regression: bool) -> str:
-    if regression:
-        return f"training R^2: {estimator.score(table.X, y):.3f}\n"
-    correct = int(np.sum(estimator.predict(table.X) == np.asarray(y, dtype=object)))
-    return f"training accuracy: {correct / len(y):.3f} ({correct} of {len(y)} rows)\n"
-
-
-def _check_output(path: str | None) -> None:
-    """Fail before the work when the output file cannot be written where asked."""
-    if path is not None:
-        check_writable(path)
-
-
 # -- fit, predict, evaluate ---------------------------------------------------------------------
 
 
@@ -92,7 +69,7 @@ def run_fit(args, out: TextIO) -> int:
     """``quercus fit``: learn a model, print it and its training score, save it with -o,
     evaluate it on a test file with --test."""
     check_settings(args.algorithm, args.set)
-    _check_output(args.output)
+    check_output(args.output)
     if args.test:
         check_readable(args.test)  # before the work, not after it
     with Progress(args.quiet) as progress:
@@ -100,13 +77,13 @@ def run_fit(args, out: TextIO) -> int:
         table = _read_training(args)
         regression, y = learning_task(table, args.algorithm)
         estimator = make_estimator(args.algorithm, regression, args.set)
-        if isinstance(estimator, _FORESTS) and progress.enabled:
+        if isinstance(estimator, FORESTS) and progress.enabled:
             estimator.set_params(verbose=1)
         progress.update(
             f"fit: learning {algorithm_name(args.algorithm, estimator)} from {len(y):,} rows"
         )
         estimator.fit(table.X, y)
-        if isinstance(estimator, _FORESTS):
+        if isinstance(estimator, FORESTS):
             estimator.set_params(verbose=0)  # not saved as a setting of the model
     if args.output:
         estimator.save(args.output)
@@ -114,62 +91,11 @@ def run_fit(args, out: TextIO) -> int:
             print(f"quercus: model saved to {args.output}", file=sys.stderr)
     out.write(task_line(table, y, regression, args.algorithm, estimator))
     out.write(defaults_note(args.algorithm, regression, args.set, estimator))
-    out.write(_describe(estimator))
-    out.write(_training_score(estimator, table, y, regression))
+    out.write(describe(estimator))
+    out.write(training_score(estimator, table.X, y, regression))
     if args.test:
-        out.write("\n" + _evaluation(estimator, args.test, table.schema.target, args.quiet))
+        out.write("\n" + evaluation(estimator, args.test, table.schema.target, args.quiet))
     return 0
-
-
-def _evaluation(estimator, path: str, target: str | None, quiet: bool) -> str:
-    """The evaluation report of ``estimator`` on the data file ``path``."""
-    with Progress(quiet) as progress:
-        progress.update(f"evaluate: reading {path}")
-        table = read_data(path, target)
-        truth = table.y
-        if target_task(table)[0] != is_regressor(estimator):
-            kind = "a regression" if is_regressor(estimator) else "a classification"
-            raise DataError(
-                f"{path}: target {table.schema.target!r} does not fit {kind} model",
-                column=table.schema.target,
-                source=path,
-            )
-        features = read_features(path, estimator.schema_)
-        # The rows whose target is known, as read_data kept them.
-        features = features[features[table.schema.target].notna().to_numpy()]
-        progress.update(f"evaluate: predicting {len(features):,} rows")
-        try:
-            predicted = estimator.predict(features)
-        except DataError as exc:
-            raise DataError(f"{path}: {exc}", column=exc.column, source=path) from None
-    regression = is_regressor(estimator)
-    if not regression:
-        truth = _as_model_labels(truth, estimator.classes_)
-    result = evaluate_predictions(
-        truth, predicted, regression=regression, classes=None if regression else estimator.classes_
-    )
-    return format_evaluation(result, path)
-
-
-def _as_model_labels(truth: pd.Series, classes: np.ndarray) -> np.ndarray:
-    """The true labels of a data file in the type of the model's classes (a file read alone
-    may see the classes 1, 2, 3 as numbers where the model has the text '1', or the
-    reverse)."""
-    values = np.asarray(truth.astype(object))
-    if all(isinstance(c, str) for c in classes.tolist()):
-        return np.asarray([v if isinstance(v, str) else _text(v) for v in values], dtype=object)
-    if all(isinstance(c, (int, np.integer)) for c in classes.tolist()):
-        try:
-            return np.asarray(values, dtype=np.float64).astype(np.int64)
-        except (TypeError, ValueError):
-            return values
-    return values
-
-
-def _text(value) -> str:
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return str(value)
 
 
 def _model_target(args, estimator) -> str | None:
@@ -179,7 +105,7 @@ def _model_target(args, estimator) -> str | None:
 def run_evaluate(args, out: TextIO) -> int:
     """``quercus evaluate``: a saved model's scores on a data file with the target."""
     estimator = load_model(args.model)
-    out.write(_evaluation(estimator, args.data, _model_target(args, estimator), args.quiet))
+    out.write(evaluation(estimator, args.data, _model_target(args, estimator), args.quiet))
     return 0
 
 
@@ -193,7 +119,7 @@ def run_predict(args, out: TextIO) -> int:
         raise UsageError(
             f"--proba needs a classification model; {args.model} holds a regression model"
         )
-    _check_output(args.output)
+    check_output(args.output)
     target = _model_target(args, estimator) if args.actual else None
     if args.actual and target is None:
         raise UsageError(
@@ -216,7 +142,7 @@ def run_predict(args, out: TextIO) -> int:
                     result["actual"] = values
                     result["error"] = predicted - values
                 else:
-                    labels = _as_model_labels(actual, estimator.classes_)
+                    labels = as_model_labels(actual, estimator.classes_)
                     result["actual"] = labels
                     result["error"] = np.where(
                         actual.isna(), "", np.where(labels == predicted, "", "+")
@@ -275,7 +201,7 @@ def run_gain(args, out: TextIO) -> int:
         return 0
     regression, y = learning_task(table, algorithm)
     estimator = make_estimator(algorithm, regression, args.set)
-    if isinstance(estimator, _FORESTS):
+    if isinstance(estimator, FORESTS):
         raise UsageError("--trace follows one tree: use --algorithm id3, c45, c45rules or cart")
     with Progress(args.quiet) as progress:
         progress.update(

@@ -10,7 +10,7 @@ from .._files import check_writable
 from ..data.errors import DataError
 from ..data.read import check_readable
 from ..report import write_report
-from .commands import _as_model_labels
+from .fitted import as_model_labels
 from .progress import Progress
 from .tasks import (
     ALGORITHMS,
@@ -44,7 +44,7 @@ def _test_set(path: str, estimator, target: str):
         raise DataError(f"{path}: {exc}", column=exc.column, source=path) from None
     truth = table.y
     if hasattr(estimator, "classes_"):
-        truth = _as_model_labels(truth, estimator.classes_)
+        truth = as_model_labels(truth, estimator.classes_)
     return features, truth
 
 

@@ -235,8 +235,13 @@ def target_task(table: Table) -> tuple[bool, pd.Series]:
 def numeric_target(table: Table) -> str:
     """Why the target is a regression target, for messages."""
     values = table.y.to_numpy(dtype=np.float64)
-    distinct = len(np.unique(values))
-    if np.all(values == np.round(values)):
+    return numeric_target_text(len(np.unique(values)), bool(np.all(values == np.round(values))))
+
+
+def numeric_target_text(distinct: int, integral: bool) -> str:
+    """Why a numeric target of ``distinct`` values, whole numbers if ``integral``, is a
+    regression target."""
+    if integral:
         return f"numeric with {distinct} distinct integer values, more than {MAX_NUMERIC_CLASSES}"
     return f"numeric with {distinct} distinct values, not all integers"
 
@@ -246,14 +251,19 @@ def learning_task(table: Table, algorithm: str) -> tuple[bool, pd.Series]:
     and the target is a regression target."""
     regression, y = target_task(table)
     if regression and ALGORITHMS[algorithm].regressor is None:
-        raise DataError(
-            f"{table.source}: target {table.schema.target!r} is {numeric_target(table)}: "
-            f"{ALGORITHMS[algorithm].label} learns classes; use --algorithm cart (or forest) "
-            "for regression",
-            column=table.schema.target,
-            source=table.source,
-        )
+        raise classes_only(table.source, table.schema.target, numeric_target(table), algorithm)
     return regression, y
+
+
+def classes_only(source: str, target: str, why: str, algorithm: str) -> DataError:
+    """The error of an ``algorithm`` that learns only classes given a regression target
+    (``why``: :func:`numeric_target`)."""
+    return DataError(
+        f"{source}: target {target!r} is {why}: {ALGORITHMS[algorithm].label} learns classes; "
+        "use --algorithm cart (or forest) for regression",
+        column=target,
+        source=source,
+    )
 
 
 def plural(n: int, word: str) -> str:
@@ -272,18 +282,39 @@ def shown(labels, limit: int = 10) -> str:
 def task_line(table: Table, y: pd.Series, regression: bool, algorithm: str, estimator) -> str:
     """One line saying what is learned from what, and with which estimator."""
     target = table.schema.target
-    size = f"{plural(len(table), 'row')} x {plural(table.X.shape[1], 'attribute')}"
+    learner = algorithm_name(algorithm, estimator)
+    size = (len(table), table.X.shape[1])
     if regression:
-        what = f"regression of {target!r} ({numeric_target(table)})"
+        return task_text(target, learner, size, why=numeric_target(table))
+    numeric = table.schema.target_kind == NUMERIC_KIND
+    if numeric:
+        labels = sorted(pd.unique(y))
     else:
-        labels = sorted(pd.unique(y)) if table.schema.target_kind == NUMERIC_KIND else None
-        if labels is None:
-            labels = [c for c in y.cat.categories if c in set(y.unique())]
+        labels = [c for c in y.cat.categories if c in set(y.unique())]
+    return task_text(target, learner, size, labels=labels, numeric=numeric)
+
+
+def task_text(
+    target: str,
+    learner: str,
+    size: tuple[int, int],
+    *,
+    why: str | None = None,
+    labels=(),
+    numeric: bool = False,
+) -> str:
+    """The task line of :func:`task_line`: a regression of ``target`` (``why``: what makes
+    it one), else a classification into ``labels`` (``numeric``: of a numeric target), by
+    ``learner`` (:func:`algorithm_name`) from ``size`` = (rows, attributes)."""
+    shape = f"{plural(size[0], 'row')} x {plural(size[1], 'attribute')}"
+    if why is not None:
+        what = f"regression of {target!r} ({why})"
+    else:
         what = f"classification of {target!r} into {plural(len(labels), 'class')} ({shown(labels)}"
-        if table.schema.target_kind == NUMERIC_KIND:
+        if numeric:
             what += "; a numeric target with few integer values, taken as classes"
         what += ")"
-    return f"task: {what} with {algorithm_name(algorithm, estimator)}, {size}\n"
+    return f"task: {what} with {learner}, {shape}\n"
 
 
 # -- reading and writing ------------------------------------------------------------------------
