@@ -141,6 +141,26 @@ def _compiled_kernels(request):
     yield
 
 
+@pytest.fixture(scope="session")
+def dask_client():
+    """A real Dask cluster for the tests of training on one (tests/distributed, the command
+    line's --dask): ``distributed.LocalCluster`` with two worker processes of one thread,
+    started once per test session."""
+    distributed = pytest.importorskip("distributed")
+    with (
+        distributed.LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            # any free port: the scheduler's HTTP server would otherwise take 8787, or warn
+            # (an error here) when another cluster holds it
+            dashboard_address="127.0.0.1:0",
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        yield client
+
+
 def pytest_terminal_summary(terminalreporter, config):
     """One line with the time the kernels took to compile or load (see ``_compiled_kernels``)."""
     seconds = config.stash.get(_KERNELS_SECONDS, None)

@@ -22,6 +22,7 @@ from . import report as report_command
 from . import show as show_command
 from . import tune as tune_command
 from .cv import run_cv
+from .dask_fit import parse_address
 from .demo import run_demo
 from .tasks import ALGORITHMS, UsageError, parse_value
 
@@ -190,10 +191,14 @@ def _add_fit(sub, training: list) -> None:
         "Learn a tree (or a forest) from DATA, print it and its training accuracy (R^2 for "
         "regression), save it with -o, and evaluate it on a test file with --test. A CART "
         "regression tree is grown readable by default (rpart's settings: at least 20 rows to "
-        "split, 7 in a leaf, cost-complexity pruning chosen by cross-validation).",
+        "split, 7 in a leaf, cost-complexity pruning chosen by cross-validation). With "
+        "--dask, the rows stay on a Dask cluster: DATA is a Parquet file or directory, a CSV "
+        "file, or a glob of either (data/*.parquet), which the workers read, and the "
+        "algorithm is cart, id3 or forest (C4.5 needs the rows in memory); the output is "
+        "a local fit's, and -o saves the same model file.",
     )
-    fit.add_argument("data", metavar="DATA", help=_DATA_HELP)
-    _algorithm(fit, "c45", " (default: c45)")
+    fit.add_argument("data", metavar="DATA", help=_DATA_HELP + "; with --dask, see above")
+    _algorithm(fit, None, " (default: c45; with --dask, give cart, id3 or forest)")
     fit.add_argument(
         "-o",
         "--output",
@@ -202,6 +207,14 @@ def _add_fit(sub, training: list) -> None:
     )
     fit.add_argument(
         "--test", metavar="TEST", help="also evaluate the model on this data file (as Weka's -T)"
+    )
+    fit.add_argument(
+        "--dask",
+        metavar="ADDRESS",
+        type=parse_address,
+        help="learn on a Dask cluster: the scheduler's address (tcp://host:8786), or local "
+        "(a local cluster of one worker process per core, closed after the fit) or local:N "
+        '(N processes); needs pip install "quercus[dask]"',
     )
 
 

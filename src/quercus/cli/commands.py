@@ -22,6 +22,7 @@ from ..criteria import entropy, gain_table
 from ..data import DataError
 from ..data.read import Table, check_readable
 from ..data.schema import NUMERIC_KIND
+from .dask_fit import run_dask_fit
 from .fitted import (
     FORESTS,
     as_model_labels,
@@ -67,7 +68,12 @@ def _read_training(args) -> Table:
 
 def run_fit(args, out: TextIO) -> int:
     """``quercus fit``: learn a model, print it and its training score, save it with -o,
-    evaluate it on a test file with --test."""
+    evaluate it on a test file with --test; with --dask, on a Dask cluster
+    (:func:`quercus.cli.dask_fit.run_dask_fit`)."""
+    if args.dask is not None:
+        return run_dask_fit(args, out)
+    if args.algorithm is None:
+        args.algorithm = "c45"
     check_settings(args.algorithm, args.set)
     check_output(args.output)
     if args.test:
