@@ -323,3 +323,21 @@ def test_trees_grown_together_are_the_trees_grown_alone(monkeypatch, shared):
         for a, b in zip(grown, alone, strict=True):
             for field in a.dtype.names or [None]:  # record fields one by one (NaN equal)
                 np.testing.assert_array_equal(a[field] if field else a, b[field] if field else b)
+
+
+def test_root_key_has_one_type_whatever_its_size(monkeypatch, shared):
+    # As a Python int, a key below 2**63 types as int64 and one above as uint64: two
+    # signatures of the compiled grower, of which a cached one may refuse the other's keys.
+    seen = []
+    compiled = grower.grow_tree
+
+    def recording(*args):
+        seen.append(args[-1].root_key)
+        return compiled(*args)
+
+    monkeypatch.setattr(grower, "grow_tree", recording)
+    X, y = _frame(shared, "iris.csv", ())
+    quercus.RandomForestClassifier(n_estimators=8, n_jobs=1, random_state=0).fit(X, y)
+    assert len(seen) == 8
+    assert all(isinstance(key, np.uint64) for key in seen)
+    assert min(seen) < 2**63 <= max(seen)

@@ -66,7 +66,8 @@ def growth_setup(
         chi2_critical=np.zeros(1) if chi2_critical is None else chi2_critical,
         missing_mode=int(params.missing),
         trace_on=bool(trace),
-        root_key=root_draw_key(int(params.seed)),
+        # np.uint64: a Python int would type as int64 or uint64 by its size, two signatures
+        root_key=np.uint64(root_draw_key(int(params.seed))),
     )
     return bins, settings
 

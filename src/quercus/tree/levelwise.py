@@ -174,7 +174,7 @@ def level_steps(root, bins: Bins, s: Settings, small_rows: int = 0):
                 ],
             )
             for node, subtree in zip(small, subtrees, strict=True):
-                _graft(grown, node, subtree, bins)
+                _graft(grown, node, subtree)
             splittable = [node for node in splittable if node not in set(small)]
         leaves = [grown.keys[node] for node in sorted(set(level) - set(splittable))]
         if leaves:
@@ -228,38 +228,12 @@ def _subtree_settings(grown, node: int, w_root: float, s: Settings) -> Settings:
     return s._replace(root_depth=int(rec["depth"]), w_total=float(w_root), root_key=rec["draw_key"])
 
 
-# The fields of a subtree's node records that carry over to the tree (the others place
-# rows and tables in the subtree's own arrays).
-_GRAFTED = (
-    "kind", "pending", "feature", "depth", "n_samples", "n_children", "missing_child",
-    "bin_cut", "threshold", "impurity", "weight", "improvement", "median", "draw_key",
-)  # fmt: skip
-
-
-def _graft(grown, node: int, subtree: GrownArrays, bins: Bins) -> None:
+def _graft(grown, node: int, subtree: GrownArrays) -> None:
     """Make ``node`` the root of ``subtree`` (the compiled grower's arrays, in preorder:
-    a parent comes before its children)."""
-    ids = {0: node}
-    for i, rec in enumerate(subtree.nodes):
-        target = ids[i]
-        for field in _GRAFTED:
-            grown.records[field][target] = rec[field]
-        grown.values[target] = subtree.values[i]
-        if rec["kind"] == LEAF:
-            continue
-        first = int(rec["child_start"])
-        kids = subtree.children[first : first + int(rec["n_children"])]
-        made = [
-            grown.add(target, int(rec["depth"]) + 1, 0, subtree.values[k], key=-1, draw_key=0)
-            for k in kids
-        ]
-        ids.update(zip(kids.tolist(), made, strict=True))
-        grown.children[target] = made
-        if rec["cat_start"] >= 0:
-            start = int(rec["cat_start"])
-            grown.cat_tables[target] = subtree.cat_table[
-                start : start + int(bins.n_bins[rec["feature"]])
-            ].copy()
+    a parent comes before its children). The subtree is kept whole and laid into the
+    tree's arrays by :meth:`_Nodes.preorder`, as one block: node by node in Python, a
+    deep tree's grafts would cost more than growing them."""
+    grown.grafts[node] = subtree
 
 
 class _Nodes:
@@ -271,14 +245,18 @@ class _Nodes:
         self.values = np.zeros((0, n_stats))
         self.children: dict[int, list[int]] = {}
         self.cat_tables: dict[int, np.ndarray] = {}
+        self.grafts: dict[int, GrownArrays] = {}  # subtrees grown whole, by their root
         self.keys: list[int] = []  # the provider's name of each node
         self.n = 0
 
     def add(self, parent, depth, n_rows, values, key: int, draw_key: np.uint64) -> int:
         if self.n == len(self.records):
             cap = max(64, 2 * self.n)
-            self.records = np.resize(self.records, cap)
-            self.values = np.resize(self.values, (cap, self.values.shape[1]))
+            records = np.zeros(cap, dtype=NODE)
+            records[: self.n] = self.records[: self.n]
+            stats = np.zeros((cap, self.values.shape[1]))
+            stats[: self.n] = self.values[: self.n]
+            self.records, self.values = records, stats
         node = self.n
         self.n += 1
         rec = self.records[node : node + 1]
@@ -295,33 +273,52 @@ class _Nodes:
 
     def preorder(self) -> GrownArrays:
         """The nodes renumbered in preorder, the children's slots and category tables laid
-        out in the order the compiled grower lays them out (preorder of the splits)."""
-        order = []
+        out in the order the compiled grower lays them out (preorder of the splits). A
+        grafted subtree, already in that order, is one block of each array."""
+        order = []  # a grafted node stands for its whole subtree
         stack = [0]
         while stack:
             node = stack.pop()
             order.append(node)
-            stack.extend(reversed(self.children.get(node, [])))
-        new_id = np.empty(self.n, dtype=np.int64)
-        new_id[order] = np.arange(self.n)
-        nodes = self.records[order].copy()
-        children: list[int] = []
-        cat_table: list[int] = []
-        for i, old in enumerate(order):
-            kids = self.children.get(old)
-            if kids is None:
+            if node not in self.grafts:
+                stack.extend(reversed(self.children.get(node, [])))
+        sizes = [len(self.grafts[n].nodes) if n in self.grafts else 1 for n in order]
+        firsts = np.cumsum([0, *sizes[:-1]]).tolist()
+        new_id = dict(zip(order, firsts, strict=True))
+        nodes, values, children, cat_table = [], [], [], []
+        n_slots = n_cat = 0
+        for old, first in zip(order, firsts, strict=True):
+            subtree = self.grafts.get(old)
+            if subtree is not None:
+                block = subtree.nodes.copy()
+                block["child_start"][block["kind"] != LEAF] += n_slots
+                block["cat_start"][block["cat_start"] >= 0] += n_cat
+                nodes.append(block)
+                values.append(subtree.values)
+                children.append(subtree.children + first)
+                cat_table.append(subtree.cat_table)
+                n_slots += len(subtree.children)
+                n_cat += len(subtree.cat_table)
                 continue
-            nodes[i]["child_start"] = len(children)
-            children.extend(new_id[kids])
-            if old in self.cat_tables:
-                nodes[i]["cat_start"] = len(cat_table)
-                cat_table.extend(self.cat_tables[old])
+            rec = self.records[old : old + 1].copy()
+            kids = self.children.get(old)
+            if kids is not None:
+                rec["child_start"] = n_slots
+                children.append(np.array([new_id[k] for k in kids]))
+                n_slots += len(kids)
+                if old in self.cat_tables:
+                    rec["cat_start"] = n_cat
+                    cat_table.append(self.cat_tables[old])
+                    n_cat += len(self.cat_tables[old])
+            nodes.append(rec)
+            values.append(self.values[old : old + 1])
+        nodes = np.concatenate(nodes)
         nodes["start"] = 0
         return GrownArrays(
             nodes,
-            self.values[order].copy(),
-            np.asarray(children, dtype=np.int32),
-            np.asarray(cat_table, dtype=np.int32),
+            np.concatenate(values),
+            np.concatenate(children or [np.zeros(0)]).astype(np.int32),
+            np.concatenate(cat_table or [np.zeros(0)]).astype(np.int32),
             np.zeros(0, dtype=TRACE),
             np.zeros((0, 1), dtype=np.int8),
         )
