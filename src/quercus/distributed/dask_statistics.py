@@ -104,6 +104,8 @@ class DaskForestStatistics:
                 _grow_group,
                 self.bins,
                 [jobs[j][2] for j in group],
+                [jobs[j][0] for j in group],
+                self.trees,
                 *[self.client.submit(_item, piece, g, pure=False) for piece in pieces],
                 pure=False,
             )
@@ -215,30 +217,73 @@ def _part_answer(part, grouped, index, layout, trees, kind, batch):
     return (moved, answers) if kind == "partition" else answers
 
 
-def _subtree_rows(part, grouped, index, trees, wanted):
-    """The partition's rows of each ``(tree, key)`` of each group of ``wanted``:
-    ``(binned, y_class, y_value, w)`` in row order, the weights the tree's."""
+class GroupRows(NamedTuple):
+    """A partition's rows of a group of subtrees, each row sent once however many of the
+    group's nodes hold it (a forest's roots all hold most rows): the rows' codes, class
+    codes, targets and weights, their indices in the partition (``rows``, increasing),
+    and for each node of the group the positions of its rows among them."""
+
+    data: np.ndarray
+    y_class: np.ndarray
+    y_value: np.ndarray
+    w: np.ndarray
+    rows: np.ndarray
+    positions: list
+    first_row: int
+    n_rows: int
+
+
+def _subtree_rows(part, grouped, index, trees, wanted) -> list[GroupRows]:
+    """The partition's rows of each group of ``(tree, key)`` of ``wanted``."""
     data, y_class, y_value, w = part
     out = []
     for group in wanted:
-        rows_of_group = []
+        node_rows = []
         for tree, key in group:
-            tree_rows = grouped[tree]
-            start, end = tree_rows.spans[key]
-            rows = tree_rows.order[start:end]
-            w_tree = _tree_weights(w, tree, trees[1][index], trees)
-            rows_of_group.append((data[rows], y_class[rows], y_value[rows], w_tree[rows]))
-        out.append(rows_of_group)
+            start, end = grouped[tree].spans[key]
+            node_rows.append(grouped[tree].order[start:end])
+        held = np.zeros(len(w), dtype=bool)
+        for rows in node_rows:
+            held[rows] = True
+        rows = np.flatnonzero(held)
+        positions = [np.searchsorted(rows, r).astype(np.int32) for r in node_rows]
+        out.append(
+            GroupRows(
+                data[rows],
+                y_class[rows],
+                y_value[rows],
+                w[rows],
+                rows.astype(np.int32),
+                positions,
+                trees[1][index],
+                len(w),
+            )
+        )
     return out
 
 
-def _grow_group(bins, settings, *pieces):
-    """The subtrees of one group: each node's rows from every partition, in partition
-    order (the order of a local fit's rows), grown by the compiled grower."""
+def _grow_group(bins, settings, group_trees, trees, *pieces):
+    """The subtrees of one group: each node's rows from every partition (``pieces``, the
+    partitions' :class:`GroupRows`), in partition order (the order of a local fit's rows),
+    weighed as its tree weighs them and grown by the compiled grower."""
+    columns = [np.concatenate([piece[i] for piece in pieces]) for i in range(3)]
+    offsets = np.cumsum([0] + [len(piece.rows) for piece in pieces[:-1]])
+    draws = {}  # each tree's factors of a partition's weights, computed once
     subtrees = []
-    for job, s in enumerate(settings):
-        columns = [np.concatenate([piece[job][i] for piece in pieces]) for i in range(4)]
-        subtrees.append(grow_subtree(*columns, bins, s))
+    for job, (tree, s) in enumerate(zip(group_trees, settings, strict=True)):
+        at = np.concatenate(
+            [piece.positions[job] + offset for piece, offset in zip(pieces, offsets, strict=True)]
+        )
+        weights = []
+        for p, piece in enumerate(pieces):
+            positions = piece.positions[job]
+            w = piece.w[positions]
+            if trees[2] is not None:
+                if (tree, p) not in draws:
+                    draws[tree, p] = trees[2](tree, piece.first_row, piece.n_rows)
+                w = w * draws[tree, p][piece.rows[positions]]
+            weights.append(w)
+        subtrees.append(grow_subtree(*(c[at] for c in columns), np.concatenate(weights), bins, s))
     return subtrees
 
 
