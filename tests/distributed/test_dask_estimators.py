@@ -132,6 +132,29 @@ def test_small_nodes_grown_on_one_worker(
     assert_same_tree(local.tree_, on_dask.tree_, regression=kind.endswith("Regressor"))
 
 
+def test_levels_say_what_each_level_cost(dask_client, shared):
+    """``levels_``: per level, the nodes split on the cluster and the bytes of their
+    histograms (the same for every node: features x bins x statistics), or the nodes whose
+    subtrees were grown on one worker."""
+    X, y = _frame(shared, "iris.csv")
+    level_wise = qdask.DaskCARTClassifier(client=dask_client, subtree_bytes=0).fit(
+        *_on_dask(X, y, 2)
+    )
+    levels = level_wise.levels_
+    assert [cost.level for cost in levels] == list(range(len(levels)))
+    assert [cost.nodes for cost in levels[:3]] == [1, 1, 2]  # setosa is a leaf at once
+    per_node = levels[0].histogram_bytes
+    widest = int(X.nunique().max())  # one bin per value; each feature padded to the widest
+    assert per_node >= X.shape[1] * widest * (3 + 1) * 8
+    assert all(cost.histogram_bytes == cost.nodes * per_node for cost in levels)
+    assert sum(cost.subtrees for cost in levels) == 0
+    # Every split of the tree was chosen at some level; leaves were asked for too.
+    assert sum(cost.nodes for cost in levels) >= int(np.sum(level_wise.tree_.children_left >= 0))
+    whole = qdask.DaskCARTClassifier(client=dask_client).fit(*_on_dask(X, y, 2))
+    assert [(c.nodes, c.subtrees, c.subtree_rows) for c in whole.levels_] == [(0, 1, 150)]
+    assert not hasattr(whole.to_local(), "levels_")
+
+
 def test_to_local_and_model_files(dask_client, shared, tmp_path):
     X, y = _frame(shared, "credit-a.csv")
     X = _with_missing(X, 0.05, seed=1)

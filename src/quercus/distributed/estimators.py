@@ -33,6 +33,7 @@ import numbers
 import time
 from dataclasses import replace
 from functools import partial
+from typing import NamedTuple
 
 import numpy as np
 from sklearn.base import clone
@@ -144,19 +145,44 @@ def refuse_local_only(params: dict) -> None:
         _refuse("oob_score", True, "out-of-bag scores are computed locally")
 
 
+class LevelCost(NamedTuple):
+    """What one level of a Dask fit cost (of all the trees of a forest together).
+
+    ``nodes``: the nodes split over all partitions; ``histogram_bytes``: the bytes of
+    their histograms, which each partition sends up the reduction (``nodes x features x
+    bins x (statistics + 1)`` numbers of 8 bytes, and the missing values' statistics);
+    ``subtrees`` and ``subtree_rows``: the nodes gathered to one worker whose subtrees
+    were grown there, and their rows; ``seconds``: the level's wall time, subtrees
+    included."""
+
+    level: int
+    nodes: int
+    histogram_bytes: int
+    subtrees: int
+    subtree_rows: int
+    seconds: float
+
+
 class LevelLog:
-    """Answers a forest's (or a tree's) requests with ``answer`` and logs each round of
-    histograms (INFO, logger ``quercus.distributed.estimators``): the level, the nodes
-    being split and the time since the fit began. The command line shows it as its
-    progress line."""
+    """Answers a forest's (or a tree's) requests with ``answer``, logs each level (INFO,
+    logger ``quercus.distributed.estimators``: the level, the nodes being split and the
+    time since the fit began; the command line shows it as its progress line) and adds up
+    what each level cost (:meth:`costs`). A level runs from the subtrees it hands over to
+    the partition of its splits."""
 
     def __init__(self, answer, n_trees: int):
         self.answer = answer
         self.n_trees = n_trees
         self.level = 0
         self.started = time.perf_counter()
+        self._costs: list[list] = []
 
     def __call__(self, kind, batch):
+        batch = list(batch)
+        began = time.perf_counter()
+        while len(self._costs) <= self.level:
+            self._costs.append([len(self._costs), 0, 0, 0, 0, 0.0])
+        cost = self._costs[self.level]
         if kind == "histograms":
             nodes = sum(len(items) for _, items in batch)
             trees = f" of {self.n_trees} trees" if self.n_trees > 1 else ""
@@ -166,10 +192,23 @@ class LevelLog:
                 nodes,
                 "" if nodes == 1 else "s",
                 trees,
-                time.perf_counter() - self.started,
+                began - self.started,
             )
+            cost[1] += nodes
+        elif kind == "subtrees":
+            cost[3] += sum(len(items) for _, items in batch)
+            cost[4] += sum(item[2] for _, items in batch for item in items)
+        answers = self.answer(kind, batch)
+        if kind == "histograms":
+            cost[2] += sum(a.nbytes for per_tree in answers for h in per_tree for a in h)
+        cost[5] += time.perf_counter() - began
+        if kind == "partition":
             self.level += 1
-        return self.answer(kind, batch)
+        return answers
+
+    def costs(self) -> list[LevelCost]:
+        """One :class:`LevelCost` per level, in order."""
+        return [LevelCost(*cost) for cost in self._costs]
 
 
 class _DaskModel:
@@ -207,7 +246,7 @@ class _DaskModel:
         trees), to predict, inspect or save on any machine."""
         check_is_fitted(self)
         twin = self._local_twin()
-        names = set(self.get_params(deep=False))
+        names = {*self.get_params(deep=False), "levels_"}
         for name, value in vars(self).items():
             if name not in names:
                 setattr(twin, name, value)
@@ -273,7 +312,7 @@ def grow_on_cluster(client, rows, setups: list, weigh=None, subtree_bytes=0) -> 
     ingested ``rows``, all trees in the same passes over the partitions; ``weigh``: the
     trees' factors of the rows' weights (see :class:`DaskForestStatistics`); a node whose
     rows take at most ``subtree_bytes`` is grown on one worker by the compiled grower.
-    Returns each tree's grown arrays."""
+    Returns each tree's grown arrays, and the :class:`LevelCost` of each level."""
     bins, settings = setups[0]
     layout = (bins.n_bins, int(bins.missing_code), settings.n_stats, settings.regression)
     statistics = DaskForestStatistics(
@@ -294,7 +333,8 @@ def grow_on_cluster(client, rows, setups: list, weigh=None, subtree_bytes=0) -> 
         levelwise.level_steps(root, bins, settings, small_rows)
         for root, (bins, settings) in zip(roots, setups, strict=True)
     ]
-    return levelwise.drive_together(steps, LevelLog(statistics.answer, len(steps)))
+    log = LevelLog(statistics.answer, len(steps))
+    return levelwise.drive_together(steps, log), log.costs()
 
 
 # -- trees --------------------------------------------------------------------------------
@@ -312,7 +352,9 @@ class _DaskTree(_DaskModel):
         n_stats = 3 if regression else len(rows.classes)
         params = twin._growth_params(rows.n_features_in, rows.total_weight)
         setup = growth_setup(_bin_tables(rows), params, **twin._growth_setup(n_stats, rows.mapper))
-        (grown,) = grow_on_cluster(client, rows, [setup], subtree_bytes=self.subtree_bytes)
+        (grown,), levels = grow_on_cluster(
+            client, rows, [setup], subtree_bytes=self.subtree_bytes
+        )
         log = PruningLog(tree_from_grown(grown, params, regression), twin.schema_)
         if params.ccp_alpha > 0.0:
             log.cost_complexity(params.ccp_alpha)
@@ -322,6 +364,7 @@ class _DaskTree(_DaskModel):
         twin.max_features_ = params.max_features
         twin._keep_pruning(log)
         self._take_fitted(twin)
+        self.levels_ = levels
         return self
 
     def predict(self, X):
@@ -400,7 +443,7 @@ class _DaskForest(_DaskModel):
             growth_setup(tables, replace(params, seed=seed), regression=regression, n_stats=n_stats)
             for seed in seeds
         ]
-        grown = grow_on_cluster(client, rows, setups, weigh, self.subtree_bytes)
+        grown, levels = grow_on_cluster(client, rows, setups, weigh, self.subtree_bytes)
         template = twin._tree_template()
         twin.estimators_ = [
             twin._tree_estimator(
@@ -411,6 +454,7 @@ class _DaskForest(_DaskModel):
         twin._seeds = seeds
         twin._pack()
         self._take_fitted(twin)
+        self.levels_ = levels
         return self
 
     def predict(self, X):
@@ -477,6 +521,14 @@ def _dask_class(local_class, name: str, behaviour, **defaults):
         The parameters of :class:`quercus.{local_class.__name__}`{
         f" (its default changed: {changed})" if changed else ""
     }.
+
+    Attributes
+    ----------
+    levels_ : list of LevelCost
+        What each level of the fit cost: the nodes split over all partitions, the bytes of
+        histograms each partition sent, the subtrees grown on one worker and their rows,
+        the seconds (see :class:`quercus.distributed.estimators.LevelCost`). Besides it,
+        the fitted attributes of :class:`quercus.{local_class.__name__}`.
     """
     return cls
 
