@@ -310,6 +310,45 @@ def test_a_worker_killed_in_the_middle_of_a_fit(shared):
         assert "error" not in outcome, outcome.get("error")
     assert_same_tree(local.tree_, outcome["model"].tree_)
 
+def test_predictions_on_bad_partitions(dask_client):
+    """Unseen categories predict as the local model does (as missing values); an empty
+    partition predicts nothing; a partition without a column is an error naming the
+    column and the partition; data in memory get the local answer."""
+    tennis = quercus.datasets.load("playtennis")
+    X, y = tennis.iloc[:, :-1], tennis.iloc[:, -1]
+    model = qdask.DaskID3Classifier(client=dask_client).fit(*_on_dask(X, y, 2))
+    local = model.to_local()
+    unseen = X.assign(Outlook=["Foggy"] + list(X["Outlook"][1:]))
+    unseen.loc[5, "Wind"] = "Gale"
+    on_dask = model.predict(dd.from_pandas(unseen, npartitions=3))
+    np.testing.assert_array_equal(on_dask.compute(), local.predict(unseen))
+    np.testing.assert_allclose(
+        model.predict_proba(dd.from_pandas(unseen, npartitions=3)).compute(),
+        local.predict_proba(unseen),
+    )
+
+    def partitions(*frames):
+        return dd.from_map(lambda f: f, frames, meta=X.iloc[:0], enforce_metadata=False)
+
+    with_empty = partitions(X.iloc[:5], X.iloc[:0], X.iloc[5:])
+    np.testing.assert_array_equal(model.predict(with_empty).compute(), local.predict(X))
+    lacking = partitions(X.iloc[:5], X.iloc[5:9], X.iloc[9:].drop(columns="Humidity"))
+    with pytest.raises(ValueError, match="partition 2 of X: column 'Humidity' is missing"):
+        model.predict(lacking).compute()
+    np.testing.assert_array_equal(model.predict(unseen), local.predict(unseen))
+
+
+def test_a_bad_block_of_a_dask_array_is_named(dask_client, shared):
+    X, y = _frame(shared, "iris.csv")
+    values = X.to_numpy(dtype=float, copy=True)
+    model = qdask.DaskCARTClassifier(client=dask_client).fit(
+        da.from_array(values, chunks=(50, -1)), da.from_array(y.to_numpy(), chunks=50)
+    )
+    values[120, 2] = np.inf
+    with pytest.raises(ValueError, match="partition 2 of X: column 'x2' has an infinite value"):
+        model.predict(da.from_array(values, chunks=(50, 2))).compute()
+
+
 
 @pytest.mark.parametrize(
     "kind", ["CARTClassifier", "RandomForestClassifier"], ids=["tree", "forest"]

@@ -299,8 +299,20 @@ class _DaskModel:
         return X.map_partitions(_local_method, local, method, meta=meta)
 
 
-def _local_method(part, local, method):
-    return getattr(local, method)(part)
+def _local_method(part, local, method, partition_info=None, block_info=None):
+    """``method`` of ``local`` on one partition; an error in the data names the partition
+    (Dask passes its number in ``partition_info`` or ``block_info``)."""
+    try:
+        return getattr(local, method)(part)
+    except ValueError as error:  # DataError too: bad data, not a bug
+        if partition_info is not None:
+            index = partition_info["number"]
+        elif block_info is not None and 0 in block_info:
+            index = block_info[0]["chunk-location"][0]
+        else:
+            raise
+        error.args = (f"partition {index} of X: {error.args[0]}", *error.args[1:])
+        raise
 
 
 def _is_dask(X) -> bool:
