@@ -20,50 +20,10 @@ distributed = pytest.importorskip("distributed")
 dd = pytest.importorskip("dask.dataframe")
 da = pytest.importorskip("dask.array")
 
+from _trees import TREE_FIELDS, assert_same_tree, frame_of, with_missing  # noqa: E402
+
 from quercus import dask as qdask  # noqa: E402
 from quercus.estimators.params import InvalidParameterError  # noqa: E402
-
-# The fields of a tree that must be equal.
-TREE_FIELDS = (
-    "kind",
-    "feature",
-    "threshold",
-    "children",
-    "cat_table",
-    "missing_child",
-    "value",
-    "impurity",
-    "weighted_n_node_samples",
-    "depth",
-)
-
-
-# Sums of targets and their squares are added partition by partition, in another order
-# than a local fit adds them, so they may differ in the last bits (class weights that are
-# whole numbers add up exactly); a variance from them loses more digits to cancellation.
-SUMS_OF_TARGETS = ("value", "impurity")
-
-
-def assert_same_tree(a, b, fields=(*TREE_FIELDS, "n_node_samples"), regression=False):
-    assert a.node_count == b.node_count
-    for field in fields:
-        if regression and field in SUMS_OF_TARGETS:
-            np.testing.assert_allclose(getattr(a, field), getattr(b, field), rtol=1e-9)
-        else:
-            np.testing.assert_array_equal(getattr(a, field), getattr(b, field), err_msg=field)
-
-
-def _frame(shared, name, nominal=()):
-    table = quercus.read_table(shared(name), nominal=list(nominal))
-    return table.X, table.y
-
-
-def _with_missing(X, share, seed):
-    rng = np.random.default_rng(seed)
-    out = X.copy()
-    for col in out.columns:
-        out.loc[rng.random(len(out)) < share, col] = np.nan
-    return out
 
 
 def _on_dask(X, y, n_parts):
@@ -90,9 +50,9 @@ TREES = [
 def test_dask_tree_is_the_local_tree(
     dask_client, n_parts, name, nominal, missing_share, kind, params, shared
 ):
-    X, y = _frame(shared, name, nominal)
+    X, y = frame_of(shared, name, nominal)
     if missing_share:
-        X = _with_missing(X, missing_share, seed=7)
+        X = with_missing(X, missing_share, seed=7)
     local = getattr(quercus, kind)(**params).fit(X, y)
     on_dask = getattr(qdask, "Dask" + kind)(client=dask_client, subtree_bytes=0, **params)
     on_dask.fit(*_on_dask(X, y, n_parts))
@@ -121,9 +81,9 @@ def test_small_nodes_grown_on_one_worker(
     """Nodes whose rows fit in ``subtree_bytes`` are gathered from the partitions to one
     worker and grown by the compiled grower there (with the default, the whole tree is:
     these data are small); the tree is the local one."""
-    X, y = _frame(shared, name, nominal)
+    X, y = frame_of(shared, name, nominal)
     if missing_share:
-        X = _with_missing(X, missing_share, seed=7)
+        X = with_missing(X, missing_share, seed=7)
     local = getattr(quercus, kind)(**params).fit(X, y)
     on_dask = getattr(qdask, "Dask" + kind)(
         client=dask_client, subtree_bytes=subtree_bytes, **params
@@ -136,7 +96,7 @@ def test_levels_say_what_each_level_cost(dask_client, shared):
     """``levels_``: per level, the nodes split on the cluster and the bytes of their
     histograms (the same for every node: features x bins x statistics), or the nodes whose
     subtrees were grown on one worker."""
-    X, y = _frame(shared, "iris.csv")
+    X, y = frame_of(shared, "iris.csv")
     level_wise = qdask.DaskCARTClassifier(client=dask_client, subtree_bytes=0).fit(
         *_on_dask(X, y, 2)
     )
@@ -156,8 +116,8 @@ def test_levels_say_what_each_level_cost(dask_client, shared):
 
 
 def test_to_local_and_model_files(dask_client, shared, tmp_path):
-    X, y = _frame(shared, "credit-a.csv")
-    X = _with_missing(X, 0.05, seed=1)
+    X, y = frame_of(shared, "credit-a.csv")
+    X = with_missing(X, 0.05, seed=1)
     on_dask = qdask.DaskCARTClassifier(client=dask_client, max_depth=5).fit(*_on_dask(X, y, 2))
     local = on_dask.to_local()
     assert type(local) is quercus.CARTClassifier
@@ -184,8 +144,8 @@ def test_dask_forest_is_the_local_poisson_forest(
     """All trees advance together over the partitions; each draws its Poisson weights from
     (seed, tree, row) and its features from (seed, node): the local forest with
     ``bootstrap='poisson'`` and the same seed, however the rows are partitioned."""
-    X, y = _frame(shared, name)
-    X = _with_missing(X, 0.05, seed=2)
+    X, y = frame_of(shared, name)
+    X = with_missing(X, 0.05, seed=2)
     params = dict(params, n_estimators=5, random_state=3)
     local = getattr(quercus, kind)(bootstrap="poisson", **params).fit(X, y)
     on_dask = getattr(qdask, "Dask" + kind)(
@@ -205,7 +165,7 @@ def test_dask_forest_is_the_local_poisson_forest(
 
 
 def test_dask_array_input(dask_client, shared):
-    X, y = _frame(shared, "iris.csv")
+    X, y = frame_of(shared, "iris.csv")
     local = quercus.CARTClassifier().fit(X.to_numpy(), y.to_numpy())
     X_dask = da.from_array(X.to_numpy(), chunks=(40, 2))
     y_dask = da.from_array(y.to_numpy(), chunks=40)
@@ -266,8 +226,8 @@ def test_a_worker_killed_in_the_middle_of_a_fit(shared):
     """A worker process dies while the tree grows: Dask recomputes the partitions it held
     from their lineage, and the fit finishes with the model it would have had; it never
     hangs (the fit runs in a thread given two minutes)."""
-    X, y = _frame(shared, "credit-a.csv")
-    X = _with_missing(X, 0.05, seed=4)
+    X, y = frame_of(shared, "credit-a.csv")
+    X = with_missing(X, 0.05, seed=4)
     local = quercus.CARTClassifier(max_depth=8).fit(X, y)
     with (
         distributed.LocalCluster(
@@ -310,6 +270,7 @@ def test_a_worker_killed_in_the_middle_of_a_fit(shared):
         assert "error" not in outcome, outcome.get("error")
     assert_same_tree(local.tree_, outcome["model"].tree_)
 
+
 def test_predictions_on_bad_partitions(dask_client):
     """Unseen categories predict as the local model does (as missing values); an empty
     partition predicts nothing; a partition without a column is an error naming the
@@ -339,7 +300,7 @@ def test_predictions_on_bad_partitions(dask_client):
 
 
 def test_a_bad_block_of_a_dask_array_is_named(dask_client, shared):
-    X, y = _frame(shared, "iris.csv")
+    X, y = frame_of(shared, "iris.csv")
     values = X.to_numpy(dtype=float, copy=True)
     model = qdask.DaskCARTClassifier(client=dask_client).fit(
         da.from_array(values, chunks=(50, -1)), da.from_array(y.to_numpy(), chunks=50)
@@ -349,14 +310,13 @@ def test_a_bad_block_of_a_dask_array_is_named(dask_client, shared):
         model.predict(da.from_array(values, chunks=(50, 2))).compute()
 
 
-
 @pytest.mark.parametrize(
     "kind", ["CARTClassifier", "RandomForestClassifier"], ids=["tree", "forest"]
 )
 def test_sample_weights_with_zeros(dask_client, kind, shared):
     """Whole-number weights, zeros among them: a tree leaves the rows of weight 0 out of
     its bins and sums, a forest bins them and leaves them out of every tree, as locally."""
-    X, y = _frame(shared, "credit-a.csv")
+    X, y = frame_of(shared, "credit-a.csv")
     w = pd.Series(np.random.default_rng(5).integers(0, 4, len(y)).astype(float))
     params = {"max_depth": 6, "random_state": 1}
     if kind == "RandomForestClassifier":

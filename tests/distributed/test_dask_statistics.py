@@ -13,29 +13,9 @@ from quercus.tree import grower, levelwise
 
 distributed = pytest.importorskip("distributed")
 
+from _trees import assert_same_tree, frame_of, with_missing  # noqa: E402
+
 from quercus.distributed.dask_statistics import DaskForestStatistics, DaskStatistics  # noqa: E402
-
-# The fields of a tree that must be equal (tests/tree/test_levelwise.py compares the same).
-TREE_FIELDS = ("kind", "feature", "threshold", "children", "cat_table", "missing_child", "value")
-
-
-def assert_same_tree(a, b):
-    assert a.node_count == b.node_count
-    for field in TREE_FIELDS:
-        np.testing.assert_array_equal(getattr(a, field), getattr(b, field), err_msg=field)
-
-
-def _frame(shared, name, nominal=()):
-    table = quercus.read_table(shared(name), nominal=list(nominal))
-    return table.X, table.y
-
-
-def _with_missing(X, share, seed):
-    rng = np.random.default_rng(seed)
-    out = X.copy()
-    for col in out.columns:
-        out.loc[rng.random(len(out)) < share, col] = np.nan
-    return out
 
 
 def _grow_on_cluster(dask_client, n_parts):
@@ -76,9 +56,9 @@ def _grow_on_cluster(dask_client, n_parts):
 def test_cluster_grows_the_local_tree(
     dask_client, n_parts, name, nominal, estimator, missing_share, monkeypatch, shared
 ):
-    X, y = _frame(shared, name, nominal)
+    X, y = frame_of(shared, name, nominal)
     if missing_share:
-        X = _with_missing(X, missing_share, seed=7)
+        X = with_missing(X, missing_share, seed=7)
     local = clone(estimator).fit(X, y)
     with monkeypatch.context() as patch:
         patch.setattr(grower, "grow_tree", _grow_on_cluster(dask_client, n_parts))
@@ -98,8 +78,8 @@ def test_forest_trees_advance_together_on_the_cluster(dask_client, n_parts, monk
     """A forest's trees, each weighing the rows by its own draw keyed on the rows' global
     indices, share every pass over the partitions; each tree is the one grown locally on
     the rows it draws, however the rows are partitioned."""
-    X, y = _frame(shared, "credit-a.csv")
-    X = _with_missing(X, 0.05, seed=3)
+    X, y = frame_of(shared, "credit-a.csv")
+    X = with_missing(X, 0.05, seed=3)
     captured = {}
 
     def capture(data, y_class, y_value, w, bins, s):
