@@ -14,6 +14,7 @@ from quercus.binning import bins_from_distinct, numeric_bins
 from quercus.distributed.summaries import (
     BinExtremes,
     bin_extremes,
+    extremes_of_codes,
     merge,
     merge_depth,
     merge_extremes,
@@ -246,6 +247,25 @@ def test_second_pass_gives_the_exact_extremes_of_each_bin():
     # The summary's own lo/hi are training values inside each bin, so only provisional.
     assert np.all(lo >= want_lo) and np.all(hi <= want_hi)
     assert np.any(lo > want_lo) or np.any(hi < want_hi)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_extremes_of_codes_are_bin_extremes(seed):
+    """The one-pass kernel over bin codes against its NumPy twin, the sort of
+    :func:`bin_extremes`: gaps, ties at the edges, NaN, empty bins, no values."""
+    rng = np.random.default_rng(seed)
+    edges = np.unique(rng.normal(size=rng.integers(1, 40)).round(1))
+    for n in (0, 1, 7, 5_000):
+        values = rng.normal(scale=2.0, size=n).round(rng.integers(0, 3))
+        at_edge = rng.random(n) < 0.1
+        values[at_edge] = rng.choice(edges, size=int(at_edge.sum()))
+        values[rng.random(n) < 0.1] = np.nan
+        codes = np.searchsorted(edges, values, side="left")  # BinMapper's codes
+        codes[np.isnan(values)] = len(edges) + 1  # the missing code
+        got = extremes_of_codes(values, codes.astype(np.uint8), len(edges))
+        want = bin_extremes(values, edges)
+        np.testing.assert_array_equal(got.lo, want.lo)
+        np.testing.assert_array_equal(got.hi, want.hi)
 
 
 def test_infinite_value_is_a_data_error_naming_column_and_row():

@@ -35,3 +35,20 @@ def bin_numeric(values, edges, offsets, missing_code, out):
                 else:
                     size = half
             out[i, j] = lo
+
+
+@njit
+def code_extremes(values, codes, lo, hi):
+    """The smallest and largest of ``values`` with each bin code into ``lo`` and ``hi``
+    (indexed by code, filled beforehand with +inf and -inf); codes beyond them (the
+    missing code) are skipped. One pass, where sorting the values costs n log n."""
+    n_bins = len(lo)
+    for i in range(len(values)):
+        code = codes[i]
+        if code >= n_bins:
+            continue
+        x = values[i]
+        if x < lo[code]:
+            lo[code] = x
+        if x > hi[code]:
+            hi[code] = x

@@ -695,17 +695,19 @@ def _bin_partition(x_part, y_part, w_part, index: int, plan: _Plan):
         },
         index=frame.index,
     )
-    binned = pad_rows(plan.mapper.transform(typed))
+    codes = plan.mapper.transform(typed)
+    extremes = {
+        j: summaries.extremes_of_codes(typed.iloc[:, j].to_numpy(), codes[:, j], len(edges))
+        for j in plan.compressed
+        for edges in [plan.mapper.edges[j]]
+    }
+    binned = pad_rows(codes)
     if plan.classes is None:
         y_class, y_value = np.zeros(len(rows), dtype=np.int32), labels.astype(np.float64)
     else:
         codes = pd.Index(plan.classes).get_indexer(labels)
         y_class, y_value = codes.astype(np.int32), np.zeros(len(rows), dtype=np.float64)
     w = counts_of_shares(w, *plan.shares)
-    extremes = {
-        j: summaries.bin_extremes(typed.iloc[:, j].to_numpy(), plan.mapper.edges[j])
-        for j in plan.compressed
-    }
     return (binned, y_class, y_value, w), (extremes, exact_sum(w))
 
 
