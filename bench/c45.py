@@ -84,6 +84,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from machine import cpu_model, version
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -518,13 +519,6 @@ def markdown_table(header, rows):
     return "\n".join([line(header), line(["-" * w for w in widths]), *map(line, rows)])
 
 
-def version(dist):
-    try:
-        return importlib.metadata.version(dist)
-    except importlib.metadata.PackageNotFoundError:
-        return "not installed"
-
-
 def quercus_version():
     """Version of the quercus that is imported, and the git commit of its source tree."""
     try:
@@ -544,15 +538,6 @@ def weka_java_versions(args):
         return "not available", "not available"
     weka, java = j48.versions(args.java, Path(args.jar))
     return f"Weka {weka}", java
-
-
-def cpu_model():
-    try:
-        with open("/proc/cpuinfo") as f:
-            match = re.search(r"^model name\s*:\s*(.+)$", f.read(), re.MULTILINE)
-        return match.group(1).strip() if match else platform.processor()
-    except OSError:
-        return platform.processor()
 
 
 def print_header(args):

@@ -225,7 +225,6 @@ files, the Dask fit, the local fit of 20M rows without a limit); "workers" about
 import argparse
 import contextlib
 import gc
-import importlib.metadata
 import json
 import logging
 import math
@@ -243,6 +242,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from machine import cpu_model, proc_status_kb, quercus_version, reset_peak_rss, version
 
 PARTS = ["compare", "scale", "workers"]
 
@@ -315,22 +315,6 @@ logger_names = ("distributed",)
 # ---------------------------------------------------------------------- memory, machine
 
 
-def proc_status_kb(field):
-    with open("/proc/self/status") as f:
-        match = re.search(rf"^{field}:\s+(\d+) kB", f.read(), re.MULTILINE)
-    return int(match.group(1))
-
-
-def reset_peak_rss():
-    """Reset the kernel's peak-RSS mark (Linux >= 4.0); False where that is not allowed."""
-    try:
-        with open("/proc/self/clear_refs", "w") as f:
-            f.write("5")
-        return True
-    except OSError:
-        return False
-
-
 def worker_reset():
     """Run on a worker: collect garbage, reset the peak-RSS mark; the RSS now (kB)."""
     gc.collect()
@@ -340,43 +324,6 @@ def worker_reset():
 def worker_peak():
     """Run on a worker: its peak RSS (kB) since the last reset."""
     return proc_status_kb("VmHWM")
-
-
-def version(dist):
-    try:
-        return importlib.metadata.version(dist)
-    except importlib.metadata.PackageNotFoundError:
-        return "not installed"
-
-
-def quercus_version():
-    """Version of the quercus that is imported, and the git commit of its source tree."""
-    try:
-        import quercus
-    except ImportError:
-        return "not installed"
-    src = Path(quercus.__file__).resolve().parents[2]
-    proc = subprocess.run(
-        ["git", "-C", str(src), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
-    )
-    commit = f", commit {proc.stdout.strip()}" if proc.returncode == 0 else ""
-    dirty = subprocess.run(
-        ["git", "-C", str(src), "status", "--porcelain", "--untracked-files=no", "src"],
-        capture_output=True,
-        text=True,
-    )
-    if dirty.returncode == 0 and dirty.stdout.strip():
-        commit += " + uncommitted changes in src"
-    return f"{quercus.__version__} ({src}{commit})"
-
-
-def cpu_model():
-    try:
-        with open("/proc/cpuinfo") as f:
-            match = re.search(r"^model name\s*:\s*(.+)$", f.read(), re.MULTILINE)
-        return match.group(1).strip() if match else platform.processor()
-    except OSError:
-        return platform.processor()
 
 
 def progress(text):

@@ -135,6 +135,7 @@ from pathlib import Path
 
 import baseline
 import numpy as np
+from machine import cpu_model, proc_status_kb, quercus_version, reset_peak_rss, version
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_DATA_DIR = REPO.parent / "shared" / "datasets"
@@ -312,22 +313,6 @@ def save_and_load(impl, est, X_test, y_pred, directory):
 
 
 # ---------------------------------------------------------------------- one cell (child)
-
-
-def proc_status_kb(field):
-    with open("/proc/self/status") as f:
-        match = re.search(rf"^{field}:\s+(\d+) kB", f.read(), re.MULTILINE)
-    return int(match.group(1))
-
-
-def reset_peak_rss():
-    """Reset the kernel's peak-RSS mark (Linux >= 4.0); False where that is not allowed."""
-    try:
-        with open("/proc/self/clear_refs", "w") as f:
-            f.write("5")
-        return True
-    except OSError:
-        return False
 
 
 def busy_seconds():
@@ -678,43 +663,6 @@ def reading(labels, results, n_trees):
             "compare those times with care."
         )
     return lines
-
-
-def version(dist):
-    try:
-        return importlib.metadata.version(dist)
-    except importlib.metadata.PackageNotFoundError:
-        return "not installed"
-
-
-def quercus_version():
-    """Version of the quercus that is imported, and the git commit of its source tree."""
-    try:
-        import quercus
-    except ImportError:
-        return "not installed"
-    src = Path(quercus.__file__).resolve().parents[2]
-    proc = subprocess.run(
-        ["git", "-C", str(src), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
-    )
-    commit = f", commit {proc.stdout.strip()}" if proc.returncode == 0 else ""
-    dirty = subprocess.run(
-        ["git", "-C", str(src), "status", "--porcelain", "--untracked-files=no", "src"],
-        capture_output=True,
-        text=True,
-    )
-    if dirty.returncode == 0 and dirty.stdout.strip():
-        commit += " + uncommitted changes in src"
-    return f"{quercus.__version__} ({src}{commit})"
-
-
-def cpu_model():
-    try:
-        with open("/proc/cpuinfo") as f:
-            match = re.search(r"^model name\s*:\s*(.+)$", f.read(), re.MULTILINE)
-        return match.group(1).strip() if match else platform.processor()
-    except OSError:
-        return platform.processor()
 
 
 def sklearnex_header(args):

@@ -73,7 +73,6 @@ the current code is slower); the cold-start table gets a column per baseline too
 
 import argparse
 import gc
-import importlib.metadata
 import json
 import os
 import platform
@@ -87,6 +86,7 @@ import time
 
 import baseline
 import numpy as np
+from machine import cpu_model, proc_status_kb, reset_peak_rss, version
 
 MODELS = ["quercus", "sklearn", "hgb", "lightgbm"]
 MODEL_LABELS = {
@@ -268,22 +268,6 @@ def count_leaves(model, est):
 # ---------------------------------------------------------------------- one cell (child)
 
 
-def proc_status_kb(field):
-    with open("/proc/self/status") as f:
-        match = re.search(rf"^{field}:\s+(\d+) kB", f.read(), re.MULTILINE)
-    return int(match.group(1))
-
-
-def reset_peak_rss():
-    """Reset the kernel's peak-RSS mark (Linux >= 4.0); False where that is not allowed."""
-    try:
-        with open("/proc/self/clear_refs", "w") as f:
-            f.write("5")
-        return True
-    except OSError:
-        return False
-
-
 def run_cell(spec):
     """Fit and time one model on one data set; print the result as one JSON line."""
     from sklearn.metrics import accuracy_score, r2_score
@@ -443,22 +427,6 @@ def cold_start(repeat, sources):
         row += [baseline.ratio(medians[current.name], medians[b.name]) for b in baselines]
         rows.append(row)
     return rows
-
-
-def version(dist):
-    try:
-        return importlib.metadata.version(dist)
-    except importlib.metadata.PackageNotFoundError:
-        return "not installed"
-
-
-def cpu_model():
-    try:
-        with open("/proc/cpuinfo") as f:
-            match = re.search(r"^model name\s*:\s*(.+)$", f.read(), re.MULTILINE)
-        return match.group(1).strip() if match else platform.processor()
-    except OSError:
-        return platform.processor()
 
 
 def print_header(args):
