@@ -84,7 +84,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from machine import cpu_model, version
+from machine import cpu_model, quercus_version, version
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -517,20 +517,6 @@ def markdown_table(header, rows):
         return "| " + " | ".join(str(c).ljust(w) for c, w in zip(cells, widths, strict=True)) + " |"
 
     return "\n".join([line(header), line(["-" * w for w in widths]), *map(line, rows)])
-
-
-def quercus_version():
-    """Version of the quercus that is imported, and the git commit of its source tree."""
-    try:
-        import quercus
-    except ImportError:
-        return "not installed"
-    src = Path(quercus.__file__).resolve().parents[2]
-    proc = subprocess.run(
-        ["git", "-C", str(src), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
-    )
-    commit = f", commit {proc.stdout.strip()}" if proc.returncode == 0 else ""
-    return f"{quercus.__version__} ({src}{commit})"
 
 
 def weka_java_versions(args):

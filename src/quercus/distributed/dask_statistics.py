@@ -266,7 +266,10 @@ def _grow_group(bins, settings, group_trees, trees, *pieces):
     """The subtrees of one group: each node's rows from every partition (``pieces``, the
     partitions' :class:`GroupRows`), in partition order (the order of a local fit's rows),
     weighed as its tree weighs them and grown by the compiled grower."""
-    columns = [np.concatenate([piece[i] for piece in pieces]) for i in range(3)]
+    columns = [
+        np.concatenate([getattr(piece, name) for piece in pieces])
+        for name in ("data", "y_class", "y_value")
+    ]
     offsets = np.cumsum([0] + [len(piece.rows) for piece in pieces[:-1]])
     draws = {}  # each tree's factors of a partition's weights, computed once
     subtrees = []

@@ -175,13 +175,13 @@ class LevelLog:
         self.n_trees = n_trees
         self.level = 0
         self.started = time.perf_counter()
-        self._costs: list[list] = []
+        self._costs: list[LevelCost] = []
 
     def __call__(self, kind, batch):
         batch = list(batch)
         began = time.perf_counter()
         while len(self._costs) <= self.level:
-            self._costs.append([len(self._costs), 0, 0, 0, 0, 0.0])
+            self._costs.append(LevelCost(len(self._costs), 0, 0, 0, 0, 0.0))
         cost = self._costs[self.level]
         if kind == "histograms":
             nodes = sum(len(items) for _, items in batch)
@@ -194,21 +194,25 @@ class LevelLog:
                 trees,
                 began - self.started,
             )
-            cost[1] += nodes
+            cost = cost._replace(nodes=cost.nodes + nodes)
         elif kind == "subtrees":
-            cost[3] += sum(len(items) for _, items in batch)
-            cost[4] += sum(item[2] for _, items in batch for item in items)
+            cost = cost._replace(
+                subtrees=cost.subtrees + sum(len(items) for _, items in batch),
+                subtree_rows=cost.subtree_rows
+                + sum(item[2] for _, items in batch for item in items),
+            )
         answers = self.answer(kind, batch)
         if kind == "histograms":
-            cost[2] += sum(a.nbytes for per_tree in answers for h in per_tree for a in h)
-        cost[5] += time.perf_counter() - began
+            sent = sum(a.nbytes for per_tree in answers for h in per_tree for a in h)
+            cost = cost._replace(histogram_bytes=cost.histogram_bytes + sent)
+        self._costs[self.level] = cost._replace(seconds=cost.seconds + time.perf_counter() - began)
         if kind == "partition":
             self.level += 1
         return answers
 
     def costs(self) -> list[LevelCost]:
         """One :class:`LevelCost` per level, in order."""
-        return [LevelCost(*cost) for cost in self._costs]
+        return list(self._costs)
 
 
 class _DaskModel:
@@ -364,9 +368,7 @@ class _DaskTree(_DaskModel):
         n_stats = 3 if regression else len(rows.classes)
         params = twin._growth_params(rows.n_features_in, rows.total_weight)
         setup = growth_setup(_bin_tables(rows), params, **twin._growth_setup(n_stats, rows.mapper))
-        (grown,), levels = grow_on_cluster(
-            client, rows, [setup], subtree_bytes=self.subtree_bytes
-        )
+        (grown,), levels = grow_on_cluster(client, rows, [setup], subtree_bytes=self.subtree_bytes)
         log = PruningLog(tree_from_grown(grown, params, regression), twin.schema_)
         if params.ccp_alpha > 0.0:
             log.cost_complexity(params.ccp_alpha)

@@ -695,13 +695,14 @@ def _bin_partition(x_part, y_part, w_part, index: int, plan: _Plan):
         },
         index=frame.index,
     )
-    codes = plan.mapper.transform(typed)
+    bin_codes = plan.mapper.transform(typed)
     extremes = {
-        j: summaries.extremes_of_codes(typed.iloc[:, j].to_numpy(), codes[:, j], len(edges))
+        j: summaries.extremes_of_codes(
+            typed.iloc[:, j].to_numpy(), bin_codes[:, j], len(plan.mapper.edges[j])
+        )
         for j in plan.compressed
-        for edges in [plan.mapper.edges[j]]
     }
-    binned = pad_rows(codes)
+    binned = pad_rows(bin_codes)
     if plan.classes is None:
         y_class, y_value = np.zeros(len(rows), dtype=np.int32), labels.astype(np.float64)
     else:

@@ -173,8 +173,9 @@ def level_steps(root, bins: Bins, s: Settings, small_rows: int = 0):
                     for n in [int(grown.records["n_samples"][node])]
                 ],
             )
-            for node, subtree in zip(small, subtrees, strict=True):
-                _graft(grown, node, subtree)
+            # Kept whole and laid into the tree's arrays as one block by preorder(): node
+            # by node in Python, a deep tree's grafts would cost more than growing them.
+            grown.grafts.update(zip(small, subtrees, strict=True))
             splittable = [node for node in splittable if node not in set(small)]
         leaves = [grown.keys[node] for node in sorted(set(level) - set(splittable))]
         if leaves:
@@ -226,14 +227,6 @@ def _subtree_settings(grown, node: int, w_root: float, s: Settings) -> Settings:
     """The settings of the compiled grower for the subtree under ``node``."""
     rec = grown.records[node]
     return s._replace(root_depth=int(rec["depth"]), w_total=float(w_root), root_key=rec["draw_key"])
-
-
-def _graft(grown, node: int, subtree: GrownArrays) -> None:
-    """Make ``node`` the root of ``subtree`` (the compiled grower's arrays, in preorder:
-    a parent comes before its children). The subtree is kept whole and laid into the
-    tree's arrays by :meth:`_Nodes.preorder`, as one block: node by node in Python, a
-    deep tree's grafts would cost more than growing them."""
-    grown.grafts[node] = subtree
 
 
 class _Nodes:
