@@ -9,6 +9,7 @@ only when the layer is ``workqueue``. Each launch still uses every core.
 
 from __future__ import annotations
 
+import os
 import threading
 
 import numba
@@ -27,3 +28,12 @@ def run_parallel(kernel, *args):
         result = kernel(*args)
         _CONCURRENT = numba.threading_layer() in ("tbb", "omp")
     return result
+
+
+def n_threads(n_jobs) -> int:
+    """Threads for ``n_jobs`` as scikit-learn reads it: None one, -1 every core, -2 all
+    but one, a positive number that many."""
+    if n_jobs is None:
+        return 1
+    cores = os.cpu_count() or 1
+    return int(n_jobs) if n_jobs > 0 else max(1, cores + 1 + int(n_jobs))

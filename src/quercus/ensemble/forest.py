@@ -18,7 +18,6 @@ packed trees.
 from __future__ import annotations
 
 import numbers
-import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 
@@ -31,7 +30,7 @@ from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import check_is_fitted
 
 from .._config import LEAF, NUMERIC_SPLIT
-from .._parallel import run_parallel
+from .._parallel import n_threads, run_parallel
 from ..binning import BinMapper
 from ..binning.binned import BinnedData, bin_frame, pad_rows
 from ..estimators.params import (
@@ -72,13 +71,6 @@ _TREE_PARAMS = (
     "nominal_features",
     "ordinal_features",
 )
-
-
-def _n_threads(n_jobs) -> int:
-    if n_jobs is None:
-        return 1
-    cores = os.cpu_count() or 1
-    return int(n_jobs) if n_jobs > 0 else max(1, cores + 1 + int(n_jobs))
 
 
 def _with_progress(trees, total: int, verbose):
@@ -310,7 +302,7 @@ class BaseForest(TabularInput, BaseEstimator):
                     data, distinct, template, params, seed, y, w, n_stats, counts, k_per_tree
                 )
 
-            with ThreadPoolExecutor(_n_threads(self.n_jobs)) as pool:
+            with ThreadPoolExecutor(n_threads(self.n_jobs)) as pool:
                 grown = pool.map(grow, range(first, self.n_estimators), seeds)
                 new_trees = list(_with_progress(grown, len(seeds), self.verbose))
             self.estimators_ = self.estimators_ + new_trees

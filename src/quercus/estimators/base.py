@@ -17,7 +17,7 @@ from sklearn.utils import Bunch, check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from .._config import J48_SMALL
-from .._parallel import run_parallel
+from .._parallel import n_threads, run_parallel
 from ..binning.binned import bin_frame
 from ..persist.model_file import save_model
 from ..pruning import cost_complexity_path
@@ -110,6 +110,7 @@ class BaseDecisionTree(TabularInput, BaseEstimator):
             np.array(y_value, dtype=np.float64),
             np.array(w, dtype=np.float64),
             params,
+            n_threads=n_threads(getattr(self, "n_jobs", None)),
             **self._growth_setup(n_stats, data.mapper, trace),
         )
         tree = tree_from_grown(grown, params, self._regression)

@@ -102,6 +102,10 @@ _COMMON_DOC = """
         categoricals are ordinal without being listed.
     random_state : int, RandomState or None
         Seed for ``max_features``.
+    n_jobs : int or None, default -1
+        Threads that grow the tree: -1 every core, -2 all but one, None or 1 one. A large
+        tree grows its top on one thread, then its subtrees on all; the tree is the same
+        for any number of threads.
 """
 
 
@@ -144,6 +148,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         nominal_features=None,
         ordinal_features=None,
         random_state=None,
+        n_jobs=-1,
     ):
         self.criterion = criterion
         self.nominal_split = nominal_split
@@ -168,6 +173,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         self.nominal_features = nominal_features
         self.ordinal_features = ordinal_features
         self.random_state = random_state
+        self.n_jobs = n_jobs
 
     def fit(self, X, y, sample_weight=None, X_val=None, y_val=None, trace=False):
         """Grow the tree on features ``X`` (DataFrame or array) and class labels ``y``.
@@ -312,6 +318,7 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         nominal_features=None,
         ordinal_features=None,
         random_state=None,
+        n_jobs=-1,
     ):
         self.criterion = criterion
         self.nominal_split = nominal_split
@@ -327,6 +334,7 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         self.nominal_features = nominal_features
         self.ordinal_features = ordinal_features
         self.random_state = random_state
+        self.n_jobs = n_jobs
 
     def fit(self, X, y, sample_weight=None, trace=False):
         """Grow the tree on features ``X`` and numeric targets ``y`` (``trace``: keep the

@@ -64,6 +64,9 @@ from ..splitting._significance import significant
 from ._records import CANDIDATE, NODE, TRACE, WORK
 
 LEAF_EPSILON = np.finfo(np.float64).eps * 10  # as scikit-learn: below it, a node is pure
+#: ``pending`` of a node left unsplit because its subtree is grown apart
+#: (``Settings.defer_rows``; ``tree/threads.py``).
+DEFERRED = -2
 
 
 class Bins(NamedTuple):
@@ -114,6 +117,9 @@ class Settings(NamedTuple):
     root_depth: int = 0
     w_total: float = 0.0
     root_key: np.uint64 = np.uint64(0)
+    # > 0: a node of at most this many rows that may be split is left a leaf with
+    # ``pending`` DEFERRED, its rows in place, for its subtree to be grown on another thread.
+    defer_rows: int = 0
 
 
 @njit
@@ -597,6 +603,9 @@ def _grow_node(node, item, item_values, nodes, values, src, bins, s, space, w_ro
     cat_table, n_cat, trace, trace_sides, n_trace = tables
     if not _open_node(nodes, values, node, item, item_values, src, s):
         return False, (cat_table, n_cat, trace, trace_sides, n_trace)
+    if s.defer_rows > 0 and nodes[node].n_samples <= s.defer_rows:
+        nodes[node].pending = DEFERRED
+        return False, (cat_table, n_cat, trace, trace_sides, n_trace)
     n_cand = _score_candidates(
         node, nodes, values, src, bins, s, scan, absolute, features, candidates, sides, rng_state
     )
@@ -680,14 +689,12 @@ def _partition_node(nd, rows, buffers, cat_table, n_cat, bins, s, part, free_fro
     return True, rows, buffers, n_ch, start, 1 - nd.in_buffer, n_cat
 
 
-@njit(inline="always")
-def _tree_weight(w, n, s):
-    """The weight whose shares the improvements of splits are: the rows', or the whole
-    tree's when the rows are a subtree's."""
-    if s.w_total > 0.0:
-        return s.w_total
+@njit
+def total_weight(w):
+    """The sum of ``w`` in row order (the grower's total: a pairwise sum may differ in the
+    last bit, and a subtree grown apart must see the very total of the whole tree)."""
     total = 0.0
-    for r in range(n):
+    for r in range(w.shape[0]):
         total += w[r]
     return total
 
@@ -701,6 +708,19 @@ def grow_tree(data, y_class, y_value, w, bins, s):
     :class:`Bins`, ``s`` the :class:`Settings`. Returns the fields of
     :class:`~quercus.tree._records.GrownArrays`, trimmed to size.
     """
+    return grow_tree_in(
+        (data, y_class, y_value, w), _buffers(data, y_class, y_value, w), bins, s
+    )
+
+
+@njit
+def grow_tree_in(rows, buffers, bins, s):
+    """:func:`grow_tree` on the row arrays ``rows`` (``(data, y_class, y_value, w)``) with
+    ``buffers``, arrays of the same shapes that partitioning moves rows into (both are
+    overwritten). With ``s.defer_rows``, the rows of each DEFERRED node are left at its
+    ``start:end`` in ``rows`` or ``buffers`` (its ``in_buffer``), the other holding free
+    space for them."""
+    data = rows[0]
     n = data.shape[0]
     p = bins.kinds.shape[0]  # the matrix may have padding columns after the features
     words = data.shape[1] * data.itemsize // 8
@@ -728,9 +748,7 @@ def grow_tree(data, y_class, y_value, w, bins, s):
         np.zeros((trace.shape[0], max_b), dtype=np.int8),
         0,
     )
-    rows = (data, y_class, y_value, w)
-    buffers = _buffers(data, y_class, y_value, w)
-    w_root = _tree_weight(w, n, s)
+    w_root = s.w_total if s.w_total > 0.0 else total_weight(rows[3])
     stack, stack_values = _work_list(n, s.n_stats)
     stack[0].draw_key = s.root_key
     stack[0].depth = s.root_depth

@@ -14,6 +14,7 @@ from ._records import GrownArrays
 from .arrays import Tree
 from .levelwise import grow_level_wise
 from .statistics import StatisticsProvider
+from .threads import can_thread, grow_tree_threaded
 
 __all__ = ["GrowthParams", "grow_binned", "growth_setup", "tree_from_grown"]
 
@@ -81,17 +82,21 @@ def grow_binned(
     params: GrowthParams,
     *,
     provider: StatisticsProvider | None = None,
+    n_threads: int = 1,
     **setup,
 ):
     """Grow a tree on binned rows (``data`` a :class:`~quercus.binning.binned.BinnedData`
     for the bin tables; ``binned``, ``y_class``, ``y_value``, ``w`` are overwritten: pass
     copies) with the compiled grower; or, given a statistics ``provider``, with the
     level-wise grower over the provider's sums (``tree/levelwise.py``; the row arrays are
-    then not used). ``setup``: the keywords of :func:`growth_setup`. Returns the
-    :class:`~quercus.tree._records.GrownArrays`."""
+    then not used). ``n_threads`` > 1 grows the subtrees of the compiled grower on that
+    many threads (``tree/threads.py``; the same tree). ``setup``: the keywords of
+    :func:`growth_setup`. Returns the :class:`~quercus.tree._records.GrownArrays`."""
     bins, settings = growth_setup(data, params, **setup)
     if provider is not None:
         return grow_level_wise(provider, bins, settings)
+    if n_threads > 1 and can_thread(len(binned), settings):
+        return grow_tree_threaded(binned, y_class, y_value, w, bins, settings, n_threads)
     return GrownArrays(*grow_tree(binned, y_class, y_value, w, bins, settings))
 
 
