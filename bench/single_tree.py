@@ -16,8 +16,12 @@ Run from the repository root:
         --repeat 5 --no-cold-start
 
 The data sets (`--sizes`, comma-separated) are clf2-100k, clf2-1m, clf7-1m and reg-1m
-(classification with 2 or 7 classes, regression; 100k or 1M rows, 20 features); `small` is
+(classification with 2 or 7 classes, regression; 100k or 1M rows, 20 features), and
+clf2-1m-depth10 (every model limited to depth 10) and clf2-1m-100f (100 features); `small` is
 clf2-100k and `all` (the default) is every one.
+
+quercus grows one tree on every core (`n_jobs=-1`, its default); the row "quercus
+DecisionTree, 1 thread" is the same tree on one thread (`n_jobs=1`).
 
 LightGBM is optional (`.venv/bin/pip install lightgbm`); without it its rows say n/a. So do the
 quercus rows while `quercus.DecisionTreeClassifier` / `DecisionTreeRegressor` do not exist.
@@ -83,29 +87,45 @@ import subprocess
 import sys
 import tempfile
 import time
+from typing import NamedTuple
 
 import baseline
 import numpy as np
 from machine import cpu_model, proc_status_kb, reset_peak_rss, version
 
-MODELS = ["quercus", "sklearn", "hgb", "lightgbm"]
+MODELS = ["quercus", "quercus1", "sklearn", "hgb", "lightgbm"]
 MODEL_LABELS = {
     "quercus": "quercus DecisionTree",
+    "quercus1": "quercus DecisionTree, 1 thread",
     "sklearn": "scikit-learn DecisionTree",
     "hgb": "scikit-learn HGB, 1 iteration",
     "lightgbm": "LightGBM, 1 iteration",
 }
 
-# name: (task, rows, classes); rows is the total before the 20% test hold-out.
+N_FEATURES = 20
+
+
+class Dataset(NamedTuple):
+    """One data set of the benchmark: rows is the total before the 20% test hold-out;
+    max_depth (None: full depth) applies to every model of its rows."""
+
+    task: str
+    rows: int
+    classes: int | None
+    features: int = N_FEATURES
+    max_depth: int | None = None
+
+
 DATASETS = {
-    "clf2-100k": ("classification", 100_000, 2),
-    "clf2-1m": ("classification", 1_000_000, 2),
-    "clf7-1m": ("classification", 1_000_000, 7),
-    "reg-1m": ("regression", 1_000_000, None),
+    "clf2-100k": Dataset("classification", 100_000, 2),
+    "clf2-1m": Dataset("classification", 1_000_000, 2),
+    "clf7-1m": Dataset("classification", 1_000_000, 7),
+    "reg-1m": Dataset("regression", 1_000_000, None),
+    "clf2-1m-depth10": Dataset("classification", 1_000_000, 2, max_depth=10),
+    "clf2-1m-100f": Dataset("classification", 1_000_000, 2, features=100),
 }
 SMALL_DATASETS = ["clf2-100k"]
 QUICK_ROWS = 20_000
-N_FEATURES = 20
 REGRESSION_NOISE = 10.0
 TEST_SIZE = 0.2
 WARMUP_ROWS = 500
@@ -129,7 +149,7 @@ IMPORT_ONLY_CODE = "import quercus"
 # ----------------------------------------------------------------------------------- data
 
 
-def make_data(task, n_rows, n_classes):
+def make_data(task, n_rows, n_classes, n_features=N_FEATURES):
     """The data set of one cell: X_train, X_test, y_train, y_test (X float64)."""
     from sklearn.datasets import make_classification, make_regression
     from sklearn.model_selection import train_test_split
@@ -137,25 +157,25 @@ def make_data(task, n_rows, n_classes):
     if task == "classification":
         X, y = make_classification(
             n_samples=n_rows,
-            n_features=N_FEATURES,
+            n_features=n_features,
             n_informative=10,
             n_classes=n_classes,
             random_state=0,
         )
     else:
         X, y = make_regression(
-            n_samples=n_rows, n_features=N_FEATURES, noise=REGRESSION_NOISE, random_state=0
+            n_samples=n_rows, n_features=n_features, noise=REGRESSION_NOISE, random_state=0
         )
         y = y.astype(np.float64)
     X = np.ascontiguousarray(X, dtype=np.float64)
     return train_test_split(X, y, test_size=TEST_SIZE, random_state=0)
 
 
-def dataset_label(task, n_rows, n_classes):
-    rows = f"{n_rows // 1000:,}k" if n_rows < 1_000_000 else f"{n_rows // 1_000_000}M"
-    if task == "classification":
-        return f"{rows} x {N_FEATURES}, {n_classes} classes"
-    return f"{rows} x {N_FEATURES}, regression"
+def dataset_label(data: Dataset):
+    rows = f"{data.rows // 1000:,}k" if data.rows < 1_000_000 else f"{data.rows // 1_000_000}M"
+    what = f"{data.classes} classes" if data.task == "classification" else "regression"
+    depth = "" if data.max_depth is None else f", depth {data.max_depth}"
+    return f"{rows} x {data.features}, {what}{depth}"
 
 
 # --------------------------------------------------------------------------------- models
@@ -180,29 +200,33 @@ def lightgbm_status():
 
 
 def model_status(model, task):
-    if model == "quercus":
+    if model.startswith("quercus"):
         return quercus_status(task)
     if model == "lightgbm":
         return lightgbm_status()
     return None
 
 
-def make_model(model, task, n_train):
+def make_model(model, task, n_train, max_depth=None):
     classify = task == "classification"
-    if model == "quercus":
+    if model in ("quercus", "quercus1"):
         import quercus
 
+        threads = {"max_depth": max_depth}
+        if "n_jobs" in quercus.DecisionTreeClassifier().get_params():  # older commits: 1
+            threads["n_jobs"] = 1 if model == "quercus1" else -1
         if classify:
             return quercus.DecisionTreeClassifier(
-                criterion="gini", nominal_split="binary", max_bins="auto", random_state=0
+                criterion="gini", nominal_split="binary", max_bins="auto", random_state=0, **threads
             )
         return quercus.DecisionTreeRegressor(
-            criterion="squared_error", max_bins="auto", random_state=0
+            criterion="squared_error", max_bins="auto", random_state=0, **threads
         )
     if model == "sklearn":
         from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
-        return (DecisionTreeClassifier if classify else DecisionTreeRegressor)(random_state=0)
+        cls = DecisionTreeClassifier if classify else DecisionTreeRegressor
+        return cls(random_state=0, max_depth=max_depth)
     if model == "hgb":
         from sklearn.ensemble import HistGradientBoostingClassifier, HistGradientBoostingRegressor
 
@@ -210,7 +234,7 @@ def make_model(model, task, n_train):
         return cls(
             max_iter=1,
             max_leaf_nodes=None,
-            max_depth=None,
+            max_depth=max_depth,
             min_samples_leaf=1,
             early_stopping=False,
             learning_rate=1.0,
@@ -222,8 +246,8 @@ def make_model(model, task, n_train):
         cls = lightgbm.LGBMClassifier if classify else lightgbm.LGBMRegressor
         return cls(
             n_estimators=1,
-            num_leaves=max(2, min(LGBM_MAX_LEAVES, n_train)),
-            max_depth=-1,
+            num_leaves=max(2, min(LGBM_MAX_LEAVES, n_train, 2 ** (max_depth or 63))),
+            max_depth=-1 if max_depth is None else max_depth,
             min_child_samples=1,  # min_data_in_leaf
             min_child_weight=0.0,  # min_sum_hessian_in_leaf
             learning_rate=1.0,
@@ -241,19 +265,19 @@ def openmp_threads():
     return max(counts) if counts else None
 
 
-def threads_configured(model):
+def threads_configured(model, est):
     if model == "sklearn":
         return 1
-    if model == "quercus":
-        import numba
+    if model in ("quercus", "quercus1"):
+        from quercus._parallel import n_threads
 
-        return numba.get_num_threads()
+        return n_threads(getattr(est, "n_jobs", 1))
     return openmp_threads()
 
 
 def count_leaves(model, est):
     try:
-        if model in ("sklearn", "quercus"):
+        if model in ("sklearn", "quercus", "quercus1"):
             return int(est.get_n_leaves())
         if model == "hgb":
             return sum(p.get_n_leaf_nodes() for it in est._predictors for p in it)
@@ -277,17 +301,17 @@ def run_cell(spec):
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
     task, n_rows, n_classes = spec["task"], spec["rows"], spec["classes"]
-    model = spec["model"]
-    X_train, X_test, y_train, y_test = make_data(task, n_rows, n_classes)
+    model, max_depth = spec["model"], spec["max_depth"]
+    X_train, X_test, y_train, y_test = make_data(task, n_rows, n_classes, spec["features"])
 
-    if spec["warmup"] and model == "quercus":  # compile the Numba kernels before timing
+    if spec["warmup"] and model.startswith("quercus"):  # compile the kernels before timing
         warm = make_model(model, task, WARMUP_ROWS)
         warm.fit(X_train[:WARMUP_ROWS], y_train[:WARMUP_ROWS])
         warm.predict(X_test[:WARMUP_ROWS])
         del warm
 
-    est = make_model(model, task, len(y_train))
-    quercus_file = sys.modules["quercus"].__file__ if model == "quercus" else None
+    est = make_model(model, task, len(y_train), max_depth)
+    quercus_file = sys.modules["quercus"].__file__ if model.startswith("quercus") else None
     gc.collect()
     peak_reset = reset_peak_rss()
     rss_before_kb = proc_status_kb("VmRSS")
@@ -312,13 +336,58 @@ def run_cell(spec):
         "score": float(score),
         "peak_mib": (peak_kb - rss_before_kb) / 1024,
         "peak_reset": peak_reset,
-        "threads": threads_configured(model),
+        "threads": threads_configured(model, est),
         "cpu_per_wall": cpu_s / fit_s if fit_s > 0 else None,
         "leaves": count_leaves(model, est),
         "n_train": len(y_train),
         "quercus_file": quercus_file,
     }
     print(json.dumps(result), flush=True)
+
+
+# ------------------------------------------------------------------ the physical floor
+
+
+def histogram_pass(codes, y, n_classes, out):
+    """One streaming pass over the binned matrix: every row's class weight into the
+    (feature, bin, class) histogram, the work a histogram learner does per level."""
+    n, p = codes.shape
+    for r in range(n):
+        k = y[r]
+        for f in range(p):
+            out[f, codes[r, f], k] += 1.0
+
+
+def run_floor_cell(spec):
+    """The physical floor of one data set (quercus's tree, classification): the best of 5
+    timed passes of :func:`histogram_pass` over a uint8 matrix of 255 quantile bins per
+    feature (the shape quercus grows on), times the levels of quercus's tree. One JSON line."""
+    import numba
+
+    task, max_depth = spec["task"], spec["max_depth"]
+    X_train, _, y_train, _ = make_data(task, spec["rows"], spec["classes"], spec["features"])
+    est = make_model("quercus", task, len(y_train), max_depth)
+    est.fit(X_train[:WARMUP_ROWS], y_train[:WARMUP_ROWS])
+    start = time.perf_counter()
+    est.fit(X_train, y_train)
+    fit_s = time.perf_counter() - start
+    q = np.linspace(0, 1, 256)[1:-1]
+    codes = np.empty(X_train.shape, dtype=np.uint8)
+    for j in range(X_train.shape[1]):
+        codes[:, j] = np.searchsorted(np.quantile(X_train[:, j], q), X_train[:, j])
+    y = np.asarray(y_train, dtype=np.int64)
+    n_classes = int(y.max()) + 1
+    kernel = numba.njit(histogram_pass)
+    out = np.zeros((codes.shape[1], 256, n_classes))
+    kernel(codes[:100], y[:100], n_classes, out)  # compile
+    passes = []
+    for _ in range(5):
+        out[:] = 0.0
+        start = time.perf_counter()
+        kernel(codes, y, n_classes, out)
+        passes.append(time.perf_counter() - start)
+    levels = int(est.get_depth())
+    print(json.dumps({"fit_s": fit_s, "pass_s": min(passes), "levels": levels}), flush=True)
 
 
 # ------------------------------------------------------------------------- parent driver
@@ -453,12 +522,12 @@ def print_header(args):
 def selected_datasets(args):
     chosen, seen = [], set()
     for name in args.datasets:
-        task, rows, classes = DATASETS[name]
+        data = DATASETS[name]
         if args.quick:
-            rows = QUICK_ROWS
-        if (task, rows, classes) not in seen:  # --quick folds the two binary sets into one
-            seen.add((task, rows, classes))
-            chosen.append((task, rows, classes))
+            data = data._replace(rows=QUICK_ROWS)
+        if data not in seen:  # --quick folds the two binary sets into one
+            seen.add(data)
+            chosen.append(data)
     return chosen
 
 
@@ -508,6 +577,11 @@ def parse_args(argv):
         metavar="GIB",
         help="address-space limit of each cell process in GiB (default 16; 0: none)",
     )
+    parser.add_argument(
+        "--floor",
+        action="store_true",
+        help="also the physical floor: one histogram pass over the binned matrix per level",
+    )
     parser.add_argument("--cell", help=argparse.SUPPRESS)  # internal: run one cell
     args = parser.parse_args(argv)
     args.models, revs = baseline.split_names([m.strip() for m in args.only.split(",") if m.strip()])
@@ -539,7 +613,7 @@ def model_entries(args):
             for source in args.sources[:-1]:
                 entries.append((f"{source.name} DecisionTree", model, source))
         if model in args.models:
-            source = args.sources[-1] if model == "quercus" else None
+            source = args.sources[-1] if model.startswith("quercus") else None
             entries.append((MODEL_LABELS[model], model, source))
     return entries
 
@@ -547,8 +621,8 @@ def model_entries(args):
 def run_dataset(args, dataset, entries):
     """Results of every model on one data set, {name: result}; the repeats go round the
     models, so that old and new code alternate."""
-    task, n_rows, n_classes = dataset
-    label = dataset_label(task, n_rows, n_classes)
+    task = dataset.task
+    label = dataset_label(dataset)
     runs, results = {}, {}
     for name, model, _ in entries:
         status = model_status(model, task) if name == MODEL_LABELS[model] else None
@@ -563,8 +637,10 @@ def run_dataset(args, dataset, entries):
                 continue
             spec = {
                 "task": task,
-                "rows": n_rows,
-                "classes": n_classes,
+                "rows": dataset.rows,
+                "classes": dataset.classes,
+                "features": dataset.features,
+                "max_depth": dataset.max_depth,
                 "model": model,
                 "warmup": not args.no_warmup,
                 "mem_limit_gib": args.mem_limit,
@@ -578,6 +654,41 @@ def run_dataset(args, dataset, entries):
         failed = "error" in model_runs[-1]
         results[name] = model_runs[-1] if failed else median_result(model_runs)
     return label, results
+
+
+def print_floor(args):
+    """The table of the physical floor, one row per classification data set."""
+    rows = []
+    for dataset in selected_datasets(args):
+        if dataset.task != "classification":
+            continue
+        spec = {**dataset._asdict(), "floor": True, "mem_limit_gib": args.mem_limit}
+        result = run_cell_in_subprocess(spec)
+        label = dataset_label(dataset)
+        if "error" in result:
+            rows.append([label, "error: " + result["error"], "", "", "", ""])
+            continue
+        floor = result["pass_s"] * result["levels"]
+        rows.append(
+            [
+                label,
+                f"{result['pass_s'] * 1000:.1f}",
+                str(result["levels"]),
+                f"{floor:.2f}",
+                f"{result['fit_s']:.2f}",
+                f"{result['fit_s'] / floor:.1f}",
+            ]
+        )
+    print("## The physical floor: one histogram pass over the binned matrix per level\n")
+    header = ["data set", "one pass ms", "levels", "floor s", "quercus fit s", "fit / floor"]
+    print(markdown_table(header, rows))
+    print()
+    print(
+        "one pass: the best of 5 passes of a compiled loop adding every row's class to its "
+        "(feature, bin, class) count over a uint8 matrix of 255 quantile bins, one thread; "
+        "levels: the depth of quercus's tree; floor: one pass per level."
+    )
+    print()
 
 
 def baseline_rows(labels, results, sources):
@@ -596,7 +707,8 @@ def baseline_rows(labels, results, sources):
 def main(argv=None):
     args = parse_args(argv)
     if args.cell:
-        run_cell(json.loads(args.cell))
+        spec = json.loads(args.cell)
+        (run_floor_cell if spec.get("floor") else run_cell)(spec)
         return
 
     args.sources = baseline.sources(args.baselines)
@@ -636,6 +748,9 @@ def main(argv=None):
         f"histogram_pool_size={LGBM_HISTOGRAM_POOL_MB} MB."
     )
     print()
+
+    if args.floor:
+        print_floor(args)
 
     if args.sources[:-1] and "quercus" in args.models:
         print("## The current code against its baselines (seconds, medians)\n")
