@@ -132,30 +132,34 @@ def test_trace_keeps_one_thread(small_subtrees):
     assert small_subtrees == []
 
 
-def test_deferred_nodes_are_leaves_of_the_top_with_their_rows(small_subtrees, monkeypatch):
-    """The top the compiled grower returns leaves each deferred node unsplit; the subtrees
-    cover the rows of the deferred nodes exactly."""
-    tops = []
+def test_deferred_nodes_are_leaves_of_their_piece_with_their_rows(small_subtrees, monkeypatch):
+    """Each task's DEFERRED nodes are leaves of what it grew, and the piece grown for each
+    starts with that node's rows, depth and statistics; the grafted tree holds every node
+    of every piece but the deferred ones."""
+    seen = []
     graft = threads.graft
 
-    def keep_top(top, subtrees):
-        tops.append((top, subtrees))
-        return graft(top, subtrees)
+    def keep(pieces, root=0):
+        seen.append(pieces)
+        return graft(pieces, root)
 
-    monkeypatch.setattr(threads, "graft", keep_top)
+    monkeypatch.setattr(threads, "graft", keep)
     X, y = _synthetic(4000, seed=6)
     est = quercus.DecisionTreeClassifier(n_jobs=2).fit(X, y)
-    (top, subtrees), = tops
-    deferred = np.flatnonzero(top.nodes["pending"] == DEFERRED)
-    assert sorted(subtrees) == deferred.tolist()
-    assert (top.nodes["kind"][deferred] == 0).all()
-    for node, sub in subtrees.items():
-        assert sub.nodes["n_samples"][0] == top.nodes["n_samples"][node]
-        assert sub.nodes["depth"][0] == top.nodes["depth"][node]
-        np.testing.assert_array_equal(sub.values[0], top.values[node])
-    assert est.tree_.node_count == len(top.nodes) - len(deferred) + sum(
-        len(sub.nodes) for sub in subtrees.values()
-    )
+    (pieces,) = seen
+    assert len(pieces) > 10
+    for piece in pieces.values():
+        nodes = piece.grown.nodes
+        deferred = np.flatnonzero(nodes["pending"] == DEFERRED)
+        assert sorted(piece.deferred) == deferred.tolist()
+        assert (nodes["kind"][deferred] == 0).all()
+        for node, child in piece.deferred.items():
+            sub = pieces[child].grown
+            assert sub.nodes["n_samples"][0] == nodes["n_samples"][node]
+            assert sub.nodes["depth"][0] == nodes["depth"][node]
+            np.testing.assert_array_equal(sub.values[0], piece.grown.values[node])
+    n_nodes = sum(len(p.grown.nodes) - len(p.deferred) for p in pieces.values())
+    assert est.tree_.node_count == n_nodes
 
 
 def test_n_threads_reads_n_jobs_as_scikit_learn(monkeypatch):
