@@ -8,33 +8,77 @@ import numpy as np
 from .._config import njit
 
 
+#: Cells per upper edge of the index that starts each search (see :func:`bin_numeric`).
+CELLS_PER_EDGE = 4
+
+
+@njit(inline="always")
+def _cell(x, lo, scale, n_cells):
+    """The cell of ``x`` in the uniform grid of ``n_cells`` cells from ``lo`` (``scale``:
+    cells per unit), clamped to the grid: monotone in ``x``, which is all the index needs."""
+    t = (x - lo) * scale
+    if not t >= 0.0:  # below the grid, or NaN from an infinite scale
+        return 0
+    if t >= n_cells:
+        return n_cells - 1
+    return np.int64(t)
+
+
+@njit(inline="always")
+def _cell_index(e, n_cells, first):
+    """``first[c]``: how many of the sorted edges ``e`` have a cell below ``c``, for the
+    grid of ``n_cells`` cells over them; returns ``(lo, scale)`` of that grid."""
+    lo = e[0]
+    span = e[len(e) - 1] - lo
+    scale = n_cells / span if span > 0.0 else 0.0
+    first[: n_cells + 1] = 0
+    for b in range(len(e)):
+        first[_cell(e[b], lo, scale, n_cells) + 1] += 1
+    for c in range(n_cells):
+        first[c + 1] += first[c]
+    return lo, scale
+
+
 @njit(parallel=True)
 def bin_numeric(values, edges, offsets, missing_code, out):
     """Bin codes of the numeric columns ``values`` (n, q) into ``out`` (n, q).
 
     Column ``j``'s upper bin edges are ``edges[offsets[j]:offsets[j + 1]]``; its code for
     ``x`` is the number of edges below ``x`` (so ``x <= edge[b]`` is ``code <= b``), and NaN
-    gets ``missing_code``. A binary search per value, columns in parallel.
+    gets ``missing_code``. Columns in parallel.
+
+    A binary search over all the edges costs a chain of dependent loads per value. Instead a
+    uniform grid of cells over the edges (``CELLS_PER_EDGE`` per edge) says which edges share
+    the value's cell: the edges in lower cells are below it, those in higher cells above it
+    (the cell is monotone in the value), and a short binary search places it among the few
+    in its own cell. The codes are exactly those of the search over all the edges.
     """
     n, q = values.shape
     for j in numba.prange(q):
         e = edges[offsets[j] : offsets[j + 1]]
         n_edges = len(e)
+        n_cells = max(1, CELLS_PER_EDGE * n_edges)
+        first = np.empty(n_cells + 1, dtype=np.int64)
+        lo, scale = _cell_index(e, n_cells, first) if n_edges > 0 else (0.0, 0.0)
         for i in range(n):
             x = values[i, j]
             if np.isnan(x):
                 out[i, j] = missing_code
                 continue
-            lo = 0
-            size = n_edges
+            if n_edges == 0:
+                out[i, j] = 0
+                continue
+            c = _cell(x, lo, scale, n_cells)
+            base = first[c]
+            size = first[c + 1] - base
             while size > 0:
                 half = size >> 1
-                if e[lo + half] < x:
-                    lo += half + 1
+                if e[base + half] < x:
+                    base += half + 1
                     size -= half + 1
                 else:
                     size = half
-            out[i, j] = lo
+            out[i, j] = base
 
 
 @njit

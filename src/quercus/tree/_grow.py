@@ -41,7 +41,7 @@ from .._config import (
     njit,
 )
 from .._counters import GOLDEN_GAMMA, mix64, substream
-from ..criteria.registry import ABSOLUTE_ERROR
+from ..criteria.registry import ABSOLUTE_ERROR, GAIN_RATIO
 from ..splitting._absolute import node_ranks, weighted_median
 from ..splitting._choose import (
     absolute_split_of_feature,
@@ -326,81 +326,104 @@ def _open_node(nodes, values, node, item, item_values, src, s):
 
 
 @njit(inline="always")
+def _score_feature(j, f, node, nodes, values, src, bins, s, scan, candidates, sides):
+    """Search the best split of feature ``f`` of ``node`` (a histogram criterion) into
+    candidate record ``j``."""
+    dense, present, stats, missing, order_buf, code_buf, stats_space, acc, order = scan
+    nd = nodes[node]
+    x, yc, yv, w = src
+    kind = bins.kinds[f]
+    n_present = feature_stats(
+        x,
+        yc,
+        yv,
+        w,
+        nd.start,
+        nd.end,
+        f,
+        bins.n_bins[f],
+        bins.missing_code,
+        s.regression,
+        dense,
+        present,
+        stats,
+        missing,
+        order_buf,
+        code_buf,
+        stats_space,
+    )
+    split = split_of_feature(
+        present,
+        stats,
+        n_present,
+        missing,
+        f,
+        kind,
+        s.multiway,
+        s.criterion,
+        s.regression,
+        s.min_leaf,
+        0 if s.regression else np.argmax(values[node]),
+        order,
+        s.c45_classes,
+        s.c45_tolerance,
+        s.missing_mode,
+        bins.bin_lo,
+        bins.bin_hi,
+        acc,
+    )
+    keep_candidate(
+        candidates,
+        sides,
+        j,
+        f,
+        kind,
+        s.multiway,
+        bins.n_bins[f],
+        split,
+        present,
+        order,
+        not s.multiway,
+    )
+
+
+@njit(inline="always")
 def _score_candidates(
     node, nodes, values, src, bins, s, scan, absolute, features, candidates, sides, rng_state
 ):
     """Search the best split of each candidate feature of ``node`` (a candidate record
     each); return the number of candidates."""
-    dense, present, stats, missing, order_buf, code_buf, stats_space, acc, order = scan
+    present, order = scan[1], scan[8]
     nd = nodes[node]
-    start = nd.start
-    end = nd.end
     x, yc, yv, w = src
     n_cand = candidate_features(
         bins.kinds.shape[0], s.max_features, nd.draw_key, rng_state, features
     )
-    key = 0 if s.regression else np.argmax(values[node])
-    if s.criterion == ABSOLUTE_ERROR:
-        node_ranks(yv, start, end, absolute[0], absolute[1])
+    if s.criterion != ABSOLUTE_ERROR:
+        for j in range(n_cand):
+            _score_feature(
+                j, features[j], node, nodes, values, src, bins, s, scan, candidates, sides
+            )
+        return n_cand
+    node_ranks(yv, nd.start, nd.end, absolute[0], absolute[1])
     for j in range(n_cand):
         f = features[j]
         kind = bins.kinds[f]
-        if s.criterion == ABSOLUTE_ERROR:
-            split = absolute_split_of_feature(
-                x,
-                yv,
-                w,
-                start,
-                end,
-                f,
-                kind,
-                bins.missing_code,
-                s.multiway,
-                s.min_leaf,
-                present,
-                absolute,
-                order,
-            )
-        else:
-            n_present = feature_stats(
-                x,
-                yc,
-                yv,
-                w,
-                start,
-                end,
-                f,
-                bins.n_bins[f],
-                bins.missing_code,
-                s.regression,
-                dense,
-                present,
-                stats,
-                missing,
-                order_buf,
-                code_buf,
-                stats_space,
-            )
-            split = split_of_feature(
-                present,
-                stats,
-                n_present,
-                missing,
-                f,
-                kind,
-                s.multiway,
-                s.criterion,
-                s.regression,
-                s.min_leaf,
-                key,
-                order,
-                s.c45_classes,
-                s.c45_tolerance,
-                s.missing_mode,
-                bins.bin_lo,
-                bins.bin_hi,
-                acc,
-            )
+        split = absolute_split_of_feature(
+            x,
+            yv,
+            w,
+            nd.start,
+            nd.end,
+            f,
+            kind,
+            bins.missing_code,
+            s.multiway,
+            s.min_leaf,
+            present,
+            absolute,
+            order,
+        )
         keep_candidate(
             candidates,
             sides,
@@ -415,6 +438,69 @@ def _score_candidates(
             not s.multiway,
         )
     return n_cand
+
+
+@njit(inline="always")
+def two_rows_apply(s, any_nominal):
+    """Whether a node of two rows may take :func:`_choose_of_two_rows`: thresholds only,
+    a criterion that ranks by gain (not C4.5's gain ratio rule, not absolute error), and
+    neither C4.5's rules for thresholds, its fractional copies nor the trace."""
+    return (
+        not any_nominal
+        and not s.trace_on
+        and s.c45_classes == 0
+        and s.criterion != ABSOLUTE_ERROR
+        and s.criterion != GAIN_RATIO
+        and s.missing_mode != FRACTIONAL
+    )
+
+
+@njit(inline="always")
+def _choose_of_two_rows(
+    node, nodes, values, src, bins, s, scan, features, candidates, sides, rng_state
+):
+    """The winning candidate of a node of two rows (see :func:`two_rows_apply`), or -1,
+    as :func:`choose_candidate` would pick it after scoring every feature.
+
+    Two rows have one split: each on its own side. A feature offers it when both rows have
+    a value and their bin codes differ, with the lower code on the left; so every feature
+    offers one of two splits, mirror images whose gains differ at most by rounding. Only
+    the first feature of each orientation is scored: the others tie with it, and a tie
+    goes to the first."""
+    nd = nodes[node]
+    x = src[0]
+    n_cand = candidate_features(
+        bins.kinds.shape[0], s.max_features, nd.draw_key, rng_state, features
+    )
+    first = -1
+    first_low = False
+    mirrored = -1
+    for j in range(n_cand):
+        f = features[j]
+        a = x[nd.start, f]
+        b = x[nd.start + 1, f]
+        if a == b or a == bins.missing_code or b == bins.missing_code:
+            continue
+        if first < 0:
+            first = j
+            first_low = a < b
+        elif (a < b) != first_low:
+            mirrored = j
+            break
+    if first < 0:
+        return -1
+    _score_feature(
+        first, features[first], node, nodes, values, src, bins, s, scan, candidates, sides
+    )
+    if candidates[first].cut < 0:
+        return -1  # the sides fall short of min_leaf, in every orientation
+    if mirrored >= 0:
+        _score_feature(
+            mirrored, features[mirrored], node, nodes, values, src, bins, s, scan, candidates, sides
+        )
+        if candidates[mirrored].gain > candidates[first].gain + 1e-12:
+            return mirrored
+    return first
 
 
 @njit(inline="always")
@@ -599,21 +685,37 @@ def _grow_node(node, item, item_values, nodes, values, src, bins, s, space, w_ro
     """Create ``node`` from the work item ``item``, search its best split and record it as
     pending; returns whether a split is pending, and the category table and learning trace
     (``tables``: ``(cat_table, n_cat, trace, trace_sides, n_trace)``), which may have grown."""
-    scan, absolute, features, candidates, sides, rng_state = space
+    scan, absolute, features, candidates, sides, rng_state, two_rows = space
     cat_table, n_cat, trace, trace_sides, n_trace = tables
     if not _open_node(nodes, values, node, item, item_values, src, s):
         return False, (cat_table, n_cat, trace, trace_sides, n_trace)
     if s.defer_rows > 0 and nodes[node].n_samples <= s.defer_rows:
         nodes[node].pending = DEFERRED
         return False, (cat_table, n_cat, trace, trace_sides, n_trace)
-    n_cand = _score_candidates(
-        node, nodes, values, src, bins, s, scan, absolute, features, candidates, sides, rng_state
-    )
-    if s.trace_on:
-        trace, trace_sides, n_trace = _record_trace(
-            trace, trace_sides, n_trace, node, candidates, sides, n_cand, bins, s.multiway
+    if two_rows and nodes[node].n_samples == 2:
+        chosen = _choose_of_two_rows(
+            node, nodes, values, src, bins, s, scan, features, candidates, sides, rng_state
         )
-    chosen = choose_candidate(candidates, n_cand, s.criterion, s.c45_tolerance)
+    else:
+        n_cand = _score_candidates(
+            node,
+            nodes,
+            values,
+            src,
+            bins,
+            s,
+            scan,
+            absolute,
+            features,
+            candidates,
+            sides,
+            rng_state,
+        )
+        if s.trace_on:
+            trace, trace_sides, n_trace = _record_trace(
+                trace, trace_sides, n_trace, node, candidates, sides, n_cand, bins, s.multiway
+            )
+        chosen = choose_candidate(candidates, n_cand, s.criterion, s.c45_tolerance)
     if chosen < 0:
         return False, (cat_table, n_cat, trace, trace_sides, n_trace)
     improvement = nodes[node].weight / w_root * candidates[chosen].gain
@@ -708,9 +810,7 @@ def grow_tree(data, y_class, y_value, w, bins, s):
     :class:`Bins`, ``s`` the :class:`Settings`. Returns the fields of
     :class:`~quercus.tree._records.GrownArrays`, trimmed to size.
     """
-    return grow_tree_in(
-        (data, y_class, y_value, w), _buffers(data, y_class, y_value, w), bins, s
-    )
+    return grow_tree_in((data, y_class, y_value, w), _buffers(data, y_class, y_value, w), bins, s)
 
 
 @njit
@@ -739,6 +839,7 @@ def grow_tree_in(rows, buffers, bins, s):
         np.zeros(p, dtype=CANDIDATE),
         np.zeros((p if not s.multiway else 1, max_b), dtype=np.int8),  # subsets' sides
         rng_state,
+        two_rows_apply(s, np.any(bins.kinds == NOMINAL)),
     )
     trace = np.zeros(64 if s.trace_on else 0, dtype=TRACE)
     tables = (
