@@ -7,7 +7,6 @@ import numpy as np
 
 from .._config import njit
 
-
 #: Cells per upper edge of the index that starts each search (see :func:`bin_numeric`).
 CELLS_PER_EDGE = 4
 
