@@ -116,7 +116,8 @@ def move_rows(src, dst, start, end, words, child_of, fill, regression, child_sta
     """Move rows ``start:end`` from the arrays ``src`` to ``dst`` (each ``(x, y_class,
     y_value, w)``), each to the next free place of its branch (``start + fill[ch]``), and
     sum each branch's statistics into ``child_stats``, row by row in the order the child's
-    rows will have, so they equal what summing at the child would give.
+    rows will have, so they equal what summing at the child would give. Only the target of
+    the task moves (``y_value`` for regression, else ``y_class``).
 
     Rows move as 8-byte words (the caller pads rows to whole words): a row view per row
     would cost a reference count, a byte per feature 8 times the moves."""
@@ -130,14 +131,15 @@ def move_rows(src, dst, start, end, words, child_of, fill, regression, child_sta
         fill[ch] += 1
         for j in range(words):
             dst_words[dest, j] = src_words[r, j]
-        dst_yc[dest] = src_yc[r]
-        dst_yv[dest] = src_yv[r]
         dst_w[dest] = src_w[r]
+        # Each task reads one target only: the other is left behind.
         if regression:
+            dst_yv[dest] = src_yv[r]
             child_stats[ch, 0] += src_w[r]
             child_stats[ch, 1] += src_w[r] * src_yv[r]
             child_stats[ch, 2] += src_w[r] * src_yv[r] * src_yv[r]
         else:
+            dst_yc[dest] = src_yc[r]
             child_stats[ch, src_yc[r]] += src_w[r]
 
 
