@@ -43,9 +43,10 @@ def pad_rows(binned: np.ndarray) -> np.ndarray:
     return out
 
 
-def bin_frame(typed: pd.DataFrame, schema, max_bins) -> BinnedData:
-    """Fit the bins of ``typed`` and bin it (rows padded for the kernel: ``pad_rows``)."""
-    mapper = fit_bins(typed, schema, max_bins)
+def bin_frame(typed: pd.DataFrame, schema, max_bins, n_threads: int = 1) -> BinnedData:
+    """Fit the bins of ``typed`` (on ``n_threads`` threads) and bin it (rows padded for
+    the kernel: ``pad_rows``)."""
+    mapper = fit_bins(typed, schema, max_bins, n_threads)
     binned = pad_rows(mapper.transform(typed))
     return BinnedData(mapper, binned, *bin_tables(mapper))
 

@@ -281,7 +281,7 @@ class BaseForest(TabularInput, BaseEstimator):
         first = len(self.estimators_)
         seeds = tree_seeds(self._base_seed, first, self.n_estimators)
         if seeds:
-            data = bin_frame(typed, self.schema_, self.max_bins)
+            data = bin_frame(typed, self.schema_, self.max_bins, n_threads(self.n_jobs))
             # Every tree gets its own seed (``_grow_one``).
             params = growth_params(self._tree_params(), typed.shape[1], float(w.sum()), seed=0)
             k_per_tree = params.max_features

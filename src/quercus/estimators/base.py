@@ -100,7 +100,8 @@ class BaseDecisionTree(TabularInput, BaseEstimator):
         if not keep.all():  # a zero weight is the same as an absent row
             typed, y_class, y_value, w = typed[keep], y_class[keep], y_value[keep], w[keep]
         params = self._growth_params(typed.shape[1], float(w.sum()))
-        data = bin_frame(typed, self.schema_, self.max_bins)
+        threads = n_threads(getattr(self, "n_jobs", None))
+        data = bin_frame(typed, self.schema_, self.max_bins, threads)
         # The kernel overwrites its arrays: it gets its own copies, never the caller's arrays
         # (the binned matrix is ours and not used again).
         grown = grow_binned(
@@ -110,7 +111,7 @@ class BaseDecisionTree(TabularInput, BaseEstimator):
             np.array(y_value, dtype=np.float64),
             np.array(w, dtype=np.float64),
             params,
-            n_threads=n_threads(getattr(self, "n_jobs", None)),
+            n_threads=threads,
             **self._growth_setup(n_stats, data.mapper, trace),
         )
         tree = tree_from_grown(grown, params, self._regression)
