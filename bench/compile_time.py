@@ -343,6 +343,49 @@ def _versions() -> str:
     return f"Numba {numba.__version__}"
 
 
+# ---------------------------------------------------------------------------------------------
+# --starts: the command line's starts, each a fresh process
+
+
+def _timed_command(args, env, cwd) -> float:
+    """Wall seconds of ``python -m quercus ARGS`` (fails loudly when the command does)."""
+    start = time.perf_counter()
+    proc = subprocess.run(
+        [sys.executable, "-m", "quercus", *args], env=env, cwd=cwd, capture_output=True, text=True
+    )
+    seconds = time.perf_counter() - start
+    if proc.returncode != 0:
+        sys.stderr.write(proc.stderr[-3000:])
+        raise SystemExit(f"quercus {' '.join(args)}: exit {proc.returncode}")
+    return seconds
+
+
+def run_starts(args):
+    """Cold and warm ``quercus demo``, warm ``--help`` and ``show`` (median of ``--repeat``)."""
+    import quercus
+
+    tennis = Path(quercus.__file__).parent / "datasets" / "data" / "playtennis.csv"
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="quercus-starts-") as folder:
+        env = baseline.child_env(baseline.current())
+        env["NUMBA_CACHE_DIR"] = str(Path(folder, "numba"))
+        env["TMPDIR"] = folder  # the demo's report
+        model = str(Path(folder, "tennis.json"))
+        for cache in ("cold", "warm"):
+            seconds = _timed_command(["demo"], env, folder)
+            rows.append([f"quercus demo, {cache} Numba cache", f"{seconds:.2f}"])
+            print(rows[-1], file=sys.stderr, flush=True)
+        _timed_command(["fit", str(tennis), "--algorithm", "id3", "-o", model], env, folder)
+        for label, command in (("quercus --help", ["--help"]), ("quercus show", ["show", model])):
+            times = [_timed_command(command, env, folder) for _ in range(args.repeat)]
+            rows.append(
+                [f"{label}, warm (median of {args.repeat})", f"{statistics.median(times):.2f}"]
+            )
+    print("# Starts of the command line (wall seconds of a fresh process)\n")
+    print(markdown_table(["command", "s"], rows))
+    print()
+
+
 def parse_args(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -364,6 +407,11 @@ def parse_args(argv):
         "--top", type=int, default=40, help="--kernels: the kernels shown (0: all; default 40)"
     )
     parser.add_argument("--json", metavar="FILE", help="--kernels: also save the records")
+    parser.add_argument(
+        "--starts",
+        action="store_true",
+        help="cold and warm quercus demo, warm quercus --help and quercus show",
+    )
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--kernels-child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -382,6 +430,9 @@ def main(argv=None):
         return
     if args.kernels:
         run_kernels(args)
+        return
+    if args.starts:
+        run_starts(args)
         return
     sources = baseline.sources(args.baseline)
     runs = measure(sources, args.repeat)
