@@ -22,6 +22,14 @@ under the temporary directory (made once, then reused), with the same interprete
 then warm each, `--repeat` times (default 3), and the medians are shown with the ratio
 current / baseline (above 1: the current code is slower).
 
+`--kernels` runs one cold process instead and lists where its compile time went: every
+kernel and signature Numba compiled (its own seconds, callees excluded, and with them), in
+the step that first needed it: import, ID3 on playtennis, then the first fit of each other
+estimator in turn (`KERNEL_STEPS`). Numba's `numba:compile` event brackets each compilation,
+nested when a kernel's typing compiles its callees; a kernel loaded from the cache has no
+event. `--starts` times the starts a user sees, each a fresh process: `quercus demo` with an
+empty cache then a filled one, and warm `quercus --help` and `quercus show MODEL`.
+
 The table goes to stdout as markdown; progress goes to stderr. Use a quiet machine: the
 numbers are only as good as the machine is idle.
 """
@@ -41,6 +49,7 @@ import baseline
 FOREST_ROWS = 200
 FOREST_FEATURES = 5
 FOREST_TREES = 10
+WIDE_ROWS = 1000
 STEPS = {
     "process": "whole process",
     "import": "import quercus",
@@ -144,6 +153,239 @@ def table(sources, runs):
     return markdown_table(header, rows)
 
 
+# ---------------------------------------------------------------------------------------------
+# --kernels: where one cold process's compile time goes, per kernel and signature
+
+
+def _estimator_steps():
+    """(label, function) of each step after ID3 on playtennis: an estimator's first fit and
+    predict, on playtennis (nominal) or on 200 rows of 5 numeric features."""
+    import numpy as np
+
+    import quercus
+
+    tennis = quercus.datasets.load("playtennis")
+    Xt, yt = tennis.iloc[:, :-1], tennis.iloc[:, -1]
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(FOREST_ROWS, FOREST_FEATURES))
+    yc = (X[:, 0] + X[:, 1] > 0).astype(np.int64)
+    yr = 2 * X[:, 0] + rng.normal(size=FOREST_ROWS)
+
+    def fit(make, X, y):
+        return lambda: make().fit(X, y).predict(X)
+
+    forest = {"n_estimators": FOREST_TREES, "random_state": 0}
+    # More than 255 distinct values in a column: 2-byte bin codes, another signature.
+    X_wide = rng.normal(size=(WIDE_ROWS, FOREST_FEATURES))
+    y_wide = (X_wide[:, 0] > 0).astype(np.int64)
+    return [
+        ("C45Classifier, playtennis", fit(quercus.C45Classifier, Xt, yt)),
+        ("C45RulesClassifier, playtennis", fit(quercus.C45RulesClassifier, Xt, yt)),
+        ("CARTClassifier, numeric", fit(quercus.CARTClassifier, X, yc)),
+        ("DecisionTreeClassifier, numeric", fit(quercus.DecisionTreeClassifier, X, yc)),
+        ("CARTRegressor, numeric", fit(quercus.CARTRegressor, X, yr)),
+        ("DecisionTreeRegressor, numeric", fit(quercus.DecisionTreeRegressor, X, yr)),
+        (
+            "DecisionTreeRegressor(absolute_error)",
+            fit(lambda: quercus.DecisionTreeRegressor(criterion="absolute_error"), X, yr),
+        ),
+        ("RandomForestClassifier", fit(lambda: quercus.RandomForestClassifier(**forest), X, yc)),
+        ("RandomForestRegressor", fit(lambda: quercus.RandomForestRegressor(**forest), X, yr)),
+        (
+            f"CARTClassifier, {WIDE_ROWS:,} numeric rows (2-byte bin codes)",
+            fit(quercus.CARTClassifier, X_wide, y_wide),
+        ),
+    ]
+
+
+def _short_type(t) -> str:
+    """A Numba type in a few characters: ``u8[2d]``, ``rec[1d]``, ``Settings``, ``L0``."""
+    from numba.core import types
+
+    if isinstance(t, types.Array):
+        dtype = "rec" if isinstance(t.dtype, types.Record) else str(t.dtype)
+        dtype = dtype.replace("uint", "u").replace("int", "i").replace("float", "f")
+        return f"{dtype}[{t.ndim}d{'' if t.layout == 'C' else t.layout}]"
+    if isinstance(t, types.BaseNamedTuple):
+        return t.instance_class.__name__
+    if isinstance(t, types.Literal):
+        return f"L{t.literal_value!r}"
+    if isinstance(t, types.BaseTuple):
+        return "(" + ",".join(_short_type(x) for x in t) + ")"
+    if isinstance(t, types.Omitted):
+        return "omitted"
+    return str(t).replace("uint", "u").replace("int", "i").replace("float", "f")
+
+
+class _CompileRecorder:
+    """Numba ``numba:compile`` listener: one record per compiled signature, with the
+    seconds of its own (``self``: the nested compilations of its callees subtracted) and in
+    all, its caller and the step it happened in."""
+
+    def __init__(self):
+        self.records = []
+        self.step = "import quercus"
+        self._stack = []
+
+    def on_start(self, event):
+        self._stack.append([event.data, time.perf_counter(), 0.0])
+
+    def on_end(self, event):
+        data, start, nested = self._stack.pop()
+        total = time.perf_counter() - start
+        if self._stack:
+            self._stack[-1][2] += total
+        func = data["dispatcher"].py_func
+        self.records.append(
+            {
+                "kernel": f"{func.__module__}.{func.__qualname__}".removeprefix("quercus."),
+                "signature": ", ".join(_short_type(t) for t in data["args"]),
+                "caller": _caller(self._stack),
+                "step": self.step,
+                "self": total - nested,
+                "total": total,
+            }
+        )
+
+
+def _caller(stack) -> str:
+    if not stack:
+        return ""
+    func = stack[-1][0]["dispatcher"].py_func
+    return func.__qualname__
+
+
+def kernels_child():
+    """One cold process (run with an empty NUMBA_CACHE_DIR): every compilation of each
+    step, printed as one JSON line ``{"steps": {label: seconds}, "records": [...]}``."""
+    from numba.core import event
+
+    class Recorder(_CompileRecorder, event.Listener):
+        pass
+
+    recorder = Recorder()
+    event.register("numba:compile", recorder)
+    steps = {}
+    start = time.perf_counter()
+    import quercus
+
+    steps[recorder.step] = time.perf_counter() - start
+    tennis = quercus.datasets.load("playtennis")
+    X, y = tennis.iloc[:, :-1], tennis.iloc[:, -1]
+    plan = [("ID3Classifier, playtennis", lambda: quercus.ID3Classifier().fit(X, y).predict(X))]
+    for label, step in plan + _estimator_steps():
+        recorder.step = label
+        start = time.perf_counter()
+        step()
+        steps[label] = time.perf_counter() - start
+        print(f"{label}: {steps[label]:.2f} s", file=sys.stderr, flush=True)
+    print(json.dumps({"steps": steps, "records": recorder.records}), flush=True)
+
+
+def kernel_tables(result, top) -> str:
+    """The per-step and per-kernel tables of one ``--kernels`` run."""
+    records = result["records"]
+    rows = []
+    for label, seconds in result["steps"].items():
+        own = [r for r in records if r["step"] == label]
+        compiled = sum(r["self"] for r in own)
+        rows.append([label, f"{seconds:.2f}", len(own), f"{compiled:.2f}"])
+    out = [
+        markdown_table(["step (in order, one process)", "wall s", "compiled", "compile s"], rows)
+    ]
+    ranked = sorted(records, key=lambda r: -r["self"])
+    shown = ranked[:top] if top else ranked
+    rows = [
+        [
+            r["kernel"],
+            r["signature"],
+            r["caller"] or "-",
+            r["step"].split(",")[0],
+            f"{r['self']:.2f}",
+            f"{r['total']:.2f}",
+        ]
+        for r in shown
+    ]
+    if len(shown) < len(ranked):
+        rest = ranked[len(shown) :]
+        rows.append([f"({len(rest)} more)", "", "", "", f"{sum(r['self'] for r in rest):.2f}", ""])
+    header = ["kernel", "signature", "compiled for", "step", "own s", "with callees s"]
+    out.append(markdown_table(header, rows))
+    return "\n\n".join(out)
+
+
+def run_kernels(args):
+    with tempfile.TemporaryDirectory(prefix="quercus-numba-") as cache_dir:
+        env = baseline.child_env(baseline.current())
+        env["NUMBA_CACHE_DIR"] = cache_dir
+        proc = subprocess.run(
+            [sys.executable, str(Path(__file__).resolve()), "--kernels-child"],
+            env=env,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
+    if proc.returncode != 0 or not lines:
+        raise SystemExit(f"the timed process failed (exit {proc.returncode})")
+    result = json.loads(lines[-1])
+    if args.json:
+        Path(args.json).write_text(json.dumps(result, indent=1))
+    print("# Compile time per kernel and signature (one cold process)\n")
+    print(f"- Python {platform.python_version()}, {_versions()}; an empty NUMBA_CACHE_DIR")
+    print("- own s: the kernel's compilation less the nested ones of its callees\n")
+    print(kernel_tables(result, args.top))
+    print()
+
+
+def _versions() -> str:
+    import numba
+
+    return f"Numba {numba.__version__}"
+
+
+# ---------------------------------------------------------------------------------------------
+# --starts: the command line's starts, each a fresh process
+
+
+def _timed_command(args, env, cwd) -> float:
+    """Wall seconds of ``python -m quercus ARGS`` (fails loudly when the command does)."""
+    start = time.perf_counter()
+    proc = subprocess.run(
+        [sys.executable, "-m", "quercus", *args], env=env, cwd=cwd, capture_output=True, text=True
+    )
+    seconds = time.perf_counter() - start
+    if proc.returncode != 0:
+        sys.stderr.write(proc.stderr[-3000:])
+        raise SystemExit(f"quercus {' '.join(args)}: exit {proc.returncode}")
+    return seconds
+
+
+def run_starts(args):
+    """Cold and warm ``quercus demo``, warm ``--help`` and ``show`` (median of ``--repeat``)."""
+    import quercus
+
+    tennis = Path(quercus.__file__).parent / "datasets" / "data" / "playtennis.csv"
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="quercus-starts-") as folder:
+        env = baseline.child_env(baseline.current())
+        env["NUMBA_CACHE_DIR"] = str(Path(folder, "numba"))
+        env["TMPDIR"] = folder  # the demo's report
+        model = str(Path(folder, "tennis.json"))
+        for cache in ("cold", "warm"):
+            seconds = _timed_command(["demo"], env, folder)
+            rows.append([f"quercus demo, {cache} Numba cache", f"{seconds:.2f}"])
+            print(rows[-1], file=sys.stderr, flush=True)
+        _timed_command(["fit", str(tennis), "--algorithm", "id3", "-o", model], env, folder)
+        for label, command in (("quercus --help", ["--help"]), ("quercus show", ["show", model])):
+            times = [_timed_command(command, env, folder) for _ in range(args.repeat)]
+            rows.append(
+                [f"{label}, warm (median of {args.repeat})", f"{statistics.median(times):.2f}"]
+            )
+    print("# Starts of the command line (wall seconds of a fresh process)\n")
+    print(markdown_table(["command", "s"], rows))
+    print()
+
+
 def parse_args(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -156,7 +398,22 @@ def parse_args(argv):
     parser.add_argument(
         "--repeat", type=int, default=3, help="cold + warm runs per source (default 3), median"
     )
+    parser.add_argument(
+        "--kernels",
+        action="store_true",
+        help="one cold process: compile seconds per kernel and signature, per step",
+    )
+    parser.add_argument(
+        "--top", type=int, default=40, help="--kernels: the kernels shown (0: all; default 40)"
+    )
+    parser.add_argument("--json", metavar="FILE", help="--kernels: also save the records")
+    parser.add_argument(
+        "--starts",
+        action="store_true",
+        help="cold and warm quercus demo, warm quercus --help and quercus show",
+    )
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--kernels-child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.repeat < 1:
         parser.error("--repeat must be at least 1")
@@ -167,6 +424,15 @@ def main(argv=None):
     args = parse_args(argv)
     if args.child:
         child()
+        return
+    if args.kernels_child:
+        kernels_child()
+        return
+    if args.kernels:
+        run_kernels(args)
+        return
+    if args.starts:
+        run_starts(args)
         return
     sources = baseline.sources(args.baseline)
     runs = measure(sources, args.repeat)

@@ -37,15 +37,42 @@ def missing_code(dtype: np.dtype) -> int:
 
 def njit(*args, **kwargs):
     """``numba.njit`` with the project's options: cached, GIL released, no fastmath
-    (NaN handling and exact ties matter more than the last few percent of speed).
+    (NaN handling and exact ties matter more than the last few percent of speed), and one
+    compilation per argument type rather than per constant (:func:`_plain_types`).
 
     Numba keys a cached function on its own source file only: after editing a kernel that
     another file's kernel inlines, ``make clean-cache`` (installing a release rewrites every
     file, so users are not affected)."""
     options = {"cache": True, "nogil": True, "fastmath": False, **kwargs}
     if args and callable(args[0]):
-        return numba.njit(**options)(args[0])
-    return numba.njit(*args, **options)
+        return _plain_types(numba.njit(**options)(args[0]))
+    decorate = numba.njit(*args, **options)
+    if options.get("inline") == "always":
+        return decorate  # copied into its callers' code, never called: nothing to change
+    return lambda func: _plain_types(decorate(func))
+
+
+def _plain_types(dispatcher):
+    """Compile ``dispatcher`` for the plain types of constant arguments.
+
+    Called from another kernel with a constant (``impurity(stats, 3, ...)``, a tuple
+    holding a ``0``), Numba types the argument as that literal value and compiles a
+    version for it: one per constant, and one more when type inference first sees a
+    variable as its initial constant. No kernel here specialises on a constant, so the
+    calls are typed as the constants' plain types (``int64``): one compilation each.
+    (Calls from Python are typed by value's type already.)"""
+    from numba.core import types
+
+    resolve = getattr(dispatcher, "get_call_template", None)
+    if resolve is None:  # a Numba without this hook: the literal versions are compiled
+        return dispatcher
+
+    def get_call_template(args, kws):
+        plain = tuple(types.unliteral(a) for a in args)
+        return resolve(plain, {k: types.unliteral(v) for k, v in kws.items()})
+
+    dispatcher.get_call_template = get_call_template
+    return dispatcher
 
 
 # Node kinds of the flat tree arrays.

@@ -88,7 +88,7 @@ def _prefix_sums(stats, n_present, missing, acc):
         acc[5, k] = acc[0, k] + missing[0, k]
 
 
-@njit(inline="always")
+@njit
 def _scan_known(
     present,
     stats,
@@ -136,7 +136,7 @@ def _scan_known(
     return best_i, best_score, n_admissible
 
 
-@njit(inline="always")
+@njit
 def _scan_placed(
     present,
     stats,
@@ -197,7 +197,7 @@ def _scan_placed(
     return best_i, best_left, n_admissible
 
 
-@njit(inline="always")
+@njit
 def _winner_gain(
     acc, missing, best_i, best_left, place, missing_mode, criterion, regression, w_known, w_missing
 ):
@@ -223,7 +223,7 @@ def _winner_gain(
     return gain, split_info
 
 
-@njit(inline="always")
+@njit
 def scan_threshold(
     present,
     stats,
@@ -486,6 +486,10 @@ def scan_subset(
         for k in range(stats.shape[1]):
             sorted_stats[i, k] = stats[order[i], k]
     no_values = np.zeros((1, 1))  # C4.5's rules for values do not apply to categories
+    # The arguments in the types split_of_feature passes (int64 rather than literal
+    # constants, an accumulator): scan_threshold then compiles once.
+    zero = np.int64(0)
+    acc = np.zeros((6 + n_present, stats.shape[1]))
     gain, i, info, side = scan_threshold(
         present,
         sorted_stats,
@@ -494,11 +498,12 @@ def scan_subset(
         criterion,
         regression,
         min_leaf,
-        0,
+        zero,
         0.0,
         missing_mode,
         no_values,
         no_values,
-        0,
+        zero,
+        acc,
     )
     return gain, i, info, order, side

@@ -680,7 +680,7 @@ def _push_children(
     return stack, stack_values, n_stack
 
 
-@njit(inline="always")
+@njit
 def _grow_node(node, item, item_values, nodes, values, src, bins, s, space, w_root, tables):
     """Create ``node`` from the work item ``item``, search its best split and record it as
     pending; returns whether a split is pending, and the category table and learning trace
@@ -742,7 +742,7 @@ def _free_row(n, nd, stack, n_stack, pool_end, best_first, missing_mode):
     return free_from
 
 
-@njit(inline="always")
+@njit
 def _partition_node(nd, rows, buffers, cat_table, n_cat, bins, s, part, free_from, words):
     """Apply the pending split of node ``nd``: route its rows (missing values by the
     policy), test the split (chi-square), move the rows so each child's are contiguous and
