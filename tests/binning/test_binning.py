@@ -71,13 +71,17 @@ def test_nominal_codes_pass_through_and_dtype():
     typed, schema = infer_schema(frame)
     mapper = fit_bins(typed, schema)
     binned = mapper.transform(typed)
-    assert binned.dtype == np.uint8 and binned.flags.f_contiguous
-    assert list(binned[:, 0]) == [1, 0, 255, 1]
-    assert list(binned[:, 1]) == [0, 0, 1, 255]
+    # Small data: 2-byte codes (one width of the kernels to compile), 1 byte from 200k rows.
+    assert binned.dtype == np.uint16 and binned.flags.f_contiguous
+    assert list(binned[:, 0]) == [1, 0, 65535, 1]
+    assert list(binned[:, 1]) == [0, 0, 1, 65535]
     assert mapper.threshold(1, 0) == 1.0
     wide = pd.DataFrame({"v": np.arange(300, dtype=float)})
     typed, schema = infer_schema(wide)
     assert fit_bins(typed, schema, max_bins=None).transform(typed).dtype == np.uint16
+    large = pd.concat([frame] * 50_000, ignore_index=True)
+    typed, schema = infer_schema(large)
+    assert fit_bins(typed, schema).transform(typed).dtype == np.uint8
 
 
 @given(arrays(np.float64, st.integers(1, 300), elements=with_nan), st.sampled_from([None, 4, 16]))

@@ -190,13 +190,20 @@ def fit_bins(X: pd.DataFrame, schema: Schema, max_bins="auto", n_threads: int = 
             found = dict(zip(numeric, pool.map(bins_of, numeric), strict=True))
     else:
         found = {j: bins_of(j) for j in numeric}
-    return mapper_from_bins(schema, [found.get(j) for j in range(len(schema.features))])
+    return mapper_from_bins(schema, [found.get(j) for j in range(len(schema.features))], len(X))
 
 
-def mapper_from_bins(schema: Schema, bins) -> BinMapper:
+#: Below this many rows the binned matrix has 2-byte codes even where 1 byte would hold
+#: them: every kernel compiles once per code width (about 40 s for the grower, the first
+#: time), and most small data sets need 2 bytes anyway (exact bins of numeric columns), so
+#: a first session compiles one width; 1-byte codes pay only on large data.
+ONE_BYTE_MIN_ROWS = 200_000
+
+
+def mapper_from_bins(schema: Schema, bins, n_rows: int | None = None) -> BinMapper:
     """The :class:`BinMapper` of ``schema`` whose numeric features have the bins ``bins[j]``
     (``(edges, lo, hi)`` as :func:`numeric_bins` gives them; None for the other features,
-    which keep one code per category)."""
+    which keep one code per category), for ``n_rows`` training rows (None: many)."""
     edges, lo, hi, n_bins = [], [], [], []
     for feature, numeric in zip(schema.features, bins, strict=True):
         if feature.kind == NUMERIC_KIND:
@@ -212,4 +219,6 @@ def mapper_from_bins(schema: Schema, bins) -> BinMapper:
             n_bins.append(max(feature.n_categories, 1))
     n_bins = np.asarray(n_bins, dtype=np.int32)
     dtype = bin_dtype(int(n_bins.max()) if len(n_bins) else 1)
+    if n_rows is not None and n_rows < ONE_BYTE_MIN_ROWS:
+        dtype = max(dtype, np.dtype(np.uint16), key=lambda d: d.itemsize)
     return BinMapper(list(schema.kinds), edges, lo, hi, n_bins, dtype)

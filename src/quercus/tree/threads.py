@@ -11,7 +11,7 @@ level of the tree on; the grown pieces are grafted together in preorder at the e
 A node's subtree depends only on its rows, its depth, the key of its feature draw and the
 whole tree's weight, and the compiled grower numbers nodes, child slots and category tables
 in preorder. So the grafted tree is the very tree one thread grows, for any number of
-threads (``tests/tree/test_threads.py`` checks it array by array).
+threads (``tests/tree/test_threaded_growth.py`` checks it array by array).
 """
 
 from __future__ import annotations
