@@ -9,32 +9,30 @@ from .._config import njit
 
 
 @njit(parallel=True)
-def bin_numeric(values, edges, offsets, missing_code, out):
-    """Bin codes of the numeric columns ``values`` (n, q) into ``out`` (n, q).
+def bin_column(values, edges, missing_code, out, j):
+    """Bin codes of one numeric column ``values`` (n,) into column ``j`` of ``out`` (n, q),
+    a C-ordered matrix (the padded rows that growth reads: the codes go straight there).
 
-    Column ``j``'s upper bin edges are ``edges[offsets[j]:offsets[j + 1]]``; its code for
-    ``x`` is the number of edges below ``x`` (so ``x <= edge[b]`` is ``code <= b``), and NaN
-    gets ``missing_code``. A binary search per value, columns in parallel.
+    ``edges`` are the column's upper bin edges; the code of ``x`` is the number of edges
+    below ``x`` (so ``x <= edge[b]`` is ``code <= b``), and NaN gets ``missing_code``. A
+    binary search per value, rows in parallel (each thread writes its own block of rows).
     """
-    n, q = values.shape
-    for j in numba.prange(q):
-        e = edges[offsets[j] : offsets[j + 1]]
-        n_edges = len(e)
-        for i in range(n):
-            x = values[i, j]
-            if np.isnan(x):
-                out[i, j] = missing_code
-                continue
-            lo = 0
-            size = n_edges
-            while size > 0:
-                half = size >> 1
-                if e[lo + half] < x:
-                    lo += half + 1
-                    size -= half + 1
-                else:
-                    size = half
-            out[i, j] = lo
+    n_edges = len(edges)
+    for i in numba.prange(len(values)):
+        x = values[i]
+        if np.isnan(x):
+            out[i, j] = missing_code
+            continue
+        lo = 0
+        size = n_edges
+        while size > 0:
+            half = size >> 1
+            if edges[lo + half] < x:
+                lo += half + 1
+                size -= half + 1
+            else:
+                size = half
+        out[i, j] = lo
 
 
 @njit
