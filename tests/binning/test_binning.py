@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from quercus.binning import fit_bins, numeric_bins, numeric_edges, resolve_max_bins
+from quercus.binning.binned import bin_rows
 from quercus.data import infer_schema
 
 finite = st.floats(-1e6, 1e6, allow_nan=False, allow_infinity=False, width=64)
@@ -78,6 +79,19 @@ def test_nominal_codes_pass_through_and_dtype():
     wide = pd.DataFrame({"v": np.arange(300, dtype=float)})
     typed, schema = infer_schema(wide)
     assert fit_bins(typed, schema, max_bins=None).transform(typed).dtype == np.uint16
+
+
+@pytest.mark.parametrize(("n_values", "dtype"), [(255, np.uint8), (256, np.uint16)])
+def test_bins_and_the_missing_code_share_the_smallest_dtype(n_values, dtype):
+    """Codes 0 .. 254 and the missing code 255 fit in uint8: 255 bins, the most of
+    ``max_bins="auto"``, take one byte per value."""
+    values = np.append(np.arange(n_values, dtype=float), np.nan)
+    typed, schema = infer_schema(pd.DataFrame({"v": values}))
+    mapper = fit_bins(typed, schema, max_bins=None)
+    codes = bin_rows(mapper, typed)
+    assert codes.dtype == dtype and mapper.missing == np.iinfo(dtype).max
+    assert list(codes[:, 0]) == [*range(n_values), mapper.missing]
+    assert np.all(codes[:, 1:] == 0)  # the padding
 
 
 @given(arrays(np.float64, st.integers(1, 300), elements=with_nan), st.sampled_from([None, 4, 16]))
