@@ -158,11 +158,13 @@ class BinMapper:
         """Bin the typed frame ``X`` into the first ``len(kinds)`` columns of ``out`` (a
         C-ordered matrix of this mapper's dtype, one row per row of ``X``; columns after
         those are left as they are), one column at a time: no float copy of the whole
-        frame is made, only of one column where the frame's column is not contiguous."""
+        frame is made, only of one column where the frame's column is not a contiguous
+        writable float64 array."""
         for j, kind in enumerate(self.kinds):
             column = X.iloc[:, j]
             if kind == NUMERIC_KIND:
-                values = np.ascontiguousarray(column.to_numpy(dtype=np.float64))
+                # Contiguous and writable: a read-only view would compile a second kernel.
+                values = np.require(column.to_numpy(dtype=np.float64), None, ["C", "W"])
                 run_parallel(bin_column, values, self.edges[j], self.missing, out, j)
             else:
                 codes = np.asarray(column.cat.codes, dtype=np.int64)
