@@ -259,8 +259,8 @@ def test_sklearn_compatible(estimator, check):
 
 
 def test_trees_keep_no_copy_of_what_the_packed_forest_holds():
-    """The forest predicts from its packed tables: its trees make their own routing table
-    and leaf values only when used alone, and then predict as before."""
+    """The forest predicts from its packed tables, made at the first prediction (not in
+    fit); its trees make their own routing table and leaf values only when used alone."""
     X, y = make_classification(800, 5, n_informative=3, random_state=1)
     X[::7, 2] = np.nan
     for sampling in ("node", "tree"):
@@ -269,6 +269,7 @@ def test_trees_keep_no_copy_of_what_the_packed_forest_holds():
         ).fit(X, y)
         trees = [e.tree_ for e in forest.estimators_]
         assert all(t._routes is None and "_node_values" not in t.__dict__ for t in trees)
+        assert forest._packing.tables is None
         average = np.mean([e.predict_proba(X) for e in forest.estimators_], axis=0)
         assert np.allclose(forest.predict_proba(X), average)
         assert all(t._routes is not None for t in trees)
