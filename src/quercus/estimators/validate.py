@@ -160,9 +160,10 @@ class TabularInput:
         return align_frame(frame, self.schema_)
 
     def _selects_columns(self) -> bool:
-        """Whether ``nominal_features`` or ``ordinal_features`` name any column."""
-        return any(
-            selection is not None and len(selection) > 0
+        """Whether ``nominal_features`` or ``ordinal_features`` may name a column (anything
+        but None or an empty collection: the typing through pandas reads and checks it)."""
+        return not all(
+            selection is None or (hasattr(selection, "__len__") and len(selection) == 0)
             for selection in (self.nominal_features, self.ordinal_features)
         )
 
