@@ -23,9 +23,11 @@ J48_SMALL = 1e-6
 
 
 def bin_dtype(max_codes: int) -> np.dtype:
-    """Smallest unsigned dtype holding ``max_codes`` bin codes plus the missing code."""
+    """Smallest unsigned dtype holding ``max_codes`` bin codes (0 to ``max_codes - 1``)
+    plus the missing code (its largest value): 255 bins, the most ``max_bins="auto"``
+    makes, fit in uint8."""
     for dtype in (np.uint8, np.uint16, np.uint32):
-        if max_codes < np.iinfo(dtype).max:
+        if max_codes <= np.iinfo(dtype).max:
             return np.dtype(dtype)
     raise ValueError(f"too many bins for one feature: {max_codes}")
 

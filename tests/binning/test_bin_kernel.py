@@ -1,6 +1,6 @@
 """The binning kernel against its NumPy twin: a search over every edge.
 
-``bin_numeric`` starts each search from a grid of cells over the edges; the codes must be
+``bin_column`` starts each search from a grid of cells over the edges; the codes must be
 exactly the number of edges below each value, for any values: clustered, spread over the
 whole float range, subnormal, infinite, equal to an edge or one step from it, NaN."""
 
@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from quercus.binning._kernels import bin_numeric
+from quercus.binning._kernels import bin_column
 
 MISSING = 255
 
@@ -31,11 +31,13 @@ def search_twin(values: np.ndarray, edges: list[np.ndarray]) -> np.ndarray:
 
 
 def kernel_codes(values: np.ndarray, edges: list[np.ndarray]) -> np.ndarray:
-    offsets = np.concatenate([[0], np.cumsum([len(e) for e in edges])]).astype(np.int64)
-    flat = np.concatenate(edges).astype(np.float64)
-    out = np.empty(values.shape, dtype=np.uint8, order="F")
-    bin_numeric(np.asfortranarray(values), flat, offsets, MISSING, out)
-    return out
+    """The codes of each column of ``values`` into a padded C-ordered matrix, as binning
+    writes the rows the grower reads."""
+    out = np.zeros((values.shape[0], values.shape[1] + 3), dtype=np.uint8)
+    for j, e in enumerate(edges):
+        bin_column(np.ascontiguousarray(values[:, j]), e.astype(np.float64), MISSING, out, j)
+    assert not out[:, values.shape[1] :].any()  # the padding is left as it was
+    return out[:, : values.shape[1]]
 
 
 def _edges_and_queries(points: np.ndarray, n_edges: int):

@@ -7,7 +7,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from quercus.binning import fit_bins, numeric_bins, numeric_edges, resolve_max_bins
+from quercus.binning import (
+    ONE_BYTE_MIN_ROWS,
+    fit_bins,
+    numeric_bins,
+    numeric_edges,
+    resolve_max_bins,
+)
+from quercus.binning.binned import bin_rows
 from quercus.data import infer_schema
 
 finite = st.floats(-1e6, 1e6, allow_nan=False, allow_infinity=False, width=64)
@@ -82,6 +89,20 @@ def test_nominal_codes_pass_through_and_dtype():
     large = pd.concat([frame] * 50_000, ignore_index=True)
     typed, schema = infer_schema(large)
     assert fit_bins(typed, schema).transform(typed).dtype == np.uint8
+
+
+@pytest.mark.parametrize(("n_values", "dtype"), [(255, np.uint8), (256, np.uint16)])
+def test_bins_and_the_missing_code_share_the_smallest_dtype(n_values, dtype):
+    """Codes 0 .. 254 and the missing code 255 fit in uint8: 255 bins, the most of
+    ``max_bins="auto"``, take one byte per value (on data of ONE_BYTE_MIN_ROWS rows)."""
+    values = np.append(np.arange(n_values, dtype=float), np.nan)
+    values = np.tile(values, -(-ONE_BYTE_MIN_ROWS // len(values)))
+    typed, schema = infer_schema(pd.DataFrame({"v": values}))
+    mapper = fit_bins(typed, schema, max_bins=None)
+    codes = bin_rows(mapper, typed)
+    assert codes.dtype == dtype and mapper.missing == np.iinfo(dtype).max
+    assert list(codes[: n_values + 1, 0]) == [*range(n_values), mapper.missing]
+    assert np.all(codes[:, 1:] == 0)  # the padding
 
 
 @given(arrays(np.float64, st.integers(1, 300), elements=with_nan), st.sampled_from([None, 4, 16]))

@@ -258,6 +258,23 @@ def test_sklearn_compatible(estimator, check):
     check(estimator)
 
 
+def test_trees_keep_no_copy_of_what_the_packed_forest_holds():
+    """The forest predicts from its packed tables, made at the first prediction (not in
+    fit); its trees make their own routing table and leaf values only when used alone."""
+    X, y = make_classification(800, 5, n_informative=3, random_state=1)
+    X[::7, 2] = np.nan
+    for sampling in ("node", "tree"):
+        forest = quercus.RandomForestClassifier(
+            4, feature_sampling=sampling, max_features=2, random_state=0
+        ).fit(X, y)
+        trees = [e.tree_ for e in forest.estimators_]
+        assert all(t._routes is None and "_node_values" not in t.__dict__ for t in trees)
+        assert forest._packing.tables is None
+        average = np.mean([e.predict_proba(X) for e in forest.estimators_], axis=0)
+        assert np.allclose(forest.predict_proba(X), average)
+        assert all(t._routes is not None for t in trees)
+
+
 def test_compact_layout_routes_missing_values_as_the_trees_do():
     # Numeric splits only: the forest predicts through 16-byte nodes with renumbered
     # children; missing values must still take each split's learned side.

@@ -19,7 +19,7 @@ import pandas as pd
 from .._config import AUTO_EXACT_MAX_ROWS, AUTO_MAX_BINS, bin_dtype, missing_code
 from .._parallel import run_parallel
 from ..data.schema import NUMERIC_KIND, Schema
-from ._kernels import bin_numeric
+from ._kernels import bin_column
 
 __all__ = [
     "BinMapper",
@@ -148,25 +148,29 @@ class BinMapper:
         return missing_code(self.dtype)
 
     def transform(self, X: pd.DataFrame) -> np.ndarray:
-        """The binned matrix of a typed frame (see :func:`quercus.data.align_frame`)."""
-        n = len(X)
-        out = np.empty((n, len(self.kinds)), dtype=self.dtype, order="F")
-        numeric = [j for j, kind in enumerate(self.kinds) if kind == NUMERIC_KIND]
-        if numeric:
-            values = np.empty((n, len(numeric)), dtype=np.float64, order="F")
-            for i, j in enumerate(numeric):
-                values[:, i] = X.iloc[:, j].to_numpy(dtype=np.float64)
-            edges = [self.edges[j] for j in numeric]
-            offsets = np.concatenate([[0], np.cumsum([len(e) for e in edges])]).astype(np.int64)
-            codes = np.empty((n, len(numeric)), dtype=self.dtype, order="F")
-            run_parallel(bin_numeric, values, np.concatenate(edges), offsets, self.missing, codes)
-            out[:, numeric] = codes
+        """The binned matrix of a typed frame (see :func:`quercus.data.align_frame`), in
+        Fortran order. Growth reads the padded C-ordered rows of
+        :func:`~quercus.binning.binned.bin_rows` instead, which bins straight into them."""
+        out = np.empty((len(X), len(self.kinds)), dtype=self.dtype)
+        self.transform_into(X, out)
+        return np.asfortranarray(out)
+
+    def transform_into(self, X: pd.DataFrame, out: np.ndarray) -> None:
+        """Bin the typed frame ``X`` into the first ``len(kinds)`` columns of ``out`` (a
+        C-ordered matrix of this mapper's dtype, one row per row of ``X``; columns after
+        those are left as they are), one column at a time: no float copy of the whole
+        frame is made, only of one column where the frame's column is not a contiguous
+        writable float64 array."""
         for j, kind in enumerate(self.kinds):
-            if kind != NUMERIC_KIND:
-                codes = np.asarray(X.iloc[:, j].cat.codes, dtype=np.int64)
+            column = X.iloc[:, j]
+            if kind == NUMERIC_KIND:
+                # Contiguous and writable: a read-only view would compile a second kernel.
+                values = np.require(column.to_numpy(dtype=np.float64), None, ["C", "W"])
+                run_parallel(bin_column, values, self.edges[j], self.missing, out, j)
+            else:
+                codes = np.asarray(column.cat.codes, dtype=np.int64)
                 codes[codes < 0] = self.missing
                 out[:, j] = codes
-        return out
 
     def threshold(self, feature: int, bin_code: int) -> float:
         """The real-valued test ``x <= threshold`` equal to ``bin <= bin_code``."""

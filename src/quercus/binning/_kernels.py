@@ -7,7 +7,7 @@ import numpy as np
 
 from .._config import njit
 
-#: Cells per upper edge of the index that starts each search (see :func:`bin_numeric`).
+#: Cells per upper edge of the index that starts each search (see :func:`bin_column`).
 CELLS_PER_EDGE = 4
 
 
@@ -39,12 +39,13 @@ def _cell_index(e, n_cells, first):
 
 
 @njit(parallel=True)
-def bin_numeric(values, edges, offsets, missing_code, out):
-    """Bin codes of the numeric columns ``values`` (n, q) into ``out`` (n, q).
+def bin_column(values, edges, missing_code, out, j):
+    """Bin codes of one numeric column ``values`` (n,) into column ``j`` of ``out`` (n, q),
+    a C-ordered matrix (the padded rows that growth reads: the codes go straight there).
 
-    Column ``j``'s upper bin edges are ``edges[offsets[j]:offsets[j + 1]]``; its code for
-    ``x`` is the number of edges below ``x`` (so ``x <= edge[b]`` is ``code <= b``), and NaN
-    gets ``missing_code``. Columns in parallel.
+    ``edges`` are the column's upper bin edges; the code of ``x`` is the number of edges
+    below ``x`` (so ``x <= edge[b]`` is ``code <= b``), and NaN gets ``missing_code``. Rows
+    in parallel (each thread writes its own block of rows).
 
     A binary search over all the edges costs a chain of dependent loads per value. Instead a
     uniform grid of cells over the edges (``CELLS_PER_EDGE`` per edge) says which edges share
@@ -52,32 +53,26 @@ def bin_numeric(values, edges, offsets, missing_code, out):
     (the cell is monotone in the value), and a short binary search places it among the few
     in its own cell. The codes are exactly those of the search over all the edges.
     """
-    n, q = values.shape
-    for j in numba.prange(q):
-        e = edges[offsets[j] : offsets[j + 1]]
-        n_edges = len(e)
-        n_cells = max(1, CELLS_PER_EDGE * n_edges)
-        first = np.empty(n_cells + 1, dtype=np.int64)
-        lo, scale = _cell_index(e, n_cells, first) if n_edges > 0 else (0.0, 0.0)
-        for i in range(n):
-            x = values[i, j]
-            if np.isnan(x):
-                out[i, j] = missing_code
-                continue
-            if n_edges == 0:
-                out[i, j] = 0
-                continue
-            c = _cell(x, lo, scale, n_cells)
-            base = first[c]
-            size = first[c + 1] - base
-            while size > 0:
-                half = size >> 1
-                if e[base + half] < x:
-                    base += half + 1
-                    size -= half + 1
-                else:
-                    size = half
-            out[i, j] = base
+    n_edges = len(edges)
+    n_cells = max(1, CELLS_PER_EDGE * n_edges)
+    first = np.zeros(n_cells + 1, dtype=np.int64)
+    lo, scale = _cell_index(edges, n_cells, first) if n_edges > 0 else (0.0, 0.0)
+    for i in numba.prange(len(values)):
+        x = values[i]
+        if np.isnan(x):
+            out[i, j] = missing_code
+            continue
+        c = _cell(x, lo, scale, n_cells)
+        base = first[c]
+        size = first[c + 1] - base
+        while size > 0:
+            half = size >> 1
+            if edges[base + half] < x:
+                base += half + 1
+                size -= half + 1
+            else:
+                size = half
+        out[i, j] = base
 
 
 @njit

@@ -1,8 +1,8 @@
 """A typed frame binned once, in the layout the growth kernel reads.
 
-:func:`bin_frame` fits the bins of a frame and bins it, with the rows padded to whole 8-byte
-words (:func:`pad_rows`); the result, :class:`BinnedData`, serves one tree or every tree of
-a forest.
+:func:`bin_frame` fits the bins of a frame and bins it straight into rows padded to whole
+8-byte words (:func:`bin_rows`, :func:`pad_rows`); the result, :class:`BinnedData`, serves
+one tree or every tree of a forest.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from . import fit_bins
 
 _KIND_CODES = {name: code for code, name in enumerate(FEATURE_KIND_NAMES)}
 
-__all__ = ["BinnedData", "bin_frame", "bin_tables", "pad_rows"]
+__all__ = ["BinnedData", "bin_frame", "bin_rows", "bin_tables", "pad_rows", "padded_width"]
 
 
 @dataclass
@@ -31,11 +31,17 @@ class BinnedData:
     bin_hi: np.ndarray  # largest training value of each bin
 
 
+def padded_width(n_features: int, dtype) -> int:
+    """The columns of a padded row: ``n_features`` codes of ``dtype`` rounded up to whole
+    8-byte words, as the growth kernel moves rows a word at a time."""
+    per_word = 8 // np.dtype(dtype).itemsize
+    return -(-n_features // per_word) * per_word
+
+
 def pad_rows(binned: np.ndarray) -> np.ndarray:
     """``binned`` C-ordered with its rows padded to whole 8-byte words (zero columns after
     the features), as the growth kernel moves rows a word at a time."""
-    per_word = 8 // binned.itemsize
-    width = -(-binned.shape[1] // per_word) * per_word
+    width = padded_width(binned.shape[1], binned.dtype)
     if width == binned.shape[1] and binned.flags.c_contiguous:
         return binned
     out = np.zeros((binned.shape[0], width), dtype=binned.dtype)
@@ -43,12 +49,21 @@ def pad_rows(binned: np.ndarray) -> np.ndarray:
     return out
 
 
+def bin_rows(mapper, typed: pd.DataFrame) -> np.ndarray:
+    """The padded C-ordered rows (:func:`pad_rows`) of the typed frame ``typed`` binned by
+    ``mapper`` (a :class:`~quercus.binning.BinMapper`), binned straight into that layout:
+    the only full-size array made is the result."""
+    width = padded_width(len(mapper.kinds), mapper.dtype)
+    out = np.zeros((len(typed), width), dtype=mapper.dtype)
+    mapper.transform_into(typed, out)
+    return out
+
+
 def bin_frame(typed: pd.DataFrame, schema, max_bins, n_threads: int = 1) -> BinnedData:
     """Fit the bins of ``typed`` (on ``n_threads`` threads) and bin it (rows padded for
-    the kernel: ``pad_rows``)."""
+    the kernel: :func:`bin_rows`)."""
     mapper = fit_bins(typed, schema, max_bins, n_threads)
-    binned = pad_rows(mapper.transform(typed))
-    return BinnedData(mapper, binned, *bin_tables(mapper))
+    return BinnedData(mapper, bin_rows(mapper, typed), *bin_tables(mapper))
 
 
 def bin_tables(mapper) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

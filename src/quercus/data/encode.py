@@ -22,6 +22,8 @@ from .schema import (
     _as_number,
     _check_finite,
     _clean_object_column,
+    _warn_if_all_missing,
+    check_column_names,
 )
 
 logger = logging.getLogger(__name__)
@@ -48,6 +50,44 @@ def infer_schema(X, nominal=None, ordinal=None) -> tuple[pd.DataFrame, Schema]:
     """Type the feature table ``X`` and return it with its schema (no target)."""
     table = read_table(as_frame(X), target=False, nominal=nominal, ordinal=ordinal)
     return table.X, table.schema
+
+
+def is_numeric_array(X) -> bool:
+    """Whether ``X`` is a plain 2-d NumPy array of real numbers (integer or floating dtype,
+    not booleans, not a subclass such as a masked array): :func:`infer_numeric_schema`
+    types it as :func:`infer_schema` would, every column numeric."""
+    return type(X) is np.ndarray and X.ndim == 2 and X.dtype.kind in "fiu"
+
+
+def infer_numeric_schema(array: np.ndarray, names: Sequence[str]) -> tuple[pd.DataFrame, Schema]:
+    """:func:`infer_schema` of an array of real numbers (:func:`is_numeric_array`) whose
+    columns are ``names``, without a nominal or ordinal selection: the same typed frame,
+    schema, errors (an infinite value) and warnings (a column entirely missing).
+
+    A float64 array is not copied: the typed frame is a view of it (the typed frame is
+    read, never written). Another dtype is converted to float64 once, as the per-column
+    typing of :func:`infer_schema` converts it. The inference through pandas
+    (:func:`~quercus.data.read.read_table`) copies the whole table three times: into a
+    frame, a copy of that frame, and the frame of the typed columns.
+
+    Parameters
+    ----------
+    array : ndarray of shape (n_samples, n_features)
+    names : sequence of str, length n_features
+
+    Returns
+    -------
+    typed : DataFrame of shape (n_samples, n_features), float64 columns ``names``
+    schema : Schema, every feature numeric, no target
+    """
+    names = check_column_names(names)
+    values = array if array.dtype == np.float64 else array.astype(np.float64)
+    typed = pd.DataFrame(values, columns=names, copy=False)
+    for name in names:
+        column = typed[name]
+        _check_finite(name, column)
+        _warn_if_all_missing(name, column)
+    return typed, Schema(tuple(Feature(name, NUMERIC_KIND) for name in names))
 
 
 def align_column(feature: Feature, values: pd.Series) -> tuple[pd.Series | pd.Categorical, int]:

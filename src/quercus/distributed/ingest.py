@@ -20,8 +20,8 @@ kinds, categories, warnings and errors are the local ones; the class labels are
 **Second pass: binning.** Each partition with rows to keep drops the others (the rows of
 weight 0, an absent row to a local tree, unless ``keep_zero_weight`` keeps them as a local
 forest does), types its columns to the schema, bins them with the mapper made from the
-merged summaries and keeps the result on its worker: the binned codes padded by
-:func:`~quercus.binning.binned.pad_rows`, the class codes, the targets and the weights
+merged summaries and keeps the result on its worker: the binned codes in padded rows
+(:func:`~quercus.binning.binned.bin_rows`), the class codes, the targets and the weights
 after :func:`~quercus.estimators.validate.as_counts`. A feature
 whose summary was compressed also reports the smallest and largest value of each of its bins
 (:func:`~quercus.distributed.summaries.bin_extremes`), which the split thresholds are placed
@@ -62,7 +62,7 @@ import pandas as pd
 
 from .._config import AUTO_EXACT_MAX_ROWS
 from ..binning import BinMapper, mapper_from_bins, resolve_max_bins
-from ..binning.binned import bin_tables, pad_rows
+from ..binning.binned import bin_rows, bin_tables
 from ..data.encode import align_column, infer_schema
 from ..data.errors import DataError
 from ..data.read import selection_by_name
@@ -695,14 +695,15 @@ def _bin_partition(x_part, y_part, w_part, index: int, plan: _Plan):
         },
         index=frame.index,
     )
-    bin_codes = plan.mapper.transform(typed)
+    binned = bin_rows(plan.mapper, typed)
     extremes = {
         j: summaries.extremes_of_codes(
-            typed.iloc[:, j].to_numpy(), bin_codes[:, j], len(plan.mapper.edges[j])
+            typed.iloc[:, j].to_numpy(),
+            np.ascontiguousarray(binned[:, j]),
+            len(plan.mapper.edges[j]),
         )
         for j in plan.compressed
     }
-    binned = pad_rows(bin_codes)
     if plan.classes is None:
         y_class, y_value = np.zeros(len(rows), dtype=np.int32), labels.astype(np.float64)
     else:
@@ -844,7 +845,7 @@ def ingest(
     schema = with_target_name(schema, y if _is_dask_series(y) else None)  # a named Series
     classes = None if regression else _classes(report)
     bins, compressed = _numeric_bins(schema, report, max_bins)
-    mapper = mapper_from_bins(schema, bins)
+    mapper = mapper_from_bins(schema, bins, n_positive)  # the rows a local fit bins
     plan = _Plan(
         source,
         schema,

@@ -43,7 +43,7 @@ from ..estimators.trees import DecisionTreeClassifier, DecisionTreeRegressor
 from ..estimators.validate import TabularInput, as_1d, classes_and_codes
 from ..persist.forest_file import save_forest
 from ..tree import Tree
-from ..tree._predict import ROUTE_DTYPE, fractional_rows, pack_routes
+from ..tree._predict import ROUTE_DTYPE, fractional_rows
 from ..tree.grower import grow_binned, tree_from_grown
 from ._predict import (
     LEAF_FLAG,
@@ -133,16 +133,26 @@ def distinct_rows(binned, y_class, y_value, regression: bool) -> DistinctRows:
     return DistinctRows(binned[first], y_class[first], y_value[first], group)
 
 
-def pack_forest(trees: list[Tree], values: list[np.ndarray]) -> tuple:
+def pack_forest(trees: list[Tree], tree_values) -> tuple:
     """``(roots, routes, children, cat_table, values)`` of ``trees`` laid end to end, each
-    tree's node, child-slot and category-table indexes shifted by those before it."""
+    tree's node, child-slot and category-table indexes shifted by those before it.
+    ``tree_values(tree)`` gives a tree's ``(n_nodes, outputs)`` values; the routes and
+    values of one tree at a time are made and copied in (no tree keeps its own)."""
     n_nodes = np.array([t.node_count for t in trees], dtype=np.int64)
     node_off = np.concatenate([[0], np.cumsum(n_nodes)[:-1]]).astype(np.int64)
     child_off = np.concatenate([[0], np.cumsum([len(t.children) for t in trees])[:-1]])
     cat_off = np.concatenate([[0], np.cumsum([len(t.cat_table) for t in trees])[:-1]])
     if n_nodes.sum() >= 2**31:
         raise ValueError("the forest has 2**31 nodes or more: too large to pack")
-    routes = np.concatenate([t.routes for t in trees]).astype(ROUTE_DTYPE)
+    routes = np.empty(int(n_nodes.sum()), dtype=ROUTE_DTYPE)
+    values = None
+    for tree, start in zip(trees, node_off, strict=True):
+        part = slice(start, start + tree.node_count)
+        routes[part] = tree.packed_routes()
+        value = tree_values(tree)
+        if values is None:
+            values = np.empty((len(routes), value.shape[1]))
+        values[part] = value
     inner = routes["feature"] >= 0
     numeric = inner & (routes["kind"] == NUMERIC_SPLIT)
     nominal = inner & ~numeric  # "second" holds the start of the node's child list
@@ -156,27 +166,30 @@ def pack_forest(trees: list[Tree], values: list[np.ndarray]) -> tuple:
         [t.children.astype(np.int64) + off for t, off in zip(trees, node_off, strict=True)]
     ).astype(np.int32)
     cat_table = np.concatenate([t.cat_table for t in trees]).astype(np.int32)
-    return node_off, routes, children, cat_table, np.ascontiguousarray(np.concatenate(values))
+    return node_off, routes, children, cat_table, values
 
 
 COMPACT_DTYPE = np.dtype([("threshold", np.float64), ("feature", np.int32), ("left", np.int32)])
 
 
-def pack_compact(trees: list[Tree], values: list[np.ndarray]) -> tuple | None:
+def pack_compact(trees: list[Tree], tree_values) -> tuple | None:
     """``(roots, nodes, values)`` in the compact layout (16-byte nodes, see ``_predict``), or
     None when a tree has a category split. Nodes are renumbered so that each split's two
     children are neighbours: the k-th split (in node order, parents first) has its children
-    at 2k + 1 and 2k + 2 of its tree."""
+    at 2k + 1 and 2k + 2 of its tree. ``tree_values(tree)``: as for :func:`pack_forest`."""
     if any((t.kind > NUMERIC_SPLIT).any() for t in trees):
         return None
     total = sum(t.node_count for t in trees)
     if total >= 2**31:
         raise ValueError("the forest has 2**31 nodes or more: too large to pack")
     nodes = np.empty(total, dtype=COMPACT_DTYPE)
-    out_values = np.empty((total, values[0].shape[1]))
+    out_values = None
     roots = np.empty(len(trees), dtype=np.int64)
     offset = 0
-    for t, (tree, value) in enumerate(zip(trees, values, strict=True)):
+    for t, tree in enumerate(trees):
+        value = tree_values(tree)
+        if out_values is None:
+            out_values = np.empty((total, value.shape[1]))
         n = tree.node_count
         inner = np.flatnonzero(tree.kind != LEAF)  # increasing: a parent before its children
         left = 1 + 2 * np.arange(len(inner))
@@ -195,6 +208,17 @@ def pack_compact(trees: list[Tree], values: list[np.ndarray]) -> tuple | None:
         roots[t] = offset
         offset += n
     return roots, nodes, out_values
+
+
+class PackedForestCache:
+    """Where a fitted forest keeps its packed trees once prediction has packed them: an
+    object of its own, filled in place, so that predicting leaves the estimator's
+    attributes as they were (scikit-learn's convention)."""
+
+    __slots__ = ("tables",)
+
+    def __init__(self):
+        self.tables = None
 
 
 class BaseForest(TabularInput, BaseEstimator):
@@ -268,7 +292,6 @@ class BaseForest(TabularInput, BaseEstimator):
         n_draws = self._bootstrap_size(len(y))
         if isinstance(self.bootstrap, str):
             self._poisson_rate(len(y))  # its error before any tree grows
-        template = self._tree_template()
         keep_old = self.warm_start and hasattr(self, "estimators_")
         if keep_old and len(self.estimators_) > self.n_estimators:
             raise ValueError(
@@ -281,30 +304,7 @@ class BaseForest(TabularInput, BaseEstimator):
         first = len(self.estimators_)
         seeds = tree_seeds(self._base_seed, first, self.n_estimators)
         if seeds:
-            data = bin_frame(typed, self.schema_, self.max_bins, n_threads(self.n_jobs))
-            # Every tree gets its own seed (``_grow_one``).
-            params = growth_params(self._tree_params(), typed.shape[1], float(w.sum()), seed=0)
-            k_per_tree = params.max_features
-            if self.feature_sampling == "tree":
-                k_per_tree = features_per_split(self.max_features, typed.shape[1])
-
-            distinct = distinct_rows(data.binned, y_class, y_value, self._regression)
-
-            def grow(tree: int, seed: int):
-                counts = self._tree_weights(tree, seed, len(y), n_draws)
-                if not (counts * w).any():  # a tree of no data would predict nothing
-                    raise ValueError(
-                        f"tree {tree}'s bootstrap sample weighs 0 (of {len(y)} rows, those "
-                        "drawn all have sample_weight 0, or bootstrap='poisson' drew none): "
-                        "fit on more rows, or another random_state"
-                    )
-                return self._grow_one(
-                    data, distinct, template, params, seed, y, w, n_stats, counts, k_per_tree
-                )
-
-            with ThreadPoolExecutor(n_threads(self.n_jobs)) as pool:
-                grown = pool.map(grow, range(first, self.n_estimators), seeds)
-                new_trees = list(_with_progress(grown, len(seeds), self.verbose))
+            new_trees = self._grow_trees(typed, y, w, (y_class, y_value, n_stats), n_draws, seeds)
             self.estimators_ = self.estimators_ + new_trees
             self._seeds = self._seeds + seeds
         self._pack()
@@ -313,6 +313,39 @@ class BaseForest(TabularInput, BaseEstimator):
         elif hasattr(self, "oob_score_"):
             del self.oob_score_
         return self
+
+    def _grow_trees(self, typed, y, w, target, n_draws: int, seeds: list[int]) -> list:
+        """The tree estimators of ``seeds`` (the trees after those of ``estimators_``),
+        grown in parallel threads on the data binned once. ``target``: ``(y_class,
+        y_value, n_stats)``. The binned rows live only as long as this call: they are gone
+        before the trees are packed for prediction."""
+        y_class, y_value, n_stats = target
+        first = len(self.estimators_)
+        data = bin_frame(typed, self.schema_, self.max_bins, n_threads(self.n_jobs))
+        # Every tree gets its own seed (``_grow_one``).
+        params = growth_params(self._tree_params(), typed.shape[1], float(w.sum()), seed=0)
+        k_per_tree = params.max_features
+        if self.feature_sampling == "tree":
+            k_per_tree = features_per_split(self.max_features, typed.shape[1])
+        template = self._tree_template()
+        distinct = distinct_rows(data.binned, y_class, y_value, self._regression)
+        data = replace(data, binned=None)  # the trees read the rows of ``distinct``
+
+        def grow(tree: int, seed: int):
+            counts = self._tree_weights(tree, seed, len(y), n_draws)
+            if not (counts * w).any():  # a tree of no data would predict nothing
+                raise ValueError(
+                    f"tree {tree}'s bootstrap sample weighs 0 (of {len(y)} rows, those "
+                    "drawn all have sample_weight 0, or bootstrap='poisson' drew none): "
+                    "fit on more rows, or another random_state"
+                )
+            return self._grow_one(
+                data, distinct, template, params, seed, y, w, n_stats, counts, k_per_tree
+            )
+
+        with ThreadPoolExecutor(n_threads(self.n_jobs)) as pool:
+            grown = pool.map(grow, range(first, first + len(seeds)), seeds)
+            return list(_with_progress(grown, len(seeds), self.verbose))
 
     def _class_weight_mode(self):
         return getattr(self, "class_weight", None)
@@ -344,9 +377,8 @@ class BaseForest(TabularInput, BaseEstimator):
             n_stats=n_stats,
         )
         tree = tree_from_grown(grown, params, self._regression)
-        if len(features) < p:
+        if len(features) < p:  # (its routes, made at their first use, read these indexes)
             tree.feature = np.where(tree.feature >= 0, features[tree.feature], -1).astype(np.int32)
-            tree.routes = pack_routes(tree)  # with the features' own indexes
         return self._tree_estimator(template, tree, params.max_features)
 
     def _tree_estimator(self, template, tree: Tree, max_features: int):
@@ -365,11 +397,23 @@ class BaseForest(TabularInput, BaseEstimator):
         return est
 
     def _pack(self):
+        """Forget the packed forest of earlier trees: :attr:`_packed` packs the trees of
+        ``estimators_`` again where prediction first needs them. Fit does not pack: the
+        packed tables (at 1M x 20, 100 trees, about 300 MiB) would add to its peak."""
+        self._packing = PackedForestCache()
+
+    @property
+    def _packed(self) -> tuple:
         """The packed forest that prediction walks: the compact layout when every split is
-        a numeric threshold, else the general one."""
-        trees = [e.tree_ for e in self.estimators_]
-        values = [self._tree_values(t) for t in trees]
-        self._packed = pack_compact(trees, values) or pack_forest(trees, values)
+        a numeric threshold, else the general one; made at its first use and kept."""
+        cache = self.__dict__.get("_packing")
+        if cache is None:  # a forest pickled before the packing was deferred
+            cache = self._packing = PackedForestCache()
+        if cache.tables is None:
+            trees = [e.tree_ for e in self.estimators_]
+            values = self._tree_values
+            cache.tables = pack_compact(trees, values) or pack_forest(trees, values)
+        return cache.tables
 
     def _sum_trees(self, matrix, out, rows=None, tree=None, count=None):
         """Add the trees' outputs for the rows of ``matrix`` to ``out``: every tree for every
@@ -391,7 +435,8 @@ class BaseForest(TabularInput, BaseEstimator):
             run_parallel(tree_sum_rows, matrix, rows, roots[tree], *packed[1:4], values, out, count)
 
     def _tree_values(self, tree: Tree) -> np.ndarray:
-        return tree.leaf_values()
+        """What ``tree`` adds up for each of its nodes (not kept on the tree)."""
+        return tree.leaf_values(keep=False)
 
     # -- out of bag -----------------------------------------------------------------------
 
@@ -604,9 +649,10 @@ class RandomForestClassifier(ClassifierMixin, BaseForest):
         return y_class.astype(np.int32), np.zeros(len(y)), self.n_classes_
 
     def _tree_values(self, tree: Tree) -> np.ndarray:
-        if self.voting == "hard":  # one vote for the leaf's class
-            return np.eye(self.n_classes_)[tree.node_class]
-        return tree.leaf_values()
+        values = tree.leaf_values(keep=False)
+        if self.voting == "hard":  # one vote for the leaf's class (``tree.node_class``)
+            return np.eye(self.n_classes_)[np.argmax(values, axis=1)]
+        return values
 
     def _store_oob(self, oob, seen, y, y_class, y_value):
         self.oob_decision_function_ = oob

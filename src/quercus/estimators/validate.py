@@ -15,7 +15,7 @@ from scipy.sparse import issparse
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
-from ..data.encode import align_frame, infer_schema
+from ..data.encode import align_frame, infer_numeric_schema, infer_schema, is_numeric_array
 from ..data.schema import NUMERIC_KIND, Schema
 
 __all__ = [
@@ -147,6 +147,10 @@ class TabularInput:
                     f"{self.n_features_in_} features as input."
                 )
             names = self.schema_.names if not reset else [f"x{i}" for i in range(array.shape[1])]
+            if reset and is_numeric_array(array) and not self._selects_columns():
+                # Numbers only: typed without the copies that typing through pandas makes.
+                typed, self.schema_ = infer_numeric_schema(array, names)
+                return typed
             frame = pd.DataFrame(array, columns=names)
         if reset:
             typed, self.schema_ = infer_schema(
@@ -154,6 +158,14 @@ class TabularInput:
             )
             return typed
         return align_frame(frame, self.schema_)
+
+    def _selects_columns(self) -> bool:
+        """Whether ``nominal_features`` or ``ordinal_features`` may name a column (anything
+        but None or an empty collection: the typing through pandas reads and checks it)."""
+        return not all(
+            selection is None or (hasattr(selection, "__len__") and len(selection) == 0)
+            for selection in (self.nominal_features, self.ordinal_features)
+        )
 
     def _note_target(self, y) -> None:
         """Keep the name of a named target (a pandas Series) in ``schema_``: model files

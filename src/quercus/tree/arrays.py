@@ -45,16 +45,29 @@ class Tree:
     fractional: bool = False
     leaf_model: str = ""  # what a leaf predicts (see tree/leaves.py); "" for the task's default
     leaf_params: np.ndarray | None = None  # float64 (n_nodes, k): the leaf model's parameters
-    routes: np.ndarray = field(init=False, repr=False, compare=False)
+    _routes: np.ndarray | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self):
-        from ._predict import pack_routes
-
         if not self.leaf_model:
             self.leaf_model = leaves.model_for(self.regression)
         leaves.check_model(self.leaf_model, self.regression)
-        # The packed routing table that prediction walks, derived once from the arrays.
-        self.routes = pack_routes(self)
+
+    @property
+    def routes(self) -> np.ndarray:
+        """The packed routing table that prediction walks (``tree/_predict.pack_routes``),
+        derived from the arrays at its first use and kept (32 bytes a node: the trees of a
+        forest, which predicts from tables of its own, never make it)."""
+        if self._routes is None:
+            self._routes = self.packed_routes()
+        return self._routes
+
+    def packed_routes(self) -> np.ndarray:
+        """The table of :attr:`routes` (the one kept, or made afresh without keeping it)."""
+        if self._routes is not None:
+            return self._routes
+        from ._predict import pack_routes
+
+        return pack_routes(self)
 
     @classmethod
     def from_grown(
@@ -134,9 +147,13 @@ class Tree:
 
     # -- derived quantities ---------------------------------------------------------------
 
-    def leaf_values(self) -> np.ndarray:
+    def leaf_values(self, keep: bool = True) -> np.ndarray:
         """Prediction of each node by its leaf model: class probabilities, or the mean
-        (median) target."""
+        (median) target, shape ``(n_nodes, outputs)``. Kept on the tree for the next call,
+        unless ``keep`` is False and no call kept them yet (a forest copies its trees'
+        values into one array of its own)."""
+        if not keep and "_node_values" not in self.__dict__:
+            return leaves.predictions(self.leaf_model, self.value, self.leaf_params)
         return self._node_values
 
     @cached_property
