@@ -140,7 +140,7 @@ def test_deferred_nodes_are_leaves_of_their_piece_with_their_rows(small_subtrees
     graft = threads.graft
 
     def keep(pieces, root=0):
-        seen.append(pieces)
+        seen.append(dict(pieces))  # graft empties it as it lays the pieces
         return graft(pieces, root)
 
     monkeypatch.setattr(threads, "graft", keep)

@@ -134,7 +134,8 @@ def _child_tasks(task: Task, grown: GrownArrays):
 def graft(pieces: dict[int, Piece], root: int = 0) -> GrownArrays:
     """The tree of piece ``root`` with each DEFERRED node replaced by the tree of its
     piece, recursively. Every piece numbers its nodes, child slots and category tables in
-    preorder; so does the result, each piece's arrays copied once."""
+    preorder; so does the result. Each piece is copied once into arrays of the final size
+    and dropped from ``pieces`` (so its arrays are freed as the tree is laid)."""
     sizes: dict[int, int] = {}
 
     def size(piece_id: int) -> int:
@@ -145,70 +146,76 @@ def graft(pieces: dict[int, Piece], root: int = 0) -> GrownArrays:
         return total
 
     size(root)
-    out = _Blocks()
-    _lay(pieces, root, sizes, out, first_node=0)
-    return out.arrays(pieces[root].grown)
+    first = pieces[root].grown
+    out = GrownArrays(
+        np.empty(sizes[root], dtype=first.nodes.dtype),
+        np.empty((sizes[root], first.values.shape[1])),
+        np.empty(sum(len(p.grown.children) for p in pieces.values()), dtype=np.int32),
+        np.empty(sum(len(p.grown.cat_table) for p in pieces.values()), dtype=np.int32),
+        first.trace,
+        first.trace_sides,
+    )
+    ends = _lay(pieces, root, sizes, out, _Cursor(0, 0, 0))
+    assert ends == _Cursor(len(out.nodes), len(out.children), len(out.cat_table))
+    return out
 
 
-class _Blocks:
-    """The arrays of the grafted tree, as the blocks laid so far."""
+class _Cursor(NamedTuple):
+    """The next free node, child slot and category-table entry of the grafted arrays."""
 
-    def __init__(self):
-        self.nodes, self.values, self.children, self.cat_table = [], [], [], []
-        self.n_slots = 0
-        self.n_cat = 0
-
-    def arrays(self, root: GrownArrays) -> GrownArrays:
-        return GrownArrays(
-            np.concatenate(self.nodes),
-            np.concatenate(self.values),
-            np.concatenate(self.children or [np.zeros(0)]).astype(np.int32),
-            np.concatenate(self.cat_table or [np.zeros(0)]).astype(np.int32),
-            root.trace,
-            root.trace_sides,
-        )
+    node: int
+    slot: int
+    cat: int
 
 
-def _lay(pieces, piece_id: int, sizes: dict, out: _Blocks, first_node: int) -> None:
-    """Append the nodes of piece ``piece_id`` (and of its pieces, in preorder) to ``out``;
-    its first node gets the id ``first_node``."""
-    piece = pieces[piece_id]
+def _lay(pieces, piece_id: int, sizes: dict, out: GrownArrays, at: _Cursor) -> _Cursor:
+    """Write the nodes of piece ``piece_id`` (and of its pieces, in preorder) into ``out``
+    from ``at``; returns the cursor after them."""
+    piece = pieces.pop(piece_id)
     top = piece.grown
+    n, slots, cats = len(top.nodes), len(top.children), len(top.cat_table)
     if not piece.deferred:  # laid as one block
-        block = top.nodes.copy()
-        block["child_start"][block["kind"] != LEAF] += out.n_slots
-        block["cat_start"][block["cat_start"] >= 0] += out.n_cat
-        out.nodes.append(block)
-        out.values.append(top.values)
-        out.children.append(top.children + first_node)
-        out.cat_table.append(top.cat_table)
-        out.n_slots += len(top.children)
-        out.n_cat += len(top.cat_table)
-        return
+        block = out.nodes[at.node : at.node + n]
+        block[:] = top.nodes
+        block["child_start"][block["kind"] != LEAF] += at.slot
+        block["cat_start"][block["cat_start"] >= 0] += at.cat
+        out.values[at.node : at.node + n] = top.values
+        out.children[at.slot : at.slot + slots] = top.children + at.node
+        out.cat_table[at.cat : at.cat + cats] = top.cat_table
+        return _Cursor(at.node + n, at.slot + slots, at.cat + cats)
+    return _lay_split_piece(pieces, piece, sizes, out, at)
+
+
+def _lay_split_piece(pieces, piece: Piece, sizes: dict, out: GrownArrays, at: _Cursor):
+    """:func:`_lay` for a piece with DEFERRED nodes, node by node (such a piece is a
+    node's split: a few nodes)."""
+    top, deferred = piece.grown, piece.deferred
     node_sizes = np.ones(len(top.nodes), dtype=np.int64)
-    for node, child in piece.deferred.items():
+    for node, child in deferred.items():
         node_sizes[node] = sizes[child]
-    first = first_node + np.concatenate([[0], np.cumsum(node_sizes)[:-1]])
-    is_split = top.nodes["kind"] != LEAF
+    first = at.node + np.concatenate([[0], np.cumsum(node_sizes)[:-1]])
     for node in range(len(top.nodes)):
-        child = piece.deferred.get(node)
+        child = deferred.get(node)
         if child is not None:
-            _lay(pieces, child, sizes, out, int(first[node]))
+            at = _lay(pieces, child, sizes, out, at)
             continue
         rec = top.nodes[node : node + 1].copy()
-        if is_split[node]:
+        slot, cat = at.slot, at.cat
+        if rec["kind"][0] != LEAF:
             start, count = int(rec["child_start"][0]), int(rec["n_children"][0])
-            rec["child_start"] = out.n_slots
-            out.children.append(first[top.children[start : start + count]])
-            out.n_slots += count
+            rec["child_start"] = slot
+            out.children[slot : slot + count] = first[top.children[start : start + count]]
+            slot += count
             if rec["cat_start"][0] >= 0:
                 lo = int(rec["cat_start"][0])
-                rec["cat_start"] = out.n_cat
+                rec["cat_start"] = cat
                 width = _cat_width(top, lo)
-                out.cat_table.append(top.cat_table[lo : lo + width])
-                out.n_cat += width
-        out.nodes.append(rec)
-        out.values.append(top.values[node : node + 1])
+                out.cat_table[cat : cat + width] = top.cat_table[lo : lo + width]
+                cat += width
+        out.nodes[at.node] = rec[0]
+        out.values[at.node] = top.values[node]
+        at = _Cursor(at.node + 1, slot, cat)
+    return at
 
 
 def _cat_width(top: GrownArrays, lo: int) -> int:
