@@ -326,52 +326,70 @@ def _open_node(nodes, values, node, item, item_values, src, s):
 
 
 @njit(inline="always")
-def _score_feature(j, f, node, nodes, values, src, bins, s, scan, candidates, sides):
-    """Search the best split of feature ``f`` of ``node`` (a histogram criterion) into
-    candidate record ``j``."""
+def _score_feature(j, f, node, nodes, values, src, bins, s, scan, absolute, candidates, sides):
+    """Search the best split of feature ``f`` of ``node`` into candidate record ``j``
+    (absolute error: from the node's ranked rows, ``node_ranks`` done; else from the
+    feature's statistics)."""
     dense, present, stats, missing, order_buf, code_buf, stats_space, acc, order = scan
     nd = nodes[node]
     x, yc, yv, w = src
     kind = bins.kinds[f]
-    n_present = feature_stats(
-        x,
-        yc,
-        yv,
-        w,
-        nd.start,
-        nd.end,
-        f,
-        bins.n_bins[f],
-        bins.missing_code,
-        s.regression,
-        dense,
-        present,
-        stats,
-        missing,
-        order_buf,
-        code_buf,
-        stats_space,
-    )
-    split = split_of_feature(
-        present,
-        stats,
-        n_present,
-        missing,
-        f,
-        kind,
-        s.multiway,
-        s.criterion,
-        s.regression,
-        s.min_leaf,
-        0 if s.regression else np.argmax(values[node]),
-        order,
-        s.c45_classes,
-        s.c45_tolerance,
-        s.missing_mode,
-        bins.bin_lo,
-        bins.bin_hi,
-        acc,
-    )
+    if s.criterion == ABSOLUTE_ERROR:
+        split = absolute_split_of_feature(
+            x,
+            yv,
+            w,
+            nd.start,
+            nd.end,
+            f,
+            kind,
+            bins.missing_code,
+            s.multiway,
+            s.min_leaf,
+            present,
+            absolute,
+            order,
+        )
+    else:
+        n_present = feature_stats(
+            x,
+            yc,
+            yv,
+            w,
+            nd.start,
+            nd.end,
+            f,
+            bins.n_bins[f],
+            bins.missing_code,
+            s.regression,
+            dense,
+            present,
+            stats,
+            missing,
+            order_buf,
+            code_buf,
+            stats_space,
+        )
+        split = split_of_feature(
+            present,
+            stats,
+            n_present,
+            missing,
+            f,
+            kind,
+            s.multiway,
+            s.criterion,
+            s.regression,
+            s.min_leaf,
+            0 if s.regression else np.argmax(values[node]),
+            order,
+            s.c45_classes,
+            s.c45_tolerance,
+            s.missing_mode,
+            bins.bin_lo,
+            bins.bin_hi,
+            acc,
+        )
     keep_candidate(
         candidates,
         sides,
@@ -393,49 +411,15 @@ def _score_candidates(
 ):
     """Search the best split of each candidate feature of ``node`` (a candidate record
     each); return the number of candidates."""
-    present, order = scan[1], scan[8]
     nd = nodes[node]
-    x, yc, yv, w = src
     n_cand = candidate_features(
         bins.kinds.shape[0], s.max_features, nd.draw_key, rng_state, features
     )
-    if s.criterion != ABSOLUTE_ERROR:
-        for j in range(n_cand):
-            _score_feature(
-                j, features[j], node, nodes, values, src, bins, s, scan, candidates, sides
-            )
-        return n_cand
-    node_ranks(yv, nd.start, nd.end, absolute[0], absolute[1])
+    if s.criterion == ABSOLUTE_ERROR:
+        node_ranks(src[2], nd.start, nd.end, absolute[0], absolute[1])
     for j in range(n_cand):
-        f = features[j]
-        kind = bins.kinds[f]
-        split = absolute_split_of_feature(
-            x,
-            yv,
-            w,
-            nd.start,
-            nd.end,
-            f,
-            kind,
-            bins.missing_code,
-            s.multiway,
-            s.min_leaf,
-            present,
-            absolute,
-            order,
-        )
-        keep_candidate(
-            candidates,
-            sides,
-            j,
-            f,
-            kind,
-            s.multiway,
-            bins.n_bins[f],
-            split,
-            present,
-            order,
-            not s.multiway,
+        _score_feature(
+            j, features[j], node, nodes, values, src, bins, s, scan, absolute, candidates, sides
         )
     return n_cand
 
@@ -457,7 +441,7 @@ def two_rows_apply(s, any_nominal):
 
 @njit(inline="always")
 def _choose_of_two_rows(
-    node, nodes, values, src, bins, s, scan, features, candidates, sides, rng_state
+    node, nodes, values, src, bins, s, scan, absolute, features, candidates, sides, rng_state
 ):
     """The winning candidate of a node of two rows (see :func:`two_rows_apply`), or -1,
     as :func:`choose_candidate` would pick it after scoring every feature.
@@ -490,13 +474,24 @@ def _choose_of_two_rows(
     if first < 0:
         return -1
     _score_feature(
-        first, features[first], node, nodes, values, src, bins, s, scan, candidates, sides
+        first, features[first], node, nodes, values, src, bins, s, scan, absolute, candidates, sides
     )
     if candidates[first].cut < 0:
         return -1  # the sides fall short of min_leaf, in every orientation
     if mirrored >= 0:
         _score_feature(
-            mirrored, features[mirrored], node, nodes, values, src, bins, s, scan, candidates, sides
+            mirrored,
+            features[mirrored],
+            node,
+            nodes,
+            values,
+            src,
+            bins,
+            s,
+            scan,
+            absolute,
+            candidates,
+            sides,
         )
         if candidates[mirrored].gain > candidates[first].gain + 1e-12:
             return mirrored
@@ -694,7 +689,18 @@ def _grow_node(node, item, item_values, nodes, values, src, bins, s, space, w_ro
         return False, (cat_table, n_cat, trace, trace_sides, n_trace)
     if two_rows and nodes[node].n_samples == 2:
         chosen = _choose_of_two_rows(
-            node, nodes, values, src, bins, s, scan, features, candidates, sides, rng_state
+            node,
+            nodes,
+            values,
+            src,
+            bins,
+            s,
+            scan,
+            absolute,
+            features,
+            candidates,
+            sides,
+            rng_state,
         )
     else:
         n_cand = _score_candidates(
