@@ -131,40 +131,46 @@ def _wilson_added(n, e, z, c45):
 def _leaf_errors(rows, weights, lo, hi, y, dist, cf, z, c45):
     """Estimated errors of the part ``lo:hi`` of the arena as one leaf; ``dist`` (n_classes)
     is scratch, left holding the part's class weights."""
-    dist[:] = 0.0
+    for c in range(dist.shape[0]):
+        dist[c] = 0.0
     for i in range(lo, hi):
         dist[y[rows[i]]] += weights[i]
     total = numpy_sum(dist, 0, dist.shape[0])
     if total <= 0:
         return 0.0
-    e = total - dist.max()
+    most = dist[0]
+    for c in range(1, dist.shape[0]):
+        most = max(most, dist[c])
+    e = total - most
     return e + added_errors(total, e, cf, z, c45)
 
 
 @njit
-def _route(X, route, split, n_kids, arena, lo, hi, base, offsets, at):
-    """Send the part ``lo:hi`` through the split of node ``split``: the children's parts go
-    to the arena from ``base`` on, child ``k``'s from ``offsets[at + k]`` to ``offsets[at +
-    k + 1]``. A case whose child is unknown (a missing value in a fractional tree, or a
-    category the split has no branch for) goes to every child with its share of the known
-    weight, after that child's known cases; to the missing branch when no weight is known.
+def _children_of(X, route, split, n_kids, rows, weights, lo, hi, child, shares):
+    """The first half of sending the part ``lo:hi`` of the arena ``rows, weights`` through
+    the test of node ``split``: the child of each case in ``child[: hi - lo]``, and in
+    ``shares[:n_kids]`` each child's share of the known weight, for the cases whose child is
+    unknown (zeros when none is). Returns the number of places the children's parts take in
+    the arena. ``route`` is ``(nodes, threshold, cat_table, fractional)``.
 
-    ``route`` is ``(feature, numeric, threshold, cat_start, cat_table, missing_child,
-    fractional)``, ``arena`` is ``(rows, weights, scratch)``. Returns the arena (new arrays
-    when it had to grow)."""
-    feature, numeric, threshold, cat_start, cat_table, missing_child, fractional = route
-    rows, weights, child = arena
-    f = feature[split]
-    shares = np.zeros(n_kids)
+    ``nodes[split]`` is ``(feature, numeric split?, cat_start, missing_child)``. A missing
+    value goes to the missing branch, or in a ``fractional`` tree its child is unknown, as
+    is that of a category the split has no branch for. When no weight is known, the
+    unknown go to the missing branch."""
+    nodes, threshold, cat_table, fractional = route
+    f, numeric = nodes[split, 0], nodes[split, 1]
+    cat_start, missing_child = nodes[split, 2], nodes[split, 3]
+    for k in range(n_kids):
+        shares[k] = 0.0
     n_unknown = 0
     for i in range(lo, hi):
         v = X[rows[i], f]
         if math.isnan(v):
-            k = -1 if fractional else missing_child[split]
-        elif numeric[split]:
+            k = -1 if fractional else missing_child
+        elif numeric:
             k = 1 if v > threshold[split] else 0
         else:
-            k = cat_table[cat_start[split] + int(v)]
+            k = cat_table[cat_start + int(v)]
         child[i - lo] = k
         if k >= 0:
             shares[k] += weights[i]
@@ -174,20 +180,35 @@ def _route(X, route, split, n_kids, arena, lo, hi, base, offsets, at):
     if n_unknown > 0 and total <= 0:
         for i in range(hi - lo):
             if child[i] < 0:
-                child[i] = missing_child[split]
-        n_unknown = 0
-    counts = np.zeros(n_kids, dtype=np.int64)
+                child[i] = missing_child
+    places = 0
+    for i in range(hi - lo):
+        if child[i] >= 0:
+            places += 1
+    for k in range(n_kids):
+        shares[k] = shares[k] / total if n_unknown > 0 and total > 0 else 0.0
+        if shares[k] > 0:
+            places += n_unknown
+    return places
+
+
+@njit
+def _fill(rows, weights, child, lo, hi, base, offsets, at, n_kids, shares, counts):
+    """The second half: the children's parts, from ``base`` on, child ``k``'s from
+    ``offsets[at + k]`` to ``offsets[at + k + 1]``: its known cases in order, then (if its
+    share is not 0) each unknown one with its share of the case's weight."""
+    n_unknown = 0
+    for k in range(n_kids):
+        counts[k] = 0
     for i in range(hi - lo):
         if child[i] >= 0:
             counts[child[i]] += 1
+        else:
+            n_unknown += 1
     offsets[at] = base
     for k in range(n_kids):
-        shares[k] = shares[k] / total if n_unknown > 0 else 0.0
-        extra = n_unknown if shares[k] > 0 else 0
-        offsets[at + k + 1] = offsets[at + k] + counts[k] + extra
-    rows, weights, child = _reserve(rows, weights, child, offsets[at + n_kids])
-    for k in range(n_kids):
-        counts[k] = offsets[at + k]  # where child k's next known case goes
+        offsets[at + k + 1] = offsets[at + k] + counts[k] + (n_unknown if shares[k] > 0 else 0)
+        counts[k] = offsets[at + k]  # where child k's next case goes
     for i in range(hi - lo):
         k = child[i]
         if k >= 0:
@@ -202,39 +223,23 @@ def _route(X, route, split, n_kids, arena, lo, hi, base, offsets, at):
                     rows[out] = rows[lo + i]
                     weights[out] = weights[lo + i] * shares[k]
                     out += 1
-    return rows, weights, child
 
 
 @njit
-def _reserve(rows, weights, child, size):
-    """The arena grown (doubled, or to ``size``) when it holds fewer than ``size`` cases."""
-    if size <= rows.shape[0]:
-        return rows, weights, child
-    grown = max(size, 2 * rows.shape[0])
-    new_rows = np.empty(grown, dtype=np.int64)
-    new_weights = np.empty(grown)
-    new_child = np.empty(grown, dtype=np.int64)
-    new_rows[: rows.shape[0]] = rows
-    new_weights[: weights.shape[0]] = weights
-    new_child[: child.shape[0]] = child
-    return new_rows, new_weights, new_child
+def _reserve(a, size):
+    """``a``, or a copy of it grown to ``size`` (at least doubled) when it is shorter."""
+    if size <= a.shape[0]:
+        return a
+    out = np.empty(max(size, 2 * a.shape[0]), dtype=a.dtype)
+    for i in range(a.shape[0]):
+        out[i] = a[i]
+    return out
 
 
 @njit
-def _arena(w):
-    """The root's part: every case, with its weight."""
-    n = w.shape[0]
-    rows = np.empty(max(2 * n, 16), dtype=np.int64)
-    weights = np.empty(max(2 * n, 16))
-    rows[:n] = np.arange(n)
-    weights[:n] = w
-    return rows, weights, np.empty(max(2 * n, 16), dtype=np.int64)
-
-
-@njit
-def _height_and_fanout(kid_start, kid_count, children):
-    """Levels of the structure under the root (1 for a lone leaf) and most children of a
-    node: the sizes of the walks' stacks."""
+def _shape(kid_start, kid_count, children):
+    """``(height, fanout)`` of the structure: its levels (1 for a lone leaf) and the most
+    children of a node, the sizes of the walks' stacks."""
     n = kid_count.shape[0]
     depth = np.zeros(n, dtype=np.int64)
     stack = np.empty(n, dtype=np.int64)
@@ -280,256 +285,193 @@ def _largest_branch(weights, offsets, at, n_kids, tolerance):
 
 
 @njit
-def _record(decisions, count, node, raised, numbers, leaves, frame_node, frame_k, depth, split_of):
-    """Note decision ``count`` (a leaf when ``raised`` is -1), whose path is the branches
-    the frames above it are in; returns the decision buffers (grown when full)."""
-    nodes, raise_of, estimates, n_leaves, path_end, path = decisions
-    if path_end[count] + depth > path.shape[0]:
-        grown = np.empty((max(2 * path.shape[0], path_end[count] + depth), 2), dtype=np.int64)
-        grown[: path.shape[0]] = path
-        path = grown
-    nodes[count] = node
-    raise_of[count] = raised
-    estimates[count, :] = numbers
-    n_leaves[count] = leaves
-    for i in range(depth):
+def _decide(as_leaf, as_tree, as_branch, raising):
+    """C4.5's rule: 0 keeps the subtree, 1 makes it a leaf, 2 raises the largest branch.
+    The simpler tree is kept unless it is worse by more than 0.1 (and J48's 1e-6)."""
+    if as_leaf <= as_tree + 0.1 + 1e-6 and as_leaf <= as_branch + 0.1 + 1e-6:
+        return 1
+    if raising and as_branch <= as_tree + 0.1 + 1e-6:
+        return 2
+    return 0
+
+
+@njit
+def _record(path_end, path, count, frame_node, frame_k, d, split_of):
+    """The path of decision ``count``, taken at frame ``d``: the split and branch of each
+    frame above it."""
+    path_end[count + 1] = path_end[count] + d
+    for i in range(d):
         path[path_end[count] + i, 0] = split_of[frame_node[i]]
         path[path_end[count] + i, 1] = frame_k[i]
-    path_end[count + 1] = path_end[count] + depth
-    return nodes, raise_of, estimates, n_leaves, path_end, path
 
 
 @njit
-def _open(X, route, frames, d, node, mode, lo, hi, base, at, split_of, kid_count, arena, offsets):
-    """Frame ``d`` for ``node`` (``mode``) on the part ``lo:hi``, its cases sent on to its
-    children (their parts from arena position ``base``, their offsets from ``at``)."""
-    f_node, f_mode, f_lo, f_hi, f_base, f_at, f_k, f_stage, f_sum, _, _ = frames
-    f_node[d], f_mode[d], f_lo[d], f_hi[d], f_base[d], f_at[d] = node, mode, lo, hi, base, at
-    f_k[d], f_stage[d], f_sum[d] = 0, 0, 0.0
-    return _route(X, route, split_of[node], kid_count[node], arena, lo, hi, base, offsets, at)
+def prune_structure(X, y, w, n_classes, route, structure, rule, out):
+    """C4.5's pessimistic pruning of ``structure = (kid_start, kid_count, children,
+    split_of)`` (changed in place: node ``i``'s children are ``children[kid_start[i] :
+    kid_start[i] + kid_count[i]]``, none for a leaf, and it uses the split of node
+    ``split_of[i]``) on the cases ``X, y, w``, sent through the splits by ``route`` (see
+    :func:`_children_of`). ``rule`` is ``(cf, z, c45, raising, tolerance)``: the confidence,
+    its normal deviate, C4.5's variant (else J48's), subtree raising, and the tolerance of
+    the comparison of branch weights.
 
+    The decisions go to ``out = (decided, estimates, path_end, path)`` in the order made:
+    ``decided[i]`` is the node, the branch raised into its place (-1: made a leaf) and the
+    leaves of the whole tree after it; ``estimates[i]`` the estimated errors as a leaf, as
+    the subtree and as the largest branch; its path from the root the pairs ``(split node,
+    branch)`` ``path[path_end[i] : path_end[i + 1]]`` (``path`` has room for the sum of the
+    depths of the nodes: no decision's path is longer than the depth of the node it takes
+    away). Returns the number of decisions.
 
-@njit
-def _decide(estimates, raising, node, branch, kid_start, kid_count, children, stack):
-    """``(raised, leaves_after)``: -1 when ``node`` becomes a leaf, ``branch`` when that
-    branch takes its place, -2 when it stays; the leaves in its place after the change."""
-    as_leaf, as_tree, as_branch = estimates[0], estimates[1], estimates[2]
-    # C4.5 keeps the simpler tree unless it is worse by more than 0.1 (J48: and 1e-6).
-    if as_leaf <= as_tree + 0.1 + 1e-6 and as_leaf <= as_branch + 0.1 + 1e-6:
-        return -1, 1
-    if raising and as_branch <= as_tree + 0.1 + 1e-6:
-        return branch, _count_leaves(branch, kid_start, kid_count, children, stack)
-    return -2, 0
-
-
-@njit
-def _walk(X, y, route, rule, kid_start, kid_count, children, split_of, frames, offsets, state):
-    """Prune the structure under the root (an inner node), a frame per node of the path
-    being walked; returns the decision buffers and their count."""
+    A frame per node of the path being walked prunes its node (or, above a node weighing
+    a raise, only estimates the errors of the largest branch's structure on the node's
+    cases), sending its cases on to its children when it opens."""
+    kid_start, kid_count, children, split_of = structure
     cf, z, c45, raising, tolerance = rule
-    f_node, f_mode, f_lo, f_hi, f_base, f_at, f_k, f_stage, f_sum, f_est, f_branch = frames
-    arena, decisions, dist, stack = state
-    count = 0
-    total_leaves = _count_leaves(0, kid_start, kid_count, children, stack)
+    decided, estimates, path_end, path = out
+    height, fanout = _shape(kid_start, kid_count, children)
     n = y.shape[0]
-    arena = _open(X, route, frames, 0, 0, 0, 0, n, n, 0, split_of, kid_count, arena, offsets)
-    d = 0
+    rows, weights = np.empty(2 * n + 16, dtype=np.int64), np.empty(2 * n + 16)
+    for i in range(n):
+        rows[i], weights[i] = i, w[i]
+    child = np.empty(2 * n + 16, dtype=np.int64)
+    shares, counts, dist = np.zeros(fanout), np.zeros(fanout, dtype=np.int64), np.zeros(n_classes)
+    stack = np.empty(kid_count.shape[0], dtype=np.int64)
+    # Each frame: its node, mode (0 prunes, 1 only estimates), cases lo:hi, where its
+    # children's cases start in the arena and their offsets in ``offsets``, the next child,
+    # its stage (0 children, 1 waiting for the largest branch, 2 deciding), that branch,
+    # the children's estimates so far and the node's estimates (leaf, subtree, branch).
+    f_node, f_mode = np.zeros(height, dtype=np.int64), np.zeros(height, dtype=np.int64)
+    f_lo, f_hi = np.zeros(height, dtype=np.int64), np.zeros(height, dtype=np.int64)
+    f_base, f_at = np.zeros(height, dtype=np.int64), np.zeros(height, dtype=np.int64)
+    f_k, f_stage = np.zeros(height, dtype=np.int64), np.zeros(height, dtype=np.int64)
+    f_branch, f_sum, f_est = (
+        np.zeros(height, dtype=np.int64),
+        np.zeros(height),
+        np.zeros((height, 3)),
+    )
+    offsets = np.zeros(height * (fanout + 1) + 1, dtype=np.int64)
+    count, total_leaves = 0, _count_leaves(0, kid_start, kid_count, children, stack)
+    if kid_count[0] == 0:
+        return 0
+    d, f_hi[0], f_base[0], pending = 0, n, n, True
     while True:
-        node, at = f_node[d], f_at[d]
+        node, at, lo, hi = f_node[d], f_at[d], f_lo[d], f_hi[d]
         n_kids = kid_count[node]
+        if pending:  # the frame opens: its cases go on to its node's children
+            size = f_base[d] + _children_of(
+                X, route, split_of[node], n_kids, rows, weights, lo, hi, child, shares
+            )
+            rows, weights = _reserve(rows, size), _reserve(weights, size)
+            child = _reserve(child, size)
+            _fill(rows, weights, child, lo, hi, f_base[d], offsets, at, n_kids, shares, counts)
+            f_k[d], f_stage[d], f_sum[d], pending = 0, 0, 0.0, False
         if f_k[d] < n_kids:  # the next child: a leaf's estimate, or a frame of its own
-            k = f_k[d]
-            kid = children[kid_start[node] + k]
-            lo, hi = offsets[at + k], offsets[at + k + 1]
+            kid = children[kid_start[node] + f_k[d]]
+            lo, hi = offsets[at + f_k[d]], offsets[at + f_k[d] + 1]
             if kid_count[kid] == 0:
-                f_sum[d] += _leaf_errors(arena[0], arena[1], lo, hi, y, dist, cf, z, c45)
+                f_sum[d] += _leaf_errors(rows, weights, lo, hi, y, dist, cf, z, c45)
                 f_k[d] += 1
                 continue
-            base, above = offsets[at + n_kids], at + n_kids + 1
-            d += 1
-            arena = _open(
-                X, route, frames, d, kid, f_mode[d - 1], lo, hi, base, above, split_of,
-                kid_count, arena, offsets,
-            )  # fmt: skip
+            d, pending = d + 1, True
+            f_node[d], f_mode[d], f_lo[d], f_hi[d] = kid, f_mode[d - 1], lo, hi
+            f_base[d], f_at[d] = offsets[at + n_kids], at + n_kids + 1
             continue
-        lo, hi = f_lo[d], f_hi[d]
         if f_mode[d] == 0 and f_stage[d] == 0:  # pruned below: weigh a leaf and the branch
-            largest = _largest_branch(arena[1], offsets, at, n_kids, tolerance)
-            branch = children[kid_start[node] + largest]
-            f_branch[d] = branch
-            f_est[d, 0] = _leaf_errors(arena[0], arena[1], lo, hi, y, dist, cf, z, c45)
-            f_est[d, 1] = f_sum[d]
-            f_est[d, 2] = f_est[d, 0]
+            largest = _largest_branch(weights, offsets, at, n_kids, tolerance)
+            f_branch[d] = branch = children[kid_start[node] + largest]
+            f_est[d, 0] = _leaf_errors(rows, weights, lo, hi, y, dist, cf, z, c45)
+            f_est[d, 1], f_est[d, 2] = f_sum[d], f_est[d, 0]
             if kid_count[branch] > 0:  # a frame estimates the branch on the node's cases
-                f_stage[d] = 1
-                d += 1
-                arena = _open(
-                    X, route, frames, d, branch, 1, lo, hi, f_base[d - 1], at + n_kids + 1,
-                    split_of, kid_count, arena, offsets,
-                )  # fmt: skip
+                f_stage[d], d, pending = 1, d + 1, True
+                f_node[d], f_mode[d], f_lo[d], f_hi[d] = branch, 1, lo, hi
+                f_base[d], f_at[d] = f_base[d - 1], at + n_kids + 1
                 continue
         value = f_sum[d]
         if f_mode[d] == 0:
             branch = f_branch[d]
-            raised, after = _decide(
-                f_est[d], raising, node, branch, kid_start, kid_count, children, stack
-            )
-            if raised != -2:
+            action = _decide(f_est[d, 0], f_est[d, 1], f_est[d, 2], raising)
+            if action > 0:
+                after = 1
+                if action == 2:
+                    after = _count_leaves(branch, kid_start, kid_count, children, stack)
                 total_leaves -= _count_leaves(node, kid_start, kid_count, children, stack) - after
-                decisions = _record(
-                    decisions, count, node, raised, f_est[d], total_leaves, f_node, f_k, d,
-                    split_of,
-                )  # fmt: skip
+                decided[count, 0], decided[count, 1] = node, branch if action == 2 else -1
+                decided[count, 2] = total_leaves
+                for j in range(3):
+                    estimates[count, j] = f_est[d, j]
+                _record(path_end, path, count, f_node, f_k, d, split_of)
                 count += 1
-                if raised >= 0 and kid_count[branch] > 0:  # pruned again as the branch
+                if action == 2 and kid_count[branch] > 0:  # pruned again as the branch
                     kid_start[node], kid_count[node] = kid_start[branch], kid_count[branch]
-                    split_of[node] = split_of[branch]
-                    arena = _open(
-                        X, route, frames, d, node, 0, lo, hi, f_base[d], at, split_of,
-                        kid_count, arena, offsets,
-                    )  # fmt: skip
+                    split_of[node], pending = split_of[branch], True
                     continue
                 kid_count[node] = 0
                 value = f_est[d, 0]
         if d == 0:
-            return decisions, count
+            return count
         d -= 1
         if f_stage[d] == 1:  # the largest branch's estimate, for its parent to decide on
-            f_est[d, 2] = value
-            f_stage[d] = 2
+            f_est[d, 2], f_stage[d] = value, 2
         else:
-            f_sum[d] += value
-            f_k[d] += 1
+            f_sum[d], f_k[d] = f_sum[d] + value, f_k[d] + 1
 
 
 @njit
-def prune_structure(X, y, w, n_classes, route, kid_start, kid_count, children, rule):
-    """C4.5's pessimistic pruning of the structure ``kid_start, kid_count, children`` (each
-    node's children; changed in place) on the cases ``X, y, w`` routed by ``route`` (see
-    :func:`_route`). ``rule`` is ``(cf, z, c45, raising, tolerance)``: the confidence, its
-    normal deviate, C4.5's variant (else J48's), subtree raising, and the tolerance of the
-    comparison of branch weights.
-
-    Returns ``(split_of, nodes, raised, estimates, n_leaves, path_end, path)``: the split
-    each node uses after pruning, and the decisions in the order made: the node, the raised
-    branch (-1: made a leaf), the estimated errors (as a leaf, as the subtree, as the largest
-    branch), the leaves of the whole tree after it, and its path from the root: the pairs
-    ``(split node, branch)`` ``path[path_end[i] : path_end[i + 1]]``."""
-    n_nodes = kid_count.shape[0]
-    split_of = np.arange(n_nodes)
-    height, fanout = _height_and_fanout(kid_start, kid_count, children)
-    decisions = (
-        np.empty(n_nodes, dtype=np.int64),
-        np.empty(n_nodes, dtype=np.int64),
-        np.empty((n_nodes, 3)),
-        np.empty(n_nodes, dtype=np.int64),
-        np.zeros(n_nodes + 1, dtype=np.int64),
-        np.empty((64, 2), dtype=np.int64),
-    )
-    count = 0
-    if kid_count[0] > 0:
-        frames = (
-            np.zeros(height, dtype=np.int64),  # node
-            np.zeros(height, dtype=np.int64),  # mode: 0 prune, 1 estimate only
-            np.zeros(height, dtype=np.int64),  # its part: lo
-            np.zeros(height, dtype=np.int64),  # hi
-            np.zeros(height, dtype=np.int64),  # arena position of its children's parts
-            np.zeros(height, dtype=np.int64),  # where their offsets start
-            np.zeros(height, dtype=np.int64),  # next child
-            np.zeros(height, dtype=np.int64),  # stage: 0 children, 1 branch, 2 decide
-            np.zeros(height),  # estimated errors of the children so far
-            np.zeros((height, 3)),  # as a leaf, as the subtree, as the largest branch
-            np.zeros(height, dtype=np.int64),  # largest branch
-        )
-        offsets = np.zeros(height * (fanout + 1) + 1, dtype=np.int64)
-        state = (_arena(w), decisions, np.zeros(n_classes), np.empty(n_nodes, dtype=np.int64))
-        decisions, count = _walk(
-            X, y, route, rule, kid_start, kid_count, children, split_of, frames, offsets, state
-        )
-    nodes, raised, estimates, n_leaves, path_end, path = decisions
-    return (
-        split_of, nodes[:count], raised[:count], estimates[:count], n_leaves[:count],
-        path_end[: count + 1], path[: path_end[count]],
-    )  # fmt: skip
-
-
-@njit
-def _visit(node, depth, parent, lo, hi, rows, weights, y, out, m, slots, split_of, kid_count):
-    """Node ``m`` of the pruned tree: ``node`` of the structure with the cases ``lo:hi``
-    (an empty node keeps its parent's class weights); its children get the next ``slots``.
-    Returns the next node and slot."""
-    origin, split, depths, child_start, n_children, _, value, weight, n_samples = out
-    origin[m], depths[m], n_samples[m] = node, depth, hi - lo
-    weight[m] = numpy_sum(weights, lo, hi - lo)
-    if hi > lo:
+def structure_stats(X, y, w, route, structure, out):
+    """The tree a structure makes (see :func:`prune_structure`), its statistics from the
+    cases ``X, y, w`` sent through it, its nodes in preorder, into ``out = (origin, split,
+    depth, child_start, n_children, children, value, weight, n_samples)``: the structure's
+    node (a raised branch's place keeps its parent's id), the node whose split it uses (-1:
+    a leaf; arrays of one entry per node of the structure, or more), its depth, its
+    children, its class weights (the parent's for a node no case reaches), its total weight
+    and its number of cases. Returns the number of nodes and of children."""
+    kid_start, kid_count, children, split_of = structure
+    origin, split, depth, child_start, n_children, new_children, value, weight, n_samples = out
+    height, fanout = _shape(kid_start, kid_count, children)
+    n = y.shape[0]
+    rows, weights = np.empty(2 * n + 16, dtype=np.int64), np.empty(2 * n + 16)
+    for i in range(n):
+        rows[i], weights[i] = i, w[i]
+    child = np.empty(2 * n + 16, dtype=np.int64)
+    shares, counts = np.zeros(fanout), np.zeros(fanout, dtype=np.int64)
+    f_node, f_id = np.zeros(height, dtype=np.int64), np.zeros(height, dtype=np.int64)
+    f_at, f_k = np.zeros(height, dtype=np.int64), np.zeros(height, dtype=np.int64)
+    offsets = np.zeros(height * (fanout + 1) + 1, dtype=np.int64)
+    m, slots, d = 0, 0, 0
+    node, lo, hi, parent = 0, 0, n, -1
+    while True:
+        # Node m: ``node`` with the cases lo:hi (its parent the node ``parent`` of the tree).
+        origin[m], depth[m], n_samples[m] = node, d, hi - lo
+        weight[m] = numpy_sum(weights, lo, hi - lo)
         for i in range(lo, hi):
             value[m, y[rows[i]]] += weights[i]
-    elif parent >= 0:
-        value[m, :] = value[parent]
-    if kid_count[node] > 0:
-        split[m] = split_of[node]
-        child_start[m], n_children[m] = slots, kid_count[node]
-        slots += kid_count[node]
-    return m + 1, slots
-
-
-@njit
-def structure_stats(X, y, w, n_classes, route, split_of, kid_start, kid_count, children):
-    """The tree a structure makes, its statistics from the cases ``X, y, w`` routed through
-    it: its nodes in preorder, as ``(origin, split, depth, child_start, n_children,
-    children, value, weight, n_samples)``: the structure's node (a raised branch's place
-    keeps its parent's id), the node whose split it uses (-1: a leaf), its depth, its
-    children, its class weights, total weight and number of cases."""
-    n_nodes = kid_count.shape[0]
-    height, fanout = _height_and_fanout(kid_start, kid_count, children)
-    out = (
-        np.empty(n_nodes, dtype=np.int64),
-        np.full(n_nodes, -1, dtype=np.int64),
-        np.empty(n_nodes, dtype=np.int32),
-        np.zeros(n_nodes, dtype=np.int32),
-        np.zeros(n_nodes, dtype=np.int32),
-        np.empty(n_nodes, dtype=np.int32),
-        np.zeros((n_nodes, n_classes)),
-        np.empty(n_nodes),
-        np.empty(n_nodes, dtype=np.int32),
-    )
-    new_children = out[5]
-    f_node = np.zeros(height, dtype=np.int64)
-    f_id = np.zeros(height, dtype=np.int64)
-    f_at = np.zeros(height, dtype=np.int64)
-    f_k = np.zeros(height, dtype=np.int64)
-    offsets = np.zeros(height * (fanout + 1) + 1, dtype=np.int64)
-    arena = _arena(w)
-    n = w.shape[0]
-    m, slots = _visit(0, 0, -1, 0, n, arena[0], arena[1], y, out, 0, 0, split_of, kid_count)
-    d = 0
-    if kid_count[0] > 0:
-        arena = _route(X, route, split_of[0], kid_count[0], arena, 0, n, n, offsets, 0)
-    else:
-        d = -1
-    while d >= 0:
-        node, at, k = f_node[d], f_at[d], f_k[d]
-        n_kids = kid_count[node]
-        if k == n_kids:
-            d -= 1
-            continue
-        kid = children[kid_start[node] + k]
-        lo, hi = offsets[at + k], offsets[at + k + 1]
-        new_children[out[3][f_id[d]] + k] = m
-        f_k[d] += 1
-        rows, weights = arena[0], arena[1]
-        kid_id = m
-        m, slots = _visit(
-            kid, d + 1, f_id[d], lo, hi, rows, weights, y, out, m, slots, split_of, kid_count
-        )
-        if kid_count[kid] > 0:
-            base = offsets[at + n_kids]
-            d += 1
-            f_node[d], f_id[d], f_at[d], f_k[d] = kid, kid_id, at + n_kids + 1, 0
-            arena = _route(
-                X, route, split_of[kid], kid_count[kid], arena, lo, hi, base, offsets, f_at[d]
+        if hi == lo and parent >= 0:
+            for c in range(value.shape[1]):
+                value[m, c] = value[parent, c]
+        m += 1
+        if kid_count[node] > 0:  # its children's cases, and places for their ids
+            split[m - 1] = split_of[node]
+            child_start[m - 1], n_children[m - 1] = slots, kid_count[node]
+            slots += kid_count[node]
+            f_node[d], f_id[d], f_k[d] = node, m - 1, 0
+            f_at[d] = 0 if d == 0 else f_at[d - 1] + kid_count[f_node[d - 1]] + 1
+            base = hi if d == 0 else offsets[f_at[d] - 1]
+            size = base + _children_of(
+                X, route, split_of[node], kid_count[node], rows, weights, lo, hi, child, shares
             )
-    return (
-        out[0][:m], out[1][:m], out[2][:m], out[3][:m], out[4][:m], new_children[:slots],
-        out[6][:m], out[7][:m], out[8][:m],
-    )  # fmt: skip
+            rows, weights = _reserve(rows, size), _reserve(weights, size)
+            child = _reserve(child, size)
+            n_kids = kid_count[node]
+            _fill(rows, weights, child, lo, hi, base, offsets, f_at[d], n_kids, shares, counts)
+            d += 1
+        while d > 0 and f_k[d - 1] == kid_count[f_node[d - 1]]:
+            d -= 1
+        if d == 0:
+            return m, slots
+        top = d - 1
+        k = f_k[top]
+        f_k[top] += 1
+        node, parent = children[kid_start[f_node[top]] + k], f_id[top]
+        lo, hi = offsets[f_at[top] + k], offsets[f_at[top] + k + 1]
+        new_children[child_start[parent] + k] = m

@@ -52,24 +52,43 @@ class Decision(NamedTuple):
     n_leaves: int
 
 
-def _structure(tree: Tree) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(kid_start, kid_count, children)``: the tree as the kernels' structure, the first
-    two new arrays (the pruning changes them): a node's children are ``children[kid_start[
-    node] : kid_start[node] + kid_count[node]]``, none for a leaf."""
-    kid_count = np.where(tree.kind != LEAF, tree.n_children, 0).astype(np.int64)
-    children = np.asarray(tree.children, dtype=np.int32)
-    return tree.child_start.astype(np.int64), kid_count, children
+def _structure(tree: Tree) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``(kid_start, kid_count, children, split_of)``: the tree as the kernels' structure,
+    in new arrays but ``children`` (the pruning changes the others): node ``i``'s children
+    are ``children[kid_start[i] : kid_start[i] + kid_count[i]]``, none for a leaf, and it
+    uses the split of node ``split_of[i]``."""
+    return (
+        tree.child_start.astype(np.int64),
+        np.where(tree.kind != LEAF, tree.n_children, 0).astype(np.int64),
+        np.asarray(tree.children, dtype=np.int32),
+        np.arange(tree.node_count, dtype=np.int64),
+    )
+
+
+def _depth_sum(structure) -> int:
+    """The sum of the depths of the nodes of a structure."""
+    kid_start, kid_count, children, _ = structure
+    total, depth, level = 0, 0, np.zeros(1, dtype=np.int64)
+    while len(level):
+        total += depth * len(level)
+        counts = kid_count[level]
+        first = np.repeat(kid_start[level] - np.cumsum(counts) + counts, counts)
+        level = children[first + np.arange(counts.sum())].astype(np.int64)
+        depth += 1
+    return total
 
 
 def _route(tree: Tree) -> tuple:
-    """How the kernels send cases through the tree's splits, as arrays of fixed dtypes."""
+    """How the kernels send cases through the tree's splits: ``(nodes, threshold,
+    cat_table, fractional)``, ``nodes[i]`` being node ``i``'s feature, whether it is a
+    numeric split, its ``cat_start`` and its missing branch."""
+    nodes = np.stack(
+        [tree.feature, tree.kind == NUMERIC_SPLIT, tree.cat_start, tree.missing_child], axis=1
+    ).astype(np.int64)
     return (
-        np.asarray(tree.feature, dtype=np.int32),
-        np.asarray(tree.kind == NUMERIC_SPLIT),
+        nodes,
         np.asarray(tree.threshold, dtype=np.float64),
-        np.asarray(tree.cat_start, dtype=np.int32),
         np.asarray(tree.cat_table, dtype=np.int32),
-        np.asarray(tree.missing_child, dtype=np.int32),
         bool(tree.fractional),
     )
 
@@ -83,13 +102,25 @@ def _cases(X, y, w) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     )
 
 
-def _build(tree: Tree, cases, n_classes: int, impurity, split_of, structure):
+def _build(tree: Tree, cases, n_classes: int, impurity, structure):
     """The tree of a structure over ``tree``'s nodes, its statistics recomputed from
     ``cases``, and the id in ``tree`` of each of its nodes (a raised branch's place keeps its
     parent's id)."""
-    X, y, w = cases
+    n = tree.node_count
+    out = (
+        np.empty(n, dtype=np.int64),  # origin
+        np.full(n, -1, dtype=np.int64),  # split
+        np.empty(n, dtype=np.int32),  # depth
+        np.zeros(n, dtype=np.int32),  # child_start
+        np.zeros(n, dtype=np.int32),  # n_children
+        np.empty(n, dtype=np.int32),  # children
+        np.zeros((n, n_classes)),  # value
+        np.empty(n),  # weight
+        np.empty(n, dtype=np.int32),  # n_samples
+    )
+    m, slots = structure_stats(*cases, _route(tree), structure, out)
     origin, split, depth, child_start, n_children, children, value, weight, n_samples = (
-        structure_stats(X, y, w, n_classes, _route(tree), split_of, *structure)
+        a[:m] for a in out
     )
     inner = split >= 0
     at = np.where(inner, split, 0)
@@ -99,7 +130,7 @@ def _build(tree: Tree, cases, n_classes: int, impurity, split_of, structure):
         threshold=np.where(inner, tree.threshold[at], np.nan),
         child_start=child_start,
         n_children=n_children,
-        children=children,
+        children=out[5][:slots],
         cat_start=np.where(inner, tree.cat_start[at], -1).astype(np.int32),
         cat_table=tree.cat_table.copy(),
         missing_child=np.where(inner, tree.missing_child[at], -1).astype(np.int32),
@@ -178,30 +209,35 @@ def pessimistic_decisions(
         bool(subtree_raising),
         J48_SMALL if variant == "j48" else 0.0,
     )
-    split_of, nodes, raised, estimates, n_leaves, path_end, path = prune_structure(
-        *cases, n_classes, _route(tree), *structure, rule
+    n = tree.node_count
+    out = (
+        np.empty((n, 3), dtype=np.int64),  # node, raised branch, leaves after
+        np.empty((n, 3)),  # estimates
+        np.zeros(n + 1, dtype=np.int64),  # path ends
+        np.empty((_depth_sum(structure), 2), dtype=np.int64),  # paths
     )
+    count = prune_structure(*cases, n_classes, _route(tree), structure, rule, out)
+    decided, estimates, path_end = out[0][:count], out[1][:count], out[2][: count + 1]
+    path = out[3][: path_end[-1]]
     pairs = [tuple(pair) for pair in path.tolist()]
     decisions = [
         Decision(
             node,
-            "leaf" if up < 0 else "raise",
-            up,
+            "leaf" if raised < 0 else "raise",
+            raised,
             *numbers,
             tuple(pairs[start:end]),
             leaves,
         )
-        for node, up, numbers, leaves, start, end in zip(
-            nodes.tolist(),
-            raised.tolist(),
+        for (node, raised, leaves), numbers, start, end in zip(
+            decided.tolist(),
             estimates.tolist(),
-            n_leaves.tolist(),
             path_end[:-1].tolist(),
             path_end[1:].tolist(),
             strict=True,
         )
     ]
-    pruned, origin = _build(tree, cases, n_classes, impurity, split_of, structure)
+    pruned, origin = _build(tree, cases, n_classes, impurity, structure)
     return pruned, origin, decisions
 
 
@@ -209,8 +245,7 @@ def rebuild(tree: Tree, decisions, X, y, w, n_classes: int, impurity) -> tuple[T
     """The tree that ``decisions`` (``(node, action, raised)`` first, in order) make of
     ``tree``, its statistics recomputed from the cases ``X, y, w`` as pessimistic pruning
     computes them; with the id in ``tree`` of each of its nodes."""
-    kid_start, kid_count, children = _structure(tree)
-    split_of = np.arange(tree.node_count, dtype=np.int64)
+    kid_start, kid_count, _, split_of = structure = _structure(tree)
     for node, action, raised, *_ in decisions:
         node, raised = int(node), int(raised)
         if action == "leaf" or kid_count[raised] == 0:
@@ -218,5 +253,4 @@ def rebuild(tree: Tree, decisions, X, y, w, n_classes: int, impurity) -> tuple[T
         else:
             kid_start[node], kid_count[node] = kid_start[raised], kid_count[raised]
             split_of[node] = split_of[raised]
-    structure = (kid_start, kid_count, children)
-    return _build(tree, _cases(X, y, w), n_classes, impurity, split_of, structure)
+    return _build(tree, _cases(X, y, w), n_classes, impurity, structure)
