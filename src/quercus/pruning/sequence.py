@@ -158,6 +158,10 @@ class PruningLog:
             self.tree = self.grown
             self.origin = np.arange(self.grown.node_count)
         self._conditions: dict[int, list[Condition]] = {}
+        # Path prefixes (tuples of (split, branch) pairs) -> (condition texts, the category
+        # codes each tested feature lets through): paths share their beginnings.
+        self._prefixes: dict[tuple, tuple[tuple[str, ...], dict]] = {(): ((), {})}
+        self._grown_pairs: dict[int, tuple] = {0: ()}
         self._parent = parents(self.grown)
 
     # -- paths ---------------------------------------------------------------------------
@@ -171,29 +175,40 @@ class PruningLog:
         """The conditions of a path of ``(split node, branch)`` pairs; a category test names
         only the categories the tests above it on the path let through (as the readable
         exports print them)."""
-        reaching: dict[int, frozenset] = {}
-        texts = []
+        key: tuple = ()
+        texts, reaching = self._prefixes[key]
         for split, branch in pairs:
-            c = self._condition(int(split), int(branch))
-            if c.op in ("=", "in"):
-                codes = c.codes & reaching.get(c.feature, c.codes)
-                reaching[c.feature] = codes
-                if codes and codes != c.codes:
-                    categories = self.schema.features[c.feature].categories
-                    c = category_condition(c.feature, c.name, categories, sorted(codes))
-            texts.append(str(c))
+            key = (*key, (int(split), int(branch)))
+            known = self._prefixes.get(key)
+            if known is None:
+                c = self._condition(key[-1][0], key[-1][1])
+                if c.op in ("=", "in"):
+                    codes = c.codes & reaching.get(c.feature, c.codes)
+                    reaching = {**reaching, c.feature: codes}
+                    if codes and codes != c.codes:
+                        categories = self.schema.features[c.feature].categories
+                        c = category_condition(c.feature, c.name, categories, sorted(codes))
+                known = self._prefixes[key] = ((*texts, str(c)), reaching)
+            texts, reaching = known
         return " AND ".join(texts)
 
     def _grown_path(self, node: int) -> str:
         """The path to a node of the grown tree, in the grown tree."""
-        pairs = []
-        while self._parent[node] >= 0:
-            up = int(self._parent[node])
+        return self._path_text(self._pairs_to(node))
+
+    def _pairs_to(self, node: int) -> tuple:
+        """The ``(split node, branch)`` pairs from the root to a node of the grown tree."""
+        below = []  # the nodes from ``node`` up to the first one whose pairs are known
+        while node not in self._grown_pairs:
+            below.append(node)
+            node = int(self._parent[node])
+        pairs = self._grown_pairs[node]
+        for kid in reversed(below):
+            up = int(self._parent[kid])
             first = self.grown.child_start[up]
             kids = self.grown.children[first : first + self.grown.n_children[up]]
-            pairs.append((up, int(np.flatnonzero(kids == node)[0])))
-            node = up
-        return self._path_text(reversed(pairs))
+            pairs = self._grown_pairs[kid] = (*pairs, (up, int(np.flatnonzero(kids == kid)[0])))
+        return pairs
 
     # -- stages --------------------------------------------------------------------------
 
@@ -311,6 +326,8 @@ class PruningLog:
         placement at training values) to the grown tree and the current one alike."""
         self.grown = move(self.grown)
         self.tree = move(self.tree)
+        self._conditions.clear()  # the texts of numeric tests change
+        self._prefixes = {(): ((), {})}
 
 
 def replay(grown: Tree, steps, *, cases=None, impurity=None) -> tuple[Tree, np.ndarray]:
