@@ -179,10 +179,30 @@ def _nominal(name: str, values: pd.Series, categories=None, ordered=False) -> pd
     return pd.Categorical(values, categories=categories, ordered=ordered)
 
 
+def _all_strings(values: pd.Series) -> bool:
+    """Whether every value of ``values`` is a string or missing (one scan in C): their
+    checks can then be made once per distinct string."""
+    return pd.api.types.infer_dtype(values, skipna=True) == "string"
+
+
+def _missing_mask(values: pd.Series) -> np.ndarray:
+    """:func:`_is_missing_scalar` of every value, as a boolean array. In a column of
+    strings, once per distinct string (the markers) and once per missing-like value."""
+    if not _all_strings(values):
+        return values.map(_is_missing_scalar).to_numpy(dtype=bool)
+    mask = values.isna().to_numpy().copy()  # (a read-only view for some inputs)
+    if mask.any():
+        mask[mask] = [_is_missing_scalar(v) for v in values[mask]]
+    markers = [v for v in pd.unique(values[values.notna()]) if _is_missing_scalar(v)]
+    if markers:
+        mask |= values.isin(markers).to_numpy()
+    return mask
+
+
 def _clean_object_column(values: pd.Series) -> pd.Series:
     """Object/string column with every missing marker ('' , '?', None, NaN) made NaN."""
     values = values.astype(object)
-    mask = values.map(_is_missing_scalar).astype(bool)
+    mask = _missing_mask(values)
     if mask.any():
         values = values.where(~mask, np.nan)
     return values
@@ -246,15 +266,19 @@ def type_column(
     if present.empty:
         _warn_if_all_missing(name, cleaned)
         return cleaned.astype(np.float64), Feature(name, NUMERIC_KIND)
-    if present.map(lambda v: isinstance(v, bool | np.bool_)).all():
+    strings = _all_strings(present)  # then neither booleans nor numbers
+    if not strings and present.map(lambda v: isinstance(v, bool | np.bool_)).all():
         cat = _nominal(name, cleaned.map(lambda v: v if pd.isna(v) else bool(v)))
         return cat, Feature(name, NOMINAL_KIND, tuple(cat.categories))
-    if present.map(_is_real).all():
+    if not strings and present.map(_is_real).all():
         numeric = cleaned.astype(np.float64)
         _check_finite(name, numeric)
         return numeric, Feature(name, NUMERIC_KIND)
-    as_number = present.map(_as_number)
-    numberlike = as_number.notna()
+    if strings:  # which strings read as numbers, once per distinct string
+        numeric_strings = [v for v in pd.unique(present) if pd.notna(_as_number(v))]
+        numberlike = present.isin(numeric_strings)
+    else:
+        numberlike = present.map(_as_number).notna()
     if numberlike.any() and not numberlike.all():
         _warn_mixed(name, present, numberlike)
         cleaned = cleaned.map(lambda v: v if pd.isna(v) else str(v))
