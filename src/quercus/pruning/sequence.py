@@ -23,7 +23,7 @@ import numpy as np
 
 from .._config import LEAF
 from ..tree import Tree
-from ..tree.conditions import Condition, branch_conditions, category_condition
+from ..tree.conditions import Condition, branch_condition, category_condition
 from .cost_complexity import pruning_steps, steps_at
 from .pessimistic import pessimistic_decisions, rebuild
 from .reduced_error import reduced_error_order
@@ -157,7 +157,7 @@ class PruningLog:
         if self.tree is None:
             self.tree = self.grown
             self.origin = np.arange(self.grown.node_count)
-        self._conditions: dict[int, list[Condition]] = {}
+        self._conditions: dict[tuple[int, int], Condition] = {}
         # Path prefixes (tuples of (split, branch) pairs) -> (condition texts, the category
         # codes each tested feature lets through): paths share their beginnings.
         self._prefixes: dict[tuple, tuple[tuple[str, ...], dict]] = {(): ((), {})}
@@ -167,9 +167,10 @@ class PruningLog:
     # -- paths ---------------------------------------------------------------------------
 
     def _condition(self, split: int, branch: int) -> Condition:
-        if split not in self._conditions:
-            self._conditions[split] = branch_conditions(self.grown, self.schema, split)
-        return self._conditions[split][branch]
+        if (split, branch) not in self._conditions:
+            condition = branch_condition(self.grown, self.schema, split, branch)
+            self._conditions[split, branch] = condition
+        return self._conditions[split, branch]
 
     def _path_text(self, pairs) -> str:
         """The conditions of a path of ``(split node, branch)`` pairs; a category test names
@@ -258,7 +259,7 @@ class PruningLog:
         """C4.5's collapse (:func:`~quercus.pruning.subtree.collapse_unhelpful`), one step
         per collapsed subtree that is not inside another, in node order."""
         as_leaf, below = training_errors(self.tree)
-        mask = unhelpful_subtrees(self.tree)
+        mask = unhelpful_subtrees(self.tree, (as_leaf, below))
         nodes = [n for n in kept_nodes(self.tree, mask) if mask[n]]
         numbers = [
             {
