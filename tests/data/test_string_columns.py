@@ -45,6 +45,7 @@ def test_strings_are_typed_as_value_by_value(cells, missing, string_dtype):
     assert caught == slow_caught
     if isinstance(column, pd.Categorical):
         assert list(column.categories) == list(slow_column.categories)
+        assert column.categories.dtype == slow_column.categories.dtype
         np.testing.assert_array_equal(column.codes, slow_column.codes)
     else:
         np.testing.assert_array_equal(np.asarray(column), np.asarray(slow_column))

@@ -257,6 +257,15 @@ def type_column(
         return numeric, Feature(name, NUMERIC_KIND)
 
     # Object, string or forced-nominal column.
+    if not force_nominal and _all_strings(values):
+        distinct = _distinct_strings(values)
+        if distinct is not None:  # typed once per distinct string
+            codes, strings, numberlike = distinct
+            if numberlike.any() and not numberlike.all():
+                _warn_mixed(name, pd.Series(strings), pd.Series(numberlike))
+                strings = np.array([str(v) for v in strings], dtype=object)
+            cat = _categorical(codes, strings)
+            return cat, Feature(name, NOMINAL_KIND, tuple(cat.categories))
     cleaned = _clean_object_column(values)
     present = cleaned.dropna()
     if force_nominal:
@@ -266,24 +275,46 @@ def type_column(
     if present.empty:
         _warn_if_all_missing(name, cleaned)
         return cleaned.astype(np.float64), Feature(name, NUMERIC_KIND)
-    strings = _all_strings(present)  # then neither booleans nor numbers
-    if not strings and present.map(lambda v: isinstance(v, bool | np.bool_)).all():
+    if present.map(lambda v: isinstance(v, bool | np.bool_)).all():
         cat = _nominal(name, cleaned.map(lambda v: v if pd.isna(v) else bool(v)))
         return cat, Feature(name, NOMINAL_KIND, tuple(cat.categories))
-    if not strings and present.map(_is_real).all():
+    if present.map(_is_real).all():
         numeric = cleaned.astype(np.float64)
         _check_finite(name, numeric)
         return numeric, Feature(name, NUMERIC_KIND)
-    if strings:  # which strings read as numbers, once per distinct string
-        numeric_strings = [v for v in pd.unique(present) if pd.notna(_as_number(v))]
-        numberlike = present.isin(numeric_strings)
-    else:
-        numberlike = present.map(_as_number).notna()
+    as_number = present.map(_as_number)
+    numberlike = as_number.notna()
     if numberlike.any() and not numberlike.all():
         _warn_mixed(name, present, numberlike)
         cleaned = cleaned.map(lambda v: v if pd.isna(v) else str(v))
     cat = _nominal(name, cleaned)
     return cat, Feature(name, NOMINAL_KIND, tuple(cat.categories))
+
+
+def _distinct_strings(values: pd.Series):
+    """A column of strings (:func:`_all_strings`) as ``(codes, strings, numberlike)``: its
+    distinct strings that are not missing markers, the index of each value among them (-1:
+    missing) and whether each string reads as a number; None when every value is missing.
+    What :func:`type_column` checks of every value, checked once per distinct string."""
+    codes, uniques = pd.factorize(values.astype(object))
+    uniques = np.asarray(uniques, dtype=object)
+    missing = np.array([_is_missing_scalar(v) for v in uniques], dtype=bool)
+    if missing.all():
+        return None
+    index = np.full(len(uniques) + 1, -1, dtype=np.int64)  # index[-1]: a missing value
+    index[np.flatnonzero(~missing)] = np.arange(int((~missing).sum()))
+    strings = uniques[~missing]
+    numberlike = np.array([pd.notna(_as_number(v)) for v in strings], dtype=bool)
+    return index[codes], strings, numberlike
+
+
+def _categorical(codes: np.ndarray, strings: np.ndarray) -> pd.Categorical:
+    """The Categorical of values given as ``codes`` into ``strings`` (-1: missing), its
+    categories sorted as :func:`_nominal` sorts them."""
+    categories = _sorted_categories(strings.tolist())
+    position = {c: i for i, c in enumerate(categories)}
+    order = np.array([position[v] for v in strings] + [-1], dtype=np.int64)
+    return pd.Categorical.from_codes(order[codes], categories=categories)
 
 
 _DATES = "column {name!r} holds dates or times: convert it to numbers or categories first"
