@@ -418,16 +418,18 @@ def prune_structure(X, y, w, n_classes, route, structure, rule, out):
 
 
 @njit
-def structure_stats(X, y, w, route, structure, out):
+def structure_stats(X, y, w, route, structure, nodes, value, weight):
     """The tree a structure makes (see :func:`prune_structure`), its statistics from the
-    cases ``X, y, w`` sent through it, its nodes in preorder, into ``out = (origin, split,
-    depth, child_start, n_children, children, value, weight, n_samples)``: the structure's
-    node (a raised branch's place keeps its parent's id), the node whose split it uses (-1:
-    a leaf; arrays of one entry per node of the structure, or more), its depth, its
-    children, its class weights (the parent's for a node no case reaches), its total weight
-    and its number of cases. Returns the number of nodes and of children."""
+    cases ``X, y, w`` sent through it, its nodes in preorder: in the columns of ``nodes``
+    (int64, a row per node of the structure) the structure's node (a raised branch's place
+    keeps its parent's id), the node whose split it uses (-1: a leaf), its depth, where its
+    children start in column 5 and how many they are, and its number of cases; in ``value``
+    and ``weight`` its class weights (the parent's for a node no case reaches) and its total
+    weight. Returns the number of nodes and of children."""
     kid_start, kid_count, children, split_of = structure
-    origin, split, depth, child_start, n_children, new_children, value, weight, n_samples = out
+    origin, split, depth = nodes[:, 0], nodes[:, 1], nodes[:, 2]
+    child_start, n_children, new_children = nodes[:, 3], nodes[:, 4], nodes[:, 5]
+    n_samples = nodes[:, 6]
     height, fanout = _shape(kid_start, kid_count, children)
     n = y.shape[0]
     rows, weights = np.empty(2 * n + 16, dtype=np.int64), np.empty(2 * n + 16)

@@ -107,21 +107,16 @@ def _build(tree: Tree, cases, n_classes: int, impurity, structure):
     ``cases``, and the id in ``tree`` of each of its nodes (a raised branch's place keeps its
     parent's id)."""
     n = tree.node_count
-    out = (
-        np.empty(n, dtype=np.int64),  # origin
-        np.full(n, -1, dtype=np.int64),  # split
-        np.empty(n, dtype=np.int32),  # depth
-        np.zeros(n, dtype=np.int32),  # child_start
-        np.zeros(n, dtype=np.int32),  # n_children
-        np.empty(n, dtype=np.int32),  # children
-        np.zeros((n, n_classes)),  # value
-        np.empty(n),  # weight
-        np.empty(n, dtype=np.int32),  # n_samples
+    nodes = np.zeros((n, 7), dtype=np.int64)
+    nodes[:, 1] = -1
+    value, weight = np.zeros((n, n_classes)), np.empty(n)
+    m, slots = structure_stats(*cases, _route(tree), structure, nodes, value, weight)
+    origin, split = nodes[:m, 0], nodes[:m, 1]
+    depth, child_start, n_children, n_samples = (
+        nodes[:m, j].astype(np.int32) for j in (2, 3, 4, 6)
     )
-    m, slots = structure_stats(*cases, _route(tree), structure, out)
-    origin, split, depth, child_start, n_children, children, value, weight, n_samples = (
-        a[:m] for a in out
-    )
+    children = nodes[:slots, 5].astype(np.int32)
+    value, weight = value[:m], weight[:m]
     inner = split >= 0
     at = np.where(inner, split, 0)
     pruned = Tree(
@@ -130,7 +125,7 @@ def _build(tree: Tree, cases, n_classes: int, impurity, structure):
         threshold=np.where(inner, tree.threshold[at], np.nan),
         child_start=child_start,
         n_children=n_children,
-        children=out[5][:slots],
+        children=children,
         cat_start=np.where(inner, tree.cat_start[at], -1).astype(np.int32),
         cat_table=tree.cat_table.copy(),
         missing_child=np.where(inner, tree.missing_child[at], -1).astype(np.int32),
