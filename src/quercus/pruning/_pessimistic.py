@@ -3,9 +3,10 @@
 ``prune_structure`` runs the whole bottom-up pruning (:mod:`quercus.pruning.pessimistic`
 describes the rule) in one call; ``structure_stats`` gives the statistics of the pruned
 tree, its training cases routed through it again. The twin, a NumPy pruner that works one
-node at a time, is in the tests; the numbers here are its floats: class weights and the
-shares of a missing value are added up in row order (``np.bincount``), and every other sum
-is NumPy's pairwise summation (:func:`numpy_sum`), in the same order.
+node at a time, is in ``tests/pruning/test_pessimistic_twin.py``; the numbers here are its
+floats, to the last bit: class weights and the shares of a missing value are added up in
+row order (``np.bincount``), and every other sum is NumPy's pairwise summation
+(:func:`numpy_sum`), in the same order.
 
 The tree being pruned is a *structure* over the nodes of the grown tree: for each node, the
 node whose split it uses (``split_of``) and its children, ``children[kid_start[node] :
