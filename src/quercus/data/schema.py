@@ -179,10 +179,30 @@ def _nominal(name: str, values: pd.Series, categories=None, ordered=False) -> pd
     return pd.Categorical(values, categories=categories, ordered=ordered)
 
 
+def _all_strings(values: pd.Series) -> bool:
+    """Whether every value of ``values`` is a string or missing (one scan in C): their
+    checks can then be made once per distinct string."""
+    return pd.api.types.infer_dtype(values, skipna=True) == "string"
+
+
+def _missing_mask(values: pd.Series) -> np.ndarray:
+    """:func:`_is_missing_scalar` of every value, as a boolean array. In a column of
+    strings, once per distinct string (the markers) and once per missing-like value."""
+    if not _all_strings(values):
+        return values.map(_is_missing_scalar).to_numpy(dtype=bool)
+    mask = values.isna().to_numpy().copy()  # (a read-only view for some inputs)
+    if mask.any():
+        mask[mask] = [_is_missing_scalar(v) for v in values[mask]]
+    markers = [v for v in pd.unique(values[values.notna()]) if _is_missing_scalar(v)]
+    if markers:
+        mask |= values.isin(markers).to_numpy()
+    return mask
+
+
 def _clean_object_column(values: pd.Series) -> pd.Series:
     """Object/string column with every missing marker ('' , '?', None, NaN) made NaN."""
     values = values.astype(object)
-    mask = values.map(_is_missing_scalar).astype(bool)
+    mask = _missing_mask(values)
     if mask.any():
         values = values.where(~mask, np.nan)
     return values
@@ -237,6 +257,15 @@ def type_column(
         return numeric, Feature(name, NUMERIC_KIND)
 
     # Object, string or forced-nominal column.
+    if not force_nominal and _all_strings(values):
+        distinct = _distinct_strings(values)
+        if distinct is not None:  # typed once per distinct string
+            codes, strings, numberlike = distinct
+            if numberlike.any() and not numberlike.all():
+                _warn_mixed(name, pd.Series(strings), pd.Series(numberlike))
+                strings = np.array([str(v) for v in strings], dtype=object)
+            cat = _categorical(codes, strings)
+            return cat, Feature(name, NOMINAL_KIND, tuple(cat.categories))
     cleaned = _clean_object_column(values)
     present = cleaned.dropna()
     if force_nominal:
@@ -260,6 +289,32 @@ def type_column(
         cleaned = cleaned.map(lambda v: v if pd.isna(v) else str(v))
     cat = _nominal(name, cleaned)
     return cat, Feature(name, NOMINAL_KIND, tuple(cat.categories))
+
+
+def _distinct_strings(values: pd.Series):
+    """A column of strings (:func:`_all_strings`) as ``(codes, strings, numberlike)``: its
+    distinct strings that are not missing markers, the index of each value among them (-1:
+    missing) and whether each string reads as a number; None when every value is missing.
+    What :func:`type_column` checks of every value, checked once per distinct string."""
+    codes, uniques = pd.factorize(values.astype(object))
+    uniques = np.asarray(uniques, dtype=object)
+    missing = np.array([_is_missing_scalar(v) for v in uniques], dtype=bool)
+    if missing.all():
+        return None
+    index = np.full(len(uniques) + 1, -1, dtype=np.int64)  # index[-1]: a missing value
+    index[np.flatnonzero(~missing)] = np.arange(int((~missing).sum()))
+    strings = uniques[~missing]
+    numberlike = np.array([pd.notna(_as_number(v)) for v in strings], dtype=bool)
+    return index[codes], strings, numberlike
+
+
+def _categorical(codes: np.ndarray, strings: np.ndarray) -> pd.Categorical:
+    """The Categorical of values given as ``codes`` into ``strings`` (-1: missing), its
+    categories sorted as :func:`_nominal` sorts them."""
+    categories = _sorted_categories(strings.tolist())
+    position = {c: i for i, c in enumerate(categories)}
+    order = np.array([position[v] for v in strings] + [-1], dtype=np.int64)
+    return pd.Categorical.from_codes(order[codes], categories=categories)
 
 
 _DATES = "column {name!r} holds dates or times: convert it to numbers or categories first"

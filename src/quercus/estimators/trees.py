@@ -199,10 +199,11 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         log = self._grow(typed, y_class.astype(np.int32), y_value, w, self.n_classes_, trace)
         variant = self._c45_variant()
         if self._c45_thresholds():
-            known = typed[w > 0]
+            known = typed if (w > 0).all() else typed[w > 0]
+            distinct: dict = {}  # each feature's training values, sorted once for both trees
             log.thresholds(
                 lambda tree: thresholds_at_training_values(
-                    tree, self.schema_, known, tolerance=C45_TOLERANCE[variant]
+                    tree, self.schema_, known, tolerance=C45_TOLERANCE[variant], distinct=distinct
                 )
             )
         if self.collapse:

@@ -34,13 +34,24 @@ def c45_deviate(cf: float) -> float:
     return _C45_DEVIATES[i - 1] + (_C45_DEVIATES[i] - _C45_DEVIATES[i - 1]) * (cf - lo) / (hi - lo)
 
 
-def _check(n: float, e: float, cf: float, variant: str) -> None:
+def check_confidence(cf: float, variant: str) -> None:
+    """Refuse a variant other than ``"c45"`` and ``"j48"``, and a confidence outside (0, 1)
+    (J48: above 0.5)."""
     if variant not in ("c45", "j48"):
         raise ValueError(f"variant must be 'c45' or 'j48', got {variant!r}")
     if not 0.0 < cf < 1.0:
         raise ValueError(f"confidence must be in (0, 1), got {cf!r}")
     if variant == "j48" and cf > 0.5:
         raise ValueError(f"J48 refuses a confidence above 0.5, got {cf!r}")
+
+
+def deviate(cf: float, variant: str) -> float:
+    """The normal deviate of confidence ``cf``: C4.5's table, or J48's exact one."""
+    return c45_deviate(cf) if variant == "c45" else NormalDist().inv_cdf(1.0 - cf)
+
+
+def _check(n: float, e: float, cf: float, variant: str) -> None:
+    check_confidence(cf, variant)
     if n < 0 or e < 0 or e > n + 1e-9:
         raise ValueError(f"need 0 <= errors <= cases, got cases={n!r}, errors={e!r}")
 
@@ -63,7 +74,7 @@ def _added_errors(n: float, e: float, cf: float, variant: str) -> float:
         return base + e * (_added_errors(n, 1.0, cf, variant) - base)
     if e + 0.5 >= n:
         return 0.67 * (n - e) if variant == "c45" else max(n - e, 0.0)
-    z = c45_deviate(cf) if variant == "c45" else NormalDist().inv_cdf(1.0 - cf)
+    z = deviate(cf, variant)
     z2 = z * z
     upper = (e + 0.5 + z2 / 2 + math.sqrt(z2 * ((e + 0.5) * (1 - (e + 0.5) / n) + z2 / 4))) / (
         n + z2

@@ -13,14 +13,100 @@ is mixed again over the whole tree, as ``tree._predict.fractional_rows`` mixes i
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
-from .._config import NUMERIC_SPLIT
+from .._config import LEAF, NUMERIC_SPLIT
 from ..tree import Tree
-from .pessimistic import Structure, _Cases, _child_of_rows
 
 __all__ = ["pessimistic_path_errors"]
+
+
+@dataclass
+class _Cases:
+    X: np.ndarray  # float64 routing matrix (category codes for nominal columns)
+    y: np.ndarray  # class codes
+    w: np.ndarray  # weights
+    n_classes: int
+
+
+def _child_of_rows(tree: Tree, split: int, X: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """Child index (within ``split``'s children) of each of ``rows`` at node ``split``: the
+    missing branch for a missing value, or -1 in a fractional tree."""
+    v = X[rows, tree.feature[split]]
+    missing = np.isnan(v)
+    if tree.kind[split] == NUMERIC_SPLIT:
+        child = (v > tree.threshold[split]).astype(np.int64)
+    else:
+        codes = np.where(missing, 0, v).astype(np.int64)
+        child = tree.cat_table[tree.cat_start[split] + codes].astype(np.int64)
+    child[missing] = -1 if tree.fractional else tree.missing_child[split]
+    return child
+
+
+def _split_cases(child, rows, w, n_kids, missing_child):
+    """``(rows, weights)`` of each child, a case of child -1 going to every child with a
+    share of the known weight (to ``missing_child`` when no case is known)."""
+    known = child >= 0
+    if known.all():
+        return [(rows[child == k], w[child == k]) for k in range(n_kids)]
+    shares = np.bincount(child[known], weights=w[known], minlength=n_kids)
+    total = shares.sum()
+    if total <= 0:
+        child = np.where(known, child, missing_child)
+        return [(rows[child == k], w[child == k]) for k in range(n_kids)]
+    shares = shares / total
+    parts = []
+    for k in range(n_kids):
+        mine = child == k
+        if shares[k] > 0:
+            parts.append(
+                (
+                    np.concatenate([rows[mine], rows[~known]]),
+                    np.concatenate([w[mine], w[~known] * shares[k]]),
+                )
+            )
+        else:
+            parts.append((rows[mine], w[mine]))
+    return parts
+
+
+class Structure:
+    """A tree being pruned, over the nodes of ``tree``: for every node, whose split it uses
+    (``split_of``) and its children (``kids``; none for a leaf). A raised branch takes its
+    parent's place: the parent keeps its id, with the branch's split and children. The
+    cases are routed in NumPy as the kernels of :mod:`quercus.pruning._pessimistic` route
+    them, to the same floats."""
+
+    def __init__(self, tree: Tree):
+        self.tree = tree
+        self.split_of = np.arange(tree.node_count)
+        self.kids: dict[int, list[int]] = {}
+        for node in np.flatnonzero(tree.kind != LEAF):
+            first = tree.child_start[node]
+            self.kids[int(node)] = tree.children[first : first + tree.n_children[node]].tolist()
+
+    def make_leaf(self, node: int) -> None:
+        del self.kids[node]
+
+    def raise_branch(self, node: int, branch: int) -> None:
+        if branch in self.kids:
+            self.kids[node] = self.kids[branch]
+            self.split_of[node] = self.split_of[branch]
+        else:
+            del self.kids[node]
+
+    def distribution(self, cases: _Cases, part) -> np.ndarray:
+        rows, w = part
+        return np.bincount(cases.y[rows], weights=w, minlength=cases.n_classes)
+
+    def route(self, cases: _Cases, node: int, part):
+        """The cases ``part`` = ``(rows, weights)`` at ``node``, split among its children."""
+        rows, w = part
+        split = self.split_of[node]
+        child = _child_of_rows(self.tree, split, cases.X, rows)
+        return _split_cases(child, rows, w, len(self.kids[node]), self.tree.missing_child[split])
 
 
 class _State:
@@ -38,7 +124,7 @@ class _State:
 
     def fill(self, node: int, part, parent_raw) -> None:
         """The statistics of ``node`` and the nodes under it, from its cases ``part``, as
-        :meth:`Structure.build` computes them."""
+        :func:`~quercus.pruning.pessimistic.rebuild` computes them."""
         stack = [(node, part, parent_raw)]
         kids = self.structure.kids
         while stack:

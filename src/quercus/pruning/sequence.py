@@ -23,7 +23,7 @@ import numpy as np
 
 from .._config import LEAF
 from ..tree import Tree
-from ..tree.conditions import Condition, branch_conditions, category_condition
+from ..tree.conditions import Condition, branch_condition, category_condition
 from .cost_complexity import pruning_steps, steps_at
 from .pessimistic import pessimistic_decisions, rebuild
 from .reduced_error import reduced_error_order
@@ -157,43 +157,59 @@ class PruningLog:
         if self.tree is None:
             self.tree = self.grown
             self.origin = np.arange(self.grown.node_count)
-        self._conditions: dict[int, list[Condition]] = {}
+        self._conditions: dict[tuple[int, int], Condition] = {}
+        # Path prefixes (tuples of (split, branch) pairs) -> (condition texts, the category
+        # codes each tested feature lets through): paths share their beginnings.
+        self._prefixes: dict[tuple, tuple[tuple[str, ...], dict]] = {(): ((), {})}
+        self._grown_pairs: dict[int, tuple] = {0: ()}
         self._parent = parents(self.grown)
 
     # -- paths ---------------------------------------------------------------------------
 
     def _condition(self, split: int, branch: int) -> Condition:
-        if split not in self._conditions:
-            self._conditions[split] = branch_conditions(self.grown, self.schema, split)
-        return self._conditions[split][branch]
+        if (split, branch) not in self._conditions:
+            condition = branch_condition(self.grown, self.schema, split, branch)
+            self._conditions[split, branch] = condition
+        return self._conditions[split, branch]
 
     def _path_text(self, pairs) -> str:
         """The conditions of a path of ``(split node, branch)`` pairs; a category test names
         only the categories the tests above it on the path let through (as the readable
         exports print them)."""
-        reaching: dict[int, frozenset] = {}
-        texts = []
+        key: tuple = ()
+        texts, reaching = self._prefixes[key]
         for split, branch in pairs:
-            c = self._condition(int(split), int(branch))
-            if c.op in ("=", "in"):
-                codes = c.codes & reaching.get(c.feature, c.codes)
-                reaching[c.feature] = codes
-                if codes and codes != c.codes:
-                    categories = self.schema.features[c.feature].categories
-                    c = category_condition(c.feature, c.name, categories, sorted(codes))
-            texts.append(str(c))
+            key = (*key, (int(split), int(branch)))
+            known = self._prefixes.get(key)
+            if known is None:
+                c = self._condition(key[-1][0], key[-1][1])
+                if c.op in ("=", "in"):
+                    codes = c.codes & reaching.get(c.feature, c.codes)
+                    reaching = {**reaching, c.feature: codes}
+                    if codes and codes != c.codes:
+                        categories = self.schema.features[c.feature].categories
+                        c = category_condition(c.feature, c.name, categories, sorted(codes))
+                known = self._prefixes[key] = ((*texts, str(c)), reaching)
+            texts, reaching = known
         return " AND ".join(texts)
 
     def _grown_path(self, node: int) -> str:
         """The path to a node of the grown tree, in the grown tree."""
-        pairs = []
-        while self._parent[node] >= 0:
-            up = int(self._parent[node])
+        return self._path_text(self._pairs_to(node))
+
+    def _pairs_to(self, node: int) -> tuple:
+        """The ``(split node, branch)`` pairs from the root to a node of the grown tree."""
+        below = []  # the nodes from ``node`` up to the first one whose pairs are known
+        while node not in self._grown_pairs:
+            below.append(node)
+            node = int(self._parent[node])
+        pairs = self._grown_pairs[node]
+        for kid in reversed(below):
+            up = int(self._parent[kid])
             first = self.grown.child_start[up]
             kids = self.grown.children[first : first + self.grown.n_children[up]]
-            pairs.append((up, int(np.flatnonzero(kids == node)[0])))
-            node = up
-        return self._path_text(reversed(pairs))
+            pairs = self._grown_pairs[kid] = (*pairs, (up, int(np.flatnonzero(kids == kid)[0])))
+        return pairs
 
     # -- stages --------------------------------------------------------------------------
 
@@ -243,7 +259,7 @@ class PruningLog:
         """C4.5's collapse (:func:`~quercus.pruning.subtree.collapse_unhelpful`), one step
         per collapsed subtree that is not inside another, in node order."""
         as_leaf, below = training_errors(self.tree)
-        mask = unhelpful_subtrees(self.tree)
+        mask = unhelpful_subtrees(self.tree, (as_leaf, below))
         nodes = [n for n in kept_nodes(self.tree, mask) if mask[n]]
         numbers = [
             {
@@ -311,6 +327,8 @@ class PruningLog:
         placement at training values) to the grown tree and the current one alike."""
         self.grown = move(self.grown)
         self.tree = move(self.tree)
+        self._conditions.clear()  # the texts of numeric tests change
+        self._prefixes = {(): ((), {})}
 
 
 def replay(grown: Tree, steps, *, cases=None, impurity=None) -> tuple[Tree, np.ndarray]:

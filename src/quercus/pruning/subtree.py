@@ -30,10 +30,19 @@ def kept_nodes(tree: Tree, make_leaf: np.ndarray) -> np.ndarray:
     """The nodes of ``tree`` that :func:`collapse` keeps, in order: node ``i`` of the
     collapsed tree is node ``kept_nodes(tree, make_leaf)[i]`` of ``tree``. int64 (n_kept,)."""
     make_leaf = np.asarray(make_leaf, dtype=bool)
+    cut = make_leaf & (tree.kind != LEAF)
     keep = np.ones(tree.node_count, dtype=bool)
-    for node in np.flatnonzero(make_leaf & (tree.kind != LEAF)):
-        if keep[node]:
-            keep[descendants(tree, node)] = False
+    if not cut.any():
+        return np.flatnonzero(keep)
+    # Level by level from the root: a node is dropped when its parent is cut or dropped.
+    level = np.zeros(1, dtype=np.int64)
+    while len(level):
+        level = level[tree.kind[level] != LEAF]
+        counts = tree.n_children[level]
+        up = np.repeat(level, counts)
+        slots = np.repeat(tree.child_start[level] - np.cumsum(counts) + counts, counts)
+        level = tree.children[slots + np.arange(len(up))].astype(np.int64)
+        keep[level] = keep[up] & ~cut[up]
     return np.flatnonzero(keep)
 
 
@@ -87,17 +96,18 @@ def training_errors(tree: Tree) -> tuple[np.ndarray, np.ndarray]:
         tree.weighted_n_node_samples > 0, tree.value.sum(axis=1) - tree.value.max(axis=1), 0.0
     )
     below = as_leaf.copy()
-    for node in np.argsort(-tree.depth, kind="stable"):  # children before their parent
-        if tree.kind[node] != LEAF:
-            first = tree.child_start[node]
-            below[node] = below[tree.children[first : first + tree.n_children[node]]].sum()
+    inner = np.flatnonzero(tree.kind != LEAF)
+    for node in inner[np.argsort(-tree.depth[inner], kind="stable")]:  # children first
+        first = tree.child_start[node]
+        below[node] = below[tree.children[first : first + tree.n_children[node]]].sum()
     return as_leaf, below
 
 
-def unhelpful_subtrees(tree: Tree) -> np.ndarray:
+def unhelpful_subtrees(tree: Tree, errors=None) -> np.ndarray:
     """Mask of the inner nodes whose leaves make as many training errors as the node would
-    alone (within 1e-3): those :func:`collapse_unhelpful` turns into leaves."""
-    as_leaf, below = training_errors(tree)
+    alone (within 1e-3): those :func:`collapse_unhelpful` turns into leaves. ``errors``:
+    :func:`training_errors` of the tree, when known."""
+    as_leaf, below = training_errors(tree) if errors is None else errors
     return (tree.kind != LEAF) & (below >= as_leaf - 1e-3)
 
 

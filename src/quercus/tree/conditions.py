@@ -57,6 +57,11 @@ class Condition:
 
 def branch_conditions(tree: Tree, schema, node: int) -> list[Condition]:
     """The condition of each branch of the split at ``node``."""
+    return [branch_condition(tree, schema, node, k) for k in range(tree.n_children[node])]
+
+
+def branch_condition(tree: Tree, schema, node: int, branch: int) -> Condition:
+    """The condition of branch ``branch`` of the split at ``node``."""
     f = int(tree.feature[node])
     feature = schema.features[f]
     name = feature.name
@@ -66,12 +71,9 @@ def branch_conditions(tree: Tree, schema, node: int) -> list[Condition]:
             text = str(feature.categories[int(t - 0.5)])
         else:
             text = format_threshold(t)
-        return [Condition(f, name, "<=", t, text=text), Condition(f, name, ">", t, text=text)]
+        return Condition(f, name, "<=" if branch == 0 else ">", t, text=text)
     table = tree.cat_table[tree.cat_start[node] : tree.cat_start[node] + feature.n_categories]
-    return [
-        category_condition(f, name, feature.categories, np.flatnonzero(table == k))
-        for k in range(tree.n_children[node])
-    ]
+    return category_condition(f, name, feature.categories, np.flatnonzero(table == branch))
 
 
 def reaching_branch_conditions(tree: Tree, schema, node: int) -> list[Condition]:

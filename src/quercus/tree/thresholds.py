@@ -13,7 +13,11 @@ from .arrays import Tree
 
 
 def thresholds_at_training_values(
-    tree: Tree, schema: Schema, X: pd.DataFrame, tolerance: float = J48_SMALL
+    tree: Tree,
+    schema: Schema,
+    X: pd.DataFrame,
+    tolerance: float = J48_SMALL,
+    distinct: dict | None = None,
 ) -> Tree:
     """The tree with each numeric threshold moved down to the largest training value of its
     feature at or below it (C4.5 and J48 print and test ``x <= value``). No training value
@@ -21,14 +25,20 @@ def thresholds_at_training_values(
 
     "At or below" has J48's tolerance of 1e-6 (``Utils.smOrEq``) by default: the midpoint of
     0.557 and 0.565 is 0.5609999999999999 in floating point, and J48's threshold is the
-    value 0.561; C4.5 release 8 compares exactly (``tolerance=0``) and keeps 0.56."""
+    value 0.561; C4.5 release 8 compares exactly (``tolerance=0``) and keeps 0.56.
+
+    ``distinct``: a dict that keeps each feature's sorted distinct values (by column index)
+    for further calls on the same ``X``."""
+    distinct = {} if distinct is None else distinct
     threshold = tree.threshold.copy()
     nodes = np.flatnonzero(tree.kind == NUMERIC_SPLIT)
     for f in np.unique(tree.feature[nodes]):
         if schema.features[f].kind != NUMERIC_KIND:
             continue  # ordinal thresholds sit between level codes
-        values = np.unique(X.iloc[:, f].to_numpy(dtype=np.float64))
-        values = values[~np.isnan(values)]
+        if f not in distinct:
+            values = np.unique(X.iloc[:, f].to_numpy(dtype=np.float64))
+            distinct[f] = values[~np.isnan(values)]
+        values = distinct[f]
         at = nodes[tree.feature[nodes] == f]
         if tolerance > 0:
             index = np.searchsorted(values, threshold[at] + tolerance, side="left") - 1
