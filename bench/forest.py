@@ -344,14 +344,23 @@ def onedal_used(log_text, method):
 
 
 def quercus_warmup(X_train, y_train, X_test):
-    """Compile quercus's kernels: small forests on the first rows, both bin dtypes."""
+    """Compile quercus's kernels: small forests on the first rows (200,000 for a training
+    set that large: quercus codes its bins in 1 byte from there), both bin dtypes."""
     import quercus
+
+    try:
+        from quercus.binning import ONE_BYTE_MIN_ROWS
+    except ImportError:  # an older commit: one code width for every size
+        ONE_BYTE_MIN_ROWS = float("inf")
 
     for max_bins in WARMUP_BINS:
         warm = quercus.RandomForestClassifier(
             n_estimators=WARMUP_TREES, n_jobs=N_JOBS, random_state=SEED, max_bins=max_bins
         )
-        warm.fit(X_train[:WARMUP_ROWS], y_train[:WARMUP_ROWS])
+        rows = WARMUP_ROWS
+        if len(y_train) >= ONE_BYTE_MIN_ROWS:  # each code width compiles its own kernels
+            rows = ONE_BYTE_MIN_ROWS
+        warm.fit(X_train[:rows], y_train[:rows])
         warm.predict(X_test[:WARMUP_ROWS])
     del warm
 

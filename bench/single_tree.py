@@ -36,7 +36,9 @@ random_state=0) and fits the model once:
 - fit s, predict s: wall time (`time.perf_counter`) of one `fit` on the training set and one
   `predict` on the test set. Fit includes each library's own binning or conversion of X.
   quercus compiles Numba kernels on first use; by default that is done beforehand by a warm-up
-  fit on the first 500 training rows and predict on 500 test rows, so fit s and predict s
+  fit on the first 500 training rows (200,000 when the training set has that many: quercus
+  codes bins in 1 byte from there, in 2 below, and each width has its own kernels) and
+  predict on 500 test rows, so fit s and predict s
   measure the work, not the compilation (`--no-warmup` includes it). Compilation and cache
   loading are measured in the second table.
 - accuracy / R^2: on the test set. HistGradientBoosting and LightGBM fit one boosting
@@ -292,6 +294,17 @@ def count_leaves(model, est):
 # ---------------------------------------------------------------------- one cell (child)
 
 
+def warmup_rows(n_train):
+    """Rows of the warm-up fit: enough for the bin codes of the timed fit's width (quercus
+    codes bins in 2 bytes below ``quercus.binning.ONE_BYTE_MIN_ROWS`` rows, and each width
+    compiles its own kernels)."""
+    try:
+        from quercus.binning import ONE_BYTE_MIN_ROWS
+    except ImportError:  # an older commit: one width for every size
+        return WARMUP_ROWS
+    return WARMUP_ROWS if n_train < ONE_BYTE_MIN_ROWS else ONE_BYTE_MIN_ROWS
+
+
 def run_cell(spec):
     """Fit and time one model on one data set; print the result as one JSON line."""
     from sklearn.metrics import accuracy_score, r2_score
@@ -305,8 +318,9 @@ def run_cell(spec):
     X_train, X_test, y_train, y_test = make_data(task, n_rows, n_classes, spec["features"])
 
     if spec["warmup"] and model.startswith("quercus"):  # compile the kernels before timing
-        warm = make_model(model, task, WARMUP_ROWS)
-        warm.fit(X_train[:WARMUP_ROWS], y_train[:WARMUP_ROWS])
+        rows = warmup_rows(len(y_train))
+        warm = make_model(model, task, rows, max_depth)
+        warm.fit(X_train[:rows], y_train[:rows])
         warm.predict(X_test[:WARMUP_ROWS])
         del warm
 
@@ -367,7 +381,8 @@ def run_floor_cell(spec):
     task, max_depth = spec["task"], spec["max_depth"]
     X_train, _, y_train, _ = make_data(task, spec["rows"], spec["classes"], spec["features"])
     est = make_model("quercus", task, len(y_train), max_depth)
-    est.fit(X_train[:WARMUP_ROWS], y_train[:WARMUP_ROWS])
+    rows = warmup_rows(len(y_train))
+    est.fit(X_train[:rows], y_train[:rows])
     start = time.perf_counter()
     est.fit(X_train, y_train)
     fit_s = time.perf_counter() - start
