@@ -521,7 +521,9 @@ def print_header(args):
     print(f"- Python {platform.python_version()}, {platform.system()} {platform.release()}")
     libs = ["quercus", "scikit-learn", "lightgbm", "numpy", "numba"]
     print("- versions: " + ", ".join(f"{lib} {version(lib)}" for lib in libs))
-    warm = "off" if args.no_warmup else f"on ({WARMUP_ROWS} rows, quercus only)"
+    warm = "off" if args.no_warmup else (
+        f"on ({WARMUP_ROWS} rows, 200,000 for a training set that large; quercus only)"
+    )
     limit = f"{args.mem_limit:g} GiB" if args.mem_limit > 0 else "none"
     print(f"- repeats per cell: {args.repeat} (median shown); JIT warm-up before fit: {warm}")
     print(f"- memory limit per cell process: {limit}")

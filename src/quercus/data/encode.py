@@ -83,10 +83,13 @@ def infer_numeric_schema(array: np.ndarray, names: Sequence[str]) -> tuple[pd.Da
     names = check_column_names(names)
     values = array if array.dtype == np.float64 else array.astype(np.float64)
     typed = pd.DataFrame(values, columns=names, copy=False)
-    for name in names:
-        column = typed[name]
-        _check_finite(name, column)
-        _warn_if_all_missing(name, column)
+    # Column by column, the checks read the array across its rows (a stride of a row per
+    # value); one contiguous pass says whether any check can fire.
+    if not np.isfinite(values).all():
+        for name in names:
+            column = typed[name]
+            _check_finite(name, column)
+            _warn_if_all_missing(name, column)
     return typed, Schema(tuple(Feature(name, NUMERIC_KIND) for name in names))
 
 
