@@ -193,7 +193,7 @@ def _add_fit(sub, training: list) -> None:
         "regression tree is grown readable by default (rpart's settings: at least 20 rows to "
         "split, 7 in a leaf, cost-complexity pruning chosen by cross-validation). With "
         "--dask, the rows stay on a Dask cluster: DATA is a Parquet file or directory, a CSV "
-        "file, or a glob of either (data/*.parquet), which the workers read, and the "
+        "file, or a glob of either (data/part*.parquet), which the workers read, and the "
         "algorithm is cart, id3 or forest (C4.5 needs the rows in memory); the output is "
         "a local fit's, and -o saves the same model file.",
     )
