@@ -8,7 +8,7 @@ For each data set of `bench/single_tree.py` (the same data and model), one proce
 
 1. fits the model once to compile the kernels (500 rows), then fits it on the training rows
    with a timer around each stage: typing the input (`_validate_X`), fitting the bins
-   (`fit_bins`), binning (`BinMapper.transform` and `pad_rows`), growing (`grow_binned`, on
+   (`fit_bins`), binning (`BinMapper.transform_into`), growing (`grow_binned`, on
    every core, then again on one thread) and making the flat tree (`tree_from_grown`); the
    rest of `fit` is "other";
 2. times the split of one node of m rows, for m from 2 to the whole training set: the
@@ -39,7 +39,7 @@ NODE_SIZES = [2, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144]
 STAGES = [
     ("_validate_X", "typing the input"),
     ("fit_bins", "fitting the bins"),
-    ("transform", "binning"),
+    ("transform_into", "binning"),
     ("grow_binned", "growing (every core)"),
     ("tree_from_grown", "the flat tree"),
 ]
@@ -69,7 +69,7 @@ def timed_stages(times: dict, captured: dict):
     patches = [
         (TabularInput, "_validate_X"),
         (binned, "fit_bins"),
-        (BinMapper, "transform"),
+        (BinMapper, "transform_into"),
         (base, "grow_binned"),
         (base, "tree_from_grown"),
     ]

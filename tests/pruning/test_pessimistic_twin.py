@@ -26,6 +26,7 @@ from quercus.pruning._pessimistic import added_errors as compiled_added_errors
 from quercus.pruning._pessimistic import numpy_sum
 from quercus.pruning.error_estimates import added_errors, deviate
 from quercus.pruning.pessimistic import pessimistic_decisions, rebuild
+from quercus.pruning.pessimistic_path import _child_of_rows, _split_cases
 from quercus.tree import Tree
 
 pytestmark = pytest.mark.filterwarnings("ignore::quercus.DataWarning")
@@ -51,41 +52,10 @@ TREE_FIELDS = (
 # The twin
 
 
-def child_of_rows(tree, split, X, rows):
-    """Child index of each of ``rows`` at ``split``: -1 for a missing value in a fractional
-    tree, else the missing branch."""
-    v = X[rows, tree.feature[split]]
-    missing = np.isnan(v)
-    if tree.kind[split] == NUMERIC_SPLIT:
-        child = (v > tree.threshold[split]).astype(np.int64)
-    else:
-        codes = np.where(missing, 0, v).astype(np.int64)
-        child = tree.cat_table[tree.cat_start[split] + codes].astype(np.int64)
-    child[missing] = -1 if tree.fractional else tree.missing_child[split]
-    return child
-
-
-def split_cases(child, rows, w, n_kids, missing_child):
-    """``(rows, weights)`` of each child; a case of child -1 goes to every child with its
-    share of the known weight, or to the missing branch when none is known."""
-    known = child >= 0
-    if known.all():
-        return [(rows[child == k], w[child == k]) for k in range(n_kids)]
-    shares = np.bincount(child[known], weights=w[known], minlength=n_kids)
-    total = shares.sum()
-    if total <= 0:
-        child = np.where(known, child, missing_child)
-        return [(rows[child == k], w[child == k]) for k in range(n_kids)]
-    shares = shares / total
-    parts = []
-    for k in range(n_kids):
-        mine = child == k
-        if shares[k] > 0:
-            rows_k = np.concatenate([rows[mine], rows[~known]])
-            parts.append((rows_k, np.concatenate([w[mine], w[~known] * shares[k]])))
-        else:
-            parts.append((rows[mine], w[mine]))
-    return parts
+# A case's branch and the cases of each child: the NumPy routing the pruning path's
+# module keeps (pessimistic_path.py), the kernel's reference.
+child_of_rows = _child_of_rows
+split_cases = _split_cases
 
 
 def add(values) -> float:
