@@ -807,7 +807,6 @@ def total_weight(w):
     return total
 
 
-@njit
 def grow_tree(data, y_class, y_value, w, bins, s):
     """Grow a tree; ``data``, ``y_class``, ``y_value`` and ``w`` are overwritten (scratch space).
 
@@ -815,6 +814,9 @@ def grow_tree(data, y_class, y_value, w, bins, s):
     ``len(bins.kinds)`` are padding; see ``binning.binned.pad_rows``). ``bins`` are the
     :class:`Bins`, ``s`` the :class:`Settings`. Returns the fields of
     :class:`~quercus.tree._records.GrownArrays`, trimmed to size.
+
+    Not compiled itself: a compiled caller would compile the whole grower a second time
+    (Numba links a callee's code into its caller's and optimizes it there again).
     """
     return grow_tree_in((data, y_class, y_value, w), _buffers(data, y_class, y_value, w), bins, s)
 
