@@ -9,7 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
+from quercus.binning import bin_extremes_of
 from quercus.binning._kernels import bin_column
+from quercus.distributed.summaries import bin_extremes
 
 MISSING = 255
 
@@ -79,3 +81,16 @@ def test_columns_with_many_shapes_at_once():
         edges.append(distinct[np.linspace(0, len(distinct) - 1, 256).astype(int)][:-1])
     edges = [np.unique(e) for e in edges]
     np.testing.assert_array_equal(kernel_codes(values, edges), search_twin(values, edges))
+
+
+@given(
+    arrays(np.float64, st.integers(1, 200), elements=st.one_of(any_float, clustered)),
+    st.integers(0, 254),
+)
+@settings(max_examples=200, deadline=None)
+def test_bin_extremes_of_are_those_of_the_sorted_values(points, n_edges):
+    edges, queries = _edges_and_queries(points, n_edges)
+    lo, hi = bin_extremes_of(queries, edges)
+    twin = bin_extremes(queries, edges)  # sorts the values, then splits them at the edges
+    np.testing.assert_array_equal(lo, twin.lo)
+    np.testing.assert_array_equal(hi, twin.hi)

@@ -117,3 +117,62 @@ def test_bin_ranges_are_the_extremes_of_each_bin(values, max_bins):
     for b in range(len(edges) + 1):
         inside = known[codes == b]
         assert len(inside) and lo[b] == inside.min() and hi[b] == inside.max()
+
+
+def _sampled_data(n=6000):
+    rng = np.random.default_rng(5)
+    X = np.column_stack(
+        [
+            rng.normal(size=n),
+            np.exp(rng.normal(scale=3, size=n)),  # heavy tail
+            rng.integers(0, 40, n).astype(float),  # ties: 40 values
+            np.where(rng.random(n) < 0.1, np.nan, rng.uniform(size=n)),
+        ]
+    )
+    y = X[:, 0] + np.sin(3 * np.nan_to_num(X[:, 3])) + rng.normal(scale=0.1, size=n)
+    return X, y
+
+
+def test_large_data_bins_come_from_a_sample_and_their_extremes_from_every_row(monkeypatch):
+    """Above BIN_SAMPLE_ROWS the edges are a sample's, but each bin's smallest and largest
+    value are those of all its rows, and every edge separates the bins' values."""
+    import quercus.binning as binning
+
+    X, _ = _sampled_data()
+    typed, schema = infer_schema(pd.DataFrame(X, columns=list("abcd")))
+    full = fit_bins(typed, schema, max_bins=32)
+    monkeypatch.setattr(binning, "BIN_SAMPLE_ROWS", 500)
+    mapper = fit_bins(typed, schema, max_bins=32)
+    assert fit_bins(typed, schema, max_bins=32).edges[0].tolist() == mapper.edges[0].tolist()
+    assert not np.array_equal(mapper.edges[0], full.edges[0])  # a sample's edges
+    codes = bin_rows(mapper, typed)
+    for j in range(X.shape[1]):
+        known = ~np.isnan(X[:, j])
+        values, col = X[known, j], codes[known, j]
+        edges, lo, hi = mapper.edges[j], mapper.lo[j], mapper.hi[j]
+        assert len(lo) == len(hi) == len(edges) + 1
+        for b in range(len(edges) + 1):
+            inside = values[col == b]
+            assert len(inside) and lo[b] == inside.min() and hi[b] == inside.max()
+        assert np.all(hi[:-1] <= edges) and np.all(edges < lo[1:])
+    # Without a budget the bins are exact: no sample.
+    exact = fit_bins(typed, schema, max_bins=None)
+    assert len(exact.edges[2]) == 39 and len(exact.edges[0]) == len(X) - 1
+
+
+def test_a_tree_on_sampled_bins_routes_its_training_rows_as_it_grew_them(monkeypatch):
+    """Each leaf of a full-depth tree on sampled bins holds, by its real-valued thresholds,
+    exactly the training rows it was grown from: thresholds lie between training values."""
+    import quercus.binning as binning
+    from quercus import DecisionTreeRegressor
+
+    monkeypatch.setattr(binning, "BIN_SAMPLE_ROWS", 300)
+    X, y = _sampled_data()
+    model = DecisionTreeRegressor(max_bins=16, random_state=0).fit(X, y)
+    tree = model.tree_
+    leaves = model.apply(X)
+    counts = np.bincount(leaves, minlength=tree.node_count)
+    is_leaf = tree.children_left < 0
+    np.testing.assert_array_equal(counts[is_leaf], tree.n_node_samples[is_leaf])
+    sums = np.bincount(leaves, weights=y, minlength=tree.node_count)
+    np.testing.assert_allclose(model.predict(X), sums[leaves] / counts[leaves], rtol=1e-9)

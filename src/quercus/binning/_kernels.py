@@ -38,6 +38,23 @@ def _cell_index(e, n_cells, first):
     return lo, scale
 
 
+@njit(inline="always")
+def _code(x, edges, lo, scale, n_cells, first):
+    """The bin code of ``x`` (not NaN): the number of ``edges`` below it, searched among
+    the edges of its cell of the index (:func:`_cell_index`)."""
+    c = _cell(x, lo, scale, n_cells)
+    base = first[c]
+    size = first[c + 1] - base
+    while size > 0:
+        half = size >> 1
+        if edges[base + half] < x:
+            base += half + 1
+            size -= half + 1
+        else:
+            size = half
+    return base
+
+
 @njit(parallel=True)
 def bin_column(values, edges, missing_code, out, j):
     """Bin codes of one numeric column ``values`` (n,) into column ``j`` of ``out`` (n, q),
@@ -62,17 +79,27 @@ def bin_column(values, edges, missing_code, out, j):
         if np.isnan(x):
             out[i, j] = missing_code
             continue
-        c = _cell(x, lo, scale, n_cells)
-        base = first[c]
-        size = first[c + 1] - base
-        while size > 0:
-            half = size >> 1
-            if edges[base + half] < x:
-                base += half + 1
-                size -= half + 1
-            else:
-                size = half
-        out[i, j] = base
+        out[i, j] = _code(x, edges, lo, scale, n_cells, first)
+
+
+@njit
+def value_extremes(values, edges, lo, hi):
+    """The smallest and largest of ``values`` in each bin of ``edges`` into ``lo`` and ``hi``
+    (filled beforehand with +inf and -inf), NaN values left out: :func:`code_extremes`
+    without the codes, each found as :func:`bin_column` finds it."""
+    n_edges = len(edges)
+    n_cells = max(1, CELLS_PER_EDGE * n_edges)
+    first = np.zeros(n_cells + 1, dtype=np.int64)
+    grid_lo, scale = _cell_index(edges, n_cells, first) if n_edges > 0 else (0.0, 0.0)
+    for i in range(len(values)):
+        x = values[i]
+        if np.isnan(x):
+            continue
+        code = _code(x, edges, grid_lo, scale, n_cells, first)
+        if x < lo[code]:
+            lo[code] = x
+        if x > hi[code]:
+            hi[code] = x
 
 
 @njit

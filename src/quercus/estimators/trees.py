@@ -93,7 +93,10 @@ _COMMON_DOC = """
     max_bins : 'auto', int or None, default {max_bins!r}
         Numeric thresholds are searched over bins. 'auto': exact (one bin per distinct value)
         up to 50,000 rows or for features with at most 255 distinct values, else 255 quantile
-        bins; None: always exact (as C4.5); an integer: at most that many bins.
+        bins; None: always exact (as C4.5); an integer: at most that many bins. Above
+        200,000 rows, 'auto' and an integer place the bins by a random sample of 200,000
+        rows (seeded, as LightGBM and scikit-learn's HistGradientBoosting do); thresholds
+        still lie halfway between training values.
     nominal_features : list of str or int, optional
         Columns to treat as nominal (for example numeric codes). String, boolean and
         categorical columns of a DataFrame are nominal without being listed.
