@@ -162,7 +162,6 @@ class PruningLog:
         # codes each tested feature lets through): paths share their beginnings.
         self._prefixes: dict[tuple, tuple[tuple[str, ...], dict]] = {(): ((), {})}
         self._grown_pairs: dict[int, tuple] = {0: ()}
-        self._parent = parents(self.grown)
 
     # -- paths ---------------------------------------------------------------------------
 
@@ -202,10 +201,10 @@ class PruningLog:
         below = []  # the nodes from ``node`` up to the first one whose pairs are known
         while node not in self._grown_pairs:
             below.append(node)
-            node = int(self._parent[node])
+            node = int(parents(self.grown)[node])
         pairs = self._grown_pairs[node]
         for kid in reversed(below):
-            up = int(self._parent[kid])
+            up = int(parents(self.grown)[kid])
             first = self.grown.child_start[up]
             kids = self.grown.children[first : first + self.grown.n_children[up]]
             pairs = self._grown_pairs[kid] = (*pairs, (up, int(np.flatnonzero(kids == kid)[0])))
