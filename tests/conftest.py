@@ -81,51 +81,27 @@ def _compiled_kernels(request):
     being spread over whichever tests first call each kernel. With an empty cache (a fresh
     clone) this takes minutes on a small machine, which the tests that start ``quercus`` as a
     subprocess with a time limit must not pay themselves; with a warm cache, about a second.
-    The fits cover the kernels' argument types the suite uses: nominal and numeric features,
-    missing values, classification and regression, each pruning method, forests, and the
-    level-wise grower.
+    The fits cover the kernels' argument types the suite uses: those of
+    :func:`quercus.warm.compile_kernels` (nominal and numeric features, missing values,
+    classification and regression, each pruning method, forests), and the level-wise grower.
     """
     import numpy as np
     import pandas as pd
 
     import quercus
+    from quercus.warm import compile_kernels, warm_steps
 
     start = time.perf_counter()
+    compile_kernels(steps=warm_steps(large=False))  # what a user's `quercus warm` compiles
     tennis = quercus.datasets.load("playtennis")
     X_tennis, y_tennis = tennis.iloc[:, :-1], tennis["PlayTennis"]
     rng = np.random.default_rng(0)
-    # nominal and numeric columns with missing values: 1-byte bin codes
     X = pd.DataFrame(
         {"x": rng.normal(size=60), "c": rng.choice(["a", "b", "c"], 60).astype(object)}
     )
     X.loc[::7, "x"] = np.nan
     y = np.where(X["x"].fillna(0) > 0, "p", "q")
     y_value = X["x"].fillna(0.0) * 2
-    # numbers only, more than 255 distinct values: 2-byte bin codes, the compact forest layout
-    numbers = pd.DataFrame(rng.normal(size=(300, 3)), columns=["u", "v", "w"])
-    y_numbers = (numbers["u"] + numbers["v"] > 0).astype(int)
-    for data, target in ((X_tennis, y_tennis), (X, y), (numbers, y_numbers)):
-        for tree in (
-            quercus.ID3Classifier(),
-            quercus.C45Classifier(),
-            quercus.CARTClassifier(),
-        ):
-            tree.fit(data, target)
-            tree.predict(data)
-            tree.predict_proba(data)
-            tree.apply(data)
-            tree.decision_path(data)
-    quercus.CARTClassifier(ccp_alpha="cv").fit(X, y).predict(X)
-    quercus.C45Classifier(pruning="cost_complexity").fit(X, y).predict(X)
-    for criterion in ("squared_error", "absolute_error"):
-        regressor = quercus.DecisionTreeRegressor(criterion=criterion)
-        regressor.fit(X, y_value).predict(X)
-    quercus.CARTRegressor(ccp_alpha="cv").fit(X, y_value).predict(X)
-    for data, target in ((X, y), (numbers, y_numbers)):
-        forest = quercus.RandomForestClassifier(n_estimators=25, oob_score=True, random_state=0)
-        forest.fit(data, target).predict_proba(data)
-    forest = quercus.RandomForestRegressor(n_estimators=25, oob_score=True, random_state=0)
-    forest.fit(X, y_value).predict(X)
     # the level-wise grower (growth over a statistics provider), swapped in as its tests do
     from quercus.tree import grower, levelwise
 

@@ -1,0 +1,118 @@
+"""Compile quercus's Numba kernels ahead of first use: ``quercus warm`` and the tests' warm-up.
+
+The kernels compile the first time each is called with new argument types, and are then kept
+in Numba's cache on disk (next to the installed package, or in a per-user cache when the
+package's folder is read-only). Compiling all of them takes a few minutes on a small
+machine; :func:`compile_kernels` pays that once, at a time of the user's choosing (after
+``pip install``, in an image build), by fitting small models of every kind on generated
+data. With a warm cache it takes a few seconds.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import NamedTuple
+
+__all__ = ["WarmStep", "compile_kernels", "warm_steps"]
+
+#: Rows of the data set that makes 1-byte bin codes (``binning.ONE_BYTE_MIN_ROWS``).
+LARGE_ROWS = 200_000
+
+
+class WarmStep(NamedTuple):
+    """One step of :func:`compile_kernels`: what it compiles, and the fits that do it."""
+
+    name: str
+    run: Callable[[], None]
+
+
+def _use(model, X, y, *, classifier: bool = True) -> None:
+    """Fit ``model`` and call the prediction methods a user would."""
+    model.fit(X, y)
+    model.predict(X)
+    model.apply(X)
+    model.decision_path(X)
+    if classifier:
+        model.predict_proba(X)
+
+
+def warm_steps(large: bool = True) -> list[WarmStep]:
+    """The steps of :func:`compile_kernels`, in order: each covers the kernels' argument
+    types of one family of models (nominal, numeric and missing values; classification and
+    regression; each pruning method; forests; with ``large``, the 1-byte bin codes of
+    data sets of 200,000 rows and more)."""
+    import numpy as np
+    import pandas as pd
+
+    import quercus
+
+    tennis = quercus.datasets.load("playtennis")
+    X_tennis, y_tennis = tennis.iloc[:, :-1], tennis.iloc[:, -1]
+    rng = np.random.default_rng(0)
+    mixed = pd.DataFrame(
+        {"x": rng.normal(size=60), "c": rng.choice(["a", "b", "c"], 60).astype(object)}
+    )
+    mixed.loc[::7, "x"] = np.nan  # missing values
+    y_mixed = np.where(mixed["x"].fillna(0) > 0, "p", "q")
+    y_value = mixed["x"].fillna(0.0).to_numpy() * 2
+    numbers = pd.DataFrame(rng.normal(size=(300, 3)), columns=["u", "v", "w"])
+    y_numbers = (numbers["u"] + numbers["v"] > 0).astype(int)
+    trees = (quercus.ID3Classifier, quercus.C45Classifier, quercus.CARTClassifier)
+
+    def classification_trees():
+        for X, y in ((X_tennis, y_tennis), (mixed, y_mixed), (numbers, y_numbers)):
+            for make in trees:
+                _use(make(), X, y)
+        quercus.C45RulesClassifier().fit(X_tennis, y_tennis).predict(X_tennis)
+
+    def pruning():
+        quercus.CARTClassifier(ccp_alpha="cv").fit(mixed, y_mixed).predict(mixed)
+        quercus.C45Classifier(pruning="cost_complexity").fit(mixed, y_mixed).predict(mixed)
+        quercus.CARTRegressor(ccp_alpha="cv").fit(mixed, y_value).predict(mixed)
+
+    def regression_trees():
+        for criterion in ("squared_error", "absolute_error"):
+            model = quercus.DecisionTreeRegressor(criterion=criterion)
+            _use(model, mixed, y_value, classifier=False)
+
+    def forests():
+        for X, y in ((mixed, y_mixed), (numbers, y_numbers)):
+            forest = quercus.RandomForestClassifier(n_estimators=25, oob_score=True, random_state=0)
+            forest.fit(X, y).predict_proba(X)
+        forest = quercus.RandomForestRegressor(n_estimators=25, oob_score=True, random_state=0)
+        forest.fit(mixed, y_value).predict(mixed)
+
+    def large_data():
+        # From ONE_BYTE_MIN_ROWS rows on, numeric bins take 1-byte codes: other signatures.
+        X = rng.normal(size=(LARGE_ROWS, 3))
+        y = (X[:, 0] > 0).astype(int)
+        quercus.DecisionTreeClassifier(max_depth=3).fit(X, y).predict(X)
+        quercus.DecisionTreeRegressor(max_depth=3).fit(X, X[:, 1]).predict(X)
+        quercus.RandomForestClassifier(n_estimators=2, max_depth=3, random_state=0).fit(
+            X, y
+        ).predict(X)
+
+    steps = [
+        WarmStep("classification trees (ID3, C4.5, CART)", classification_trees),
+        WarmStep("regression trees", regression_trees),
+        WarmStep("pruning", pruning),
+        WarmStep("random forests", forests),
+    ]
+    if large:
+        steps.append(WarmStep(f"{LARGE_ROWS:,} rows (1-byte bin codes)", large_data))
+    return steps
+
+
+def compile_kernels(
+    report: Callable[[str, float], None] | None = None, steps: list[WarmStep] | None = None
+) -> float:
+    """Compile (or load from the cache) every kernel a user's models need; returns the
+    seconds it took. ``report(step name, seconds)`` is called after each step."""
+    start = time.perf_counter()
+    for step in warm_steps() if steps is None else steps:
+        began = time.perf_counter()
+        step.run()
+        if report is not None:
+            report(step.name, time.perf_counter() - began)
+    return time.perf_counter() - start

@@ -1,0 +1,53 @@
+"""`quercus.warm.compile_kernels`: after it, a new process's first fits compile nothing."""
+
+import subprocess
+import sys
+import textwrap
+
+from quercus.warm import compile_kernels, warm_steps
+
+# A user's first fits in a new process, counting Numba's compilations (a kernel loaded
+# from the cache is not compiled, and raises no event).
+FIRST_FITS = textwrap.dedent(
+    """
+    import numpy as np
+    from numba.core import event
+
+    compiled = []
+
+    class Count(event.Listener):
+        def on_start(self, e):
+            compiled.append(e.data["dispatcher"].py_func.__qualname__)
+
+        def on_end(self, e):
+            pass
+
+    event.register("numba:compile", Count())
+    import quercus
+
+    tennis = quercus.datasets.load("playtennis")
+    X, y = tennis.iloc[:, :-1], tennis.iloc[:, -1]
+    quercus.ID3Classifier().fit(X, y).predict(X)
+    quercus.C45Classifier().fit(X, y).predict_proba(X)
+    rng = np.random.default_rng(1)
+    Z = rng.normal(size=(500, 4))
+    quercus.CARTClassifier().fit(Z, Z[:, 0] > 0).predict(Z)
+    quercus.DecisionTreeRegressor().fit(Z, Z[:, 1]).predict(Z)
+    quercus.RandomForestClassifier(n_estimators=5, random_state=0).fit(Z, Z[:, 0] > 0).predict(Z)
+    big = rng.normal(size=(250_000, 2))
+    quercus.DecisionTreeClassifier(max_depth=2).fit(big, big[:, 0] > 0).predict(big)
+    print(sorted(set(compiled)))
+    """
+)
+
+
+def test_after_compile_kernels_first_fits_compile_nothing():
+    names = []
+    seconds = compile_kernels(report=lambda name, s: names.append(name))
+    assert names == [step.name for step in warm_steps()]
+    assert seconds >= 0
+    out = subprocess.run(
+        [sys.executable, "-c", FIRST_FITS], capture_output=True, text=True, timeout=600
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]", out.stdout
