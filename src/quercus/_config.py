@@ -37,15 +37,24 @@ def missing_code(dtype: np.dtype) -> int:
     return int(np.iinfo(dtype).max)
 
 
-def njit(*args, **kwargs):
+def njit(*args, refcounts: bool = True, **kwargs):
     """``numba.njit`` with the project's options: cached, GIL released, no fastmath
     (NaN handling and exact ties matter more than the last few percent of speed), and one
     compilation per argument type rather than per constant (:func:`_plain_types`).
+
+    ``refcounts=False`` compiles a kernel without Numba's reference counts (its private
+    ``_nrt`` option), for the hot stages that allocate nothing and keep no array past the
+    call. Each array argument otherwise costs an atomic increment on entry and a decrement
+    on exit, per call: at a node of a few rows these counts cost more than the work (a
+    sixth of a forest's fit). Such a kernel may not create an array, nor slice-assign one
+    (the shape error it may raise builds a string): Numba refuses to compile it.
 
     Numba keys a cached function on its own source file only: after editing a kernel that
     another file's kernel inlines, ``make clean-cache`` (installing a release rewrites every
     file, so users are not affected)."""
     options = {"cache": True, "nogil": True, "fastmath": False, **kwargs}
+    if not refcounts:
+        options["_nrt"] = False
     if args and callable(args[0]):
         return _plain_types(numba.njit(**options)(args[0]))
     decorate = numba.njit(*args, **options)

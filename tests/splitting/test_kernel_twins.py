@@ -37,8 +37,10 @@ from quercus.splitting._scan import (
     impurity,
     scan_multiway,
     scan_subset,
-    scan_threshold,
     stats_weight,
+)
+from quercus.splitting._scan import (
+    scan_threshold as scan_threshold_kernel,
 )
 
 CLASSIFICATION = (GINI, ENTROPY, MISCLASSIFICATION, GAIN_RATIO)
@@ -46,6 +48,14 @@ TOL = 1e-9  # float noise allowed between a kernel's number and its twin's
 NO_VALUES = np.zeros((1, 1))
 # The scan's trailing arguments without C4.5's rules: fractional missing values, no values.
 FRACTIONAL_PLAIN = (0, 0.0, FRACTIONAL, NO_VALUES, NO_VALUES, 0)
+
+
+def scan_threshold(present, stats, n_present, *args):
+    """The kernel with its scratch space (the grower passes its own)."""
+    acc = np.zeros((6 + max(n_present, 1), stats.shape[1]))
+    return scan_threshold_kernel(present, stats, n_present, *args, acc)
+
+
 SETTINGS = settings(max_examples=150, deadline=None)
 
 

@@ -67,7 +67,8 @@ def sort_codes(codes, rows, n, n_bins, tmp_codes, tmp_rows, counts):
         return
     shift = 0
     while (n_bins - 1) >> shift > 0:
-        counts[:] = 0
+        for d in range(counts.shape[0]):
+            counts[d] = 0
         for i in range(n):
             counts[((np.int64(codes[i]) >> shift) & 255) + 1] += 1
         for d in range(256):
@@ -77,12 +78,13 @@ def sort_codes(codes, rows, n, n_bins, tmp_codes, tmp_rows, counts):
             tmp_codes[counts[d]] = codes[i]
             tmp_rows[counts[d]] = rows[i]
             counts[d] += 1
-        codes[:n] = tmp_codes[:n]
-        rows[:n] = tmp_rows[:n]
+        for i in range(n):
+            codes[i] = tmp_codes[i]
+            rows[i] = tmp_rows[i]
         shift += 8
 
 
-@njit
+@njit(refcounts=False)
 def feature_stats(
     data,
     y_class,
@@ -114,17 +116,21 @@ def feature_stats(
         missing[0, k] = 0.0
     m = end - start
     if n_bins <= 4 * m + 16:
-        dense[:n_bins] = 0.0
-        seen[:n_bins] = False
+        for c in range(n_bins):
+            for k in range(n_stats):
+                dense[c, k] = 0.0
+            seen[c] = False
         if regression:
             for r in range(start, end):
                 c = data[r, f]
-                b = 0 if c == missing_code else np.int64(c)
-                target = missing if c == missing_code else dense
-                target[b, 0] += w[r]
-                target[b, 1] += w[r] * y_value[r]
-                target[b, 2] += w[r] * y_value[r] * y_value[r]
-                if c != missing_code:
+                if c == missing_code:
+                    missing[0, 0] += w[r]
+                    missing[0, 1] += w[r] * y_value[r]
+                    missing[0, 2] += w[r] * y_value[r] * y_value[r]
+                else:
+                    dense[c, 0] += w[r]
+                    dense[c, 1] += w[r] * y_value[r]
+                    dense[c, 2] += w[r] * y_value[r] * y_value[r]
                     seen[c] = True
         else:
             for r in range(start, end):

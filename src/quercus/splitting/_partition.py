@@ -19,7 +19,7 @@ import numpy as np
 from .._config import LEARNED, NUMERIC_SPLIT, njit
 
 
-@njit
+@njit(refcounts=False)
 def route_known(
     x,
     y_class,
@@ -111,7 +111,7 @@ def fractional_shares(child_w, w_known, n_missing, n_children, shares, counts):
             counts[ch + 1] += n_missing
 
 
-@njit
+@njit(refcounts=False)
 def move_rows(src, dst, start, end, words, child_of, fill, regression, child_stats):
     """Move rows ``start:end`` from the arrays ``src`` to ``dst`` (each ``(x, y_class,
     y_value, w)``), each to the next free place of its branch (``start + fill[ch]``), and

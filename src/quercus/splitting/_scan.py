@@ -88,7 +88,7 @@ def _prefix_sums(stats, n_present, missing, acc):
         acc[5, k] = acc[0, k] + missing[0, k]
 
 
-@njit
+@njit(refcounts=False)
 def _scan_known(
     present,
     stats,
@@ -136,7 +136,7 @@ def _scan_known(
     return best_i, best_score, n_admissible
 
 
-@njit
+@njit(refcounts=False)
 def _scan_placed(
     present,
     stats,
@@ -197,7 +197,7 @@ def _scan_placed(
     return best_i, best_left, n_admissible
 
 
-@njit
+@njit(refcounts=False)
 def _winner_gain(
     acc, missing, best_i, best_left, place, missing_mode, criterion, regression, w_known, w_missing
 ):
@@ -223,7 +223,7 @@ def _winner_gain(
     return gain, split_info
 
 
-@njit
+@njit(refcounts=False)
 def scan_threshold(
     present,
     stats,
@@ -238,7 +238,7 @@ def scan_threshold(
     bin_lo,
     bin_hi,
     f,
-    acc=None,
+    acc,
 ):
     """Best binary cut "code <= present[i]" over ordered bins.
 
@@ -270,10 +270,9 @@ def scan_threshold(
     ``min_leaf`` by at most that much is large enough (J48: 1e-6; release 8 and the other
     trees: 0).
     """
-    if acc is None:  # (see _prefix_sums)
-        acc = np.zeros((6 + n_present, stats.shape[1]))
-    else:
-        acc[:6] = 0.0
+    for i in range(6):  # (``acc``: see _prefix_sums)
+        for k in range(acc.shape[1]):
+            acc[i, k] = 0.0
     _prefix_sums(stats, n_present, missing, acc)
     w_known = stats_weight(acc, 0, regression)
     w_missing = stats_weight(missing, 0, regression)

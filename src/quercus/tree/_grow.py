@@ -9,10 +9,15 @@ function: the node's statistics (``splitting/_histogram.py``), its best split
 (``splitting/_partition.py``) and the chi-square test (``splitting/_significance.py``).
 
 The stages with a loop over the node's rows or bins (:func:`feature_stats`,
-:func:`split_of_feature`, :func:`route_known`, :func:`move_rows`) are called, each compiled
-on its own; the short per-node steps are inlined. Inlined into this loop, which keeps a
-hundred arrays live, the row loops had their counters and array bounds spilled to the stack
-and a forest grew slower than with the calls (``bench/README.md``).
+:func:`threshold_split_of_feature` or, for a category, :func:`split_of_feature`,
+:func:`route_known`, :func:`move_rows`) are called, each compiled on its own; the per-node
+steps, :func:`_grow_node` and :func:`_partition_node` among them, are inlined into the loop.
+Inlined into this loop, which keeps a hundred arrays live, the row loops had their counters
+and array bounds spilled to the stack and a forest grew slower than with the calls
+(``bench/README.md``). The called stages are compiled without reference counts
+(``_config.njit``): counting each array argument at every call cost a sixth of a forest's
+fit, and called per node, ``_grow_node`` and ``_partition_node`` paid it for some forty
+arrays each.
 
 Nodes are numbered in the order they are created: depth-first growth creates them in
 preorder (first child first, as scikit-learn numbers its trees); best-first growth
@@ -49,6 +54,7 @@ from ..splitting._choose import (
     keep_candidate,
     split_of_feature,
     threshold_between,
+    threshold_split_of_feature,
 )
 from ..splitting._histogram import feature_stats, node_stats, stats_scratch
 from ..splitting._partition import (
@@ -370,26 +376,45 @@ def _score_feature(j, f, node, nodes, values, src, bins, s, scan, absolute, cand
             code_buf,
             stats_space,
         )
-        split = split_of_feature(
-            present,
-            stats,
-            n_present,
-            missing,
-            f,
-            kind,
-            s.multiway,
-            s.criterion,
-            s.regression,
-            s.min_leaf,
-            0 if s.regression else np.argmax(values[node]),
-            order,
-            s.c45_classes,
-            s.c45_tolerance,
-            s.missing_mode,
-            bins.bin_lo,
-            bins.bin_hi,
-            acc,
-        )
+        if kind == NOMINAL:
+            split = split_of_feature(
+                present,
+                stats,
+                n_present,
+                missing,
+                f,
+                kind,
+                s.multiway,
+                s.criterion,
+                s.regression,
+                s.min_leaf,
+                0 if s.regression else np.argmax(values[node]),
+                order,
+                s.c45_classes,
+                s.c45_tolerance,
+                s.missing_mode,
+                bins.bin_lo,
+                bins.bin_hi,
+                acc,
+            )
+        else:
+            split = threshold_split_of_feature(
+                present,
+                stats,
+                n_present,
+                missing,
+                f,
+                kind,
+                s.criterion,
+                s.regression,
+                s.min_leaf,
+                s.c45_classes,
+                s.c45_tolerance,
+                s.missing_mode,
+                bins.bin_lo,
+                bins.bin_hi,
+                acc,
+            )
     keep_candidate(
         candidates,
         sides,
@@ -675,7 +700,7 @@ def _push_children(
     return stack, stack_values, n_stack
 
 
-@njit
+@njit(inline="always")
 def _grow_node(node, item, item_values, nodes, values, src, bins, s, space, w_root, tables):
     """Create ``node`` from the work item ``item``, search its best split and record it as
     pending; returns whether a split is pending, and the category table and learning trace
@@ -748,7 +773,7 @@ def _free_row(n, nd, stack, n_stack, pool_end, best_first, missing_mode):
     return free_from
 
 
-@njit
+@njit(inline="always")
 def _partition_node(nd, rows, buffers, cat_table, n_cat, bins, s, part, free_from, words):
     """Apply the pending split of node ``nd``: route its rows (missing values by the
     policy), test the split (chi-square), move the rows so each child's are contiguous and
