@@ -333,9 +333,10 @@ def _open_node(nodes, values, node, item, item_values, src, s):
 
 @njit(inline="always")
 def _score_feature(j, f, node, nodes, values, src, bins, s, scan, absolute, candidates, sides):
-    """Search the best split of feature ``f`` of ``node`` into candidate record ``j``
-    (absolute error: from the node's ranked rows, ``node_ranks`` done; else from the
-    feature's statistics)."""
+    """Search the best split of feature ``f`` of ``node`` into candidate record ``j``:
+    with the absolute-error criterion from the node's ranked rows (``node_ranks`` done),
+    else (a nominal feature) from the feature's statistics. Thresholds of the other
+    criteria are searched by :func:`_score_thresholds`."""
     dense, present, stats, missing, order_buf, code_buf, stats_space, acc, order = scan
     nd = nodes[node]
     x, yc, yv, w = src
@@ -376,45 +377,26 @@ def _score_feature(j, f, node, nodes, values, src, bins, s, scan, absolute, cand
             code_buf,
             stats_space,
         )
-        if kind == NOMINAL:
-            split = split_of_feature(
-                present,
-                stats,
-                n_present,
-                missing,
-                f,
-                kind,
-                s.multiway,
-                s.criterion,
-                s.regression,
-                s.min_leaf,
-                0 if s.regression else np.argmax(values[node]),
-                order,
-                s.c45_classes,
-                s.c45_tolerance,
-                s.missing_mode,
-                bins.bin_lo,
-                bins.bin_hi,
-                acc,
-            )
-        else:
-            split = threshold_split_of_feature(
-                present,
-                stats,
-                n_present,
-                missing,
-                f,
-                kind,
-                s.criterion,
-                s.regression,
-                s.min_leaf,
-                s.c45_classes,
-                s.c45_tolerance,
-                s.missing_mode,
-                bins.bin_lo,
-                bins.bin_hi,
-                acc,
-            )
+        split = split_of_feature(
+            present,
+            stats,
+            n_present,
+            missing,
+            f,
+            kind,
+            s.multiway,
+            s.criterion,
+            s.regression,
+            s.min_leaf,
+            0 if s.regression else np.argmax(values[node]),
+            order,
+            s.c45_classes,
+            s.c45_tolerance,
+            s.missing_mode,
+            bins.bin_lo,
+            bins.bin_hi,
+            acc,
+        )
     keep_candidate(
         candidates,
         sides,
@@ -430,6 +412,71 @@ def _score_feature(j, f, node, nodes, values, src, bins, s, scan, absolute, cand
     )
 
 
+@njit(refcounts=False)
+def _score_thresholds(start, end, features, n_cand, src, bins, s, scan, candidates, sides):
+    """Search the best threshold of each numeric or ordinal feature among the ``n_cand``
+    candidates ``features`` of the node of rows ``start:end`` (a candidate record each;
+    not for the absolute-error criterion). Called once per node, not inlined: the loop over
+    the features takes the node's arrays from the tuples once, with no reference counts,
+    where inlined each feature counted some twenty arrays up and down again."""
+    dense, present, stats, missing, order_buf, code_buf, stats_space, acc, order = scan
+    x, yc, yv, w = src
+    for j in range(n_cand):
+        f = features[j]
+        kind = bins.kinds[f]
+        if kind == NOMINAL:
+            continue
+        n_present = feature_stats(
+            x,
+            yc,
+            yv,
+            w,
+            start,
+            end,
+            f,
+            bins.n_bins[f],
+            bins.missing_code,
+            s.regression,
+            dense,
+            present,
+            stats,
+            missing,
+            order_buf,
+            code_buf,
+            stats_space,
+        )
+        split = threshold_split_of_feature(
+            present,
+            stats,
+            n_present,
+            missing,
+            f,
+            kind,
+            s.criterion,
+            s.regression,
+            s.min_leaf,
+            s.c45_classes,
+            s.c45_tolerance,
+            s.missing_mode,
+            bins.bin_lo,
+            bins.bin_hi,
+            acc,
+        )
+        keep_candidate(
+            candidates,
+            sides,
+            j,
+            f,
+            kind,
+            s.multiway,
+            bins.n_bins[f],
+            split,
+            present,
+            order,
+            not s.multiway,
+        )
+
+
 @njit(inline="always")
 def _score_candidates(
     node, nodes, values, src, bins, s, scan, absolute, features, candidates, sides, rng_state
@@ -442,10 +489,13 @@ def _score_candidates(
     )
     if s.criterion == ABSOLUTE_ERROR:
         node_ranks(src[2], nd.start, nd.end, absolute[0], absolute[1])
+    else:
+        _score_thresholds(nd.start, nd.end, features, n_cand, src, bins, s, scan, candidates, sides)
     for j in range(n_cand):
-        _score_feature(
-            j, features[j], node, nodes, values, src, bins, s, scan, absolute, candidates, sides
-        )
+        if s.criterion == ABSOLUTE_ERROR or bins.kinds[features[j]] == NOMINAL:
+            _score_feature(
+                j, features[j], node, nodes, values, src, bins, s, scan, absolute, candidates, sides
+            )
     return n_cand
 
 
