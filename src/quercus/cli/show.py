@@ -23,9 +23,9 @@ from ..ensemble import RandomForestClassifier, RandomForestRegressor
 from ..estimators import C45RulesClassifier
 from ..export import export_graphviz, export_rules, export_text
 from ..export.graphviz import render_svg
-from .tasks import UsageError, plural, write_bytes, write_text
+from .options import UsageError
+from .output import plural, write_bytes, write_text
 
-FORMATS = ("text", "rules", "dot", "svg", "png", "json")
 _FOREST = (RandomForestClassifier, RandomForestRegressor)
 
 
