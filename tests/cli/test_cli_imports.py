@@ -55,15 +55,17 @@ def imported(tmp_path, *args: str, status: int = 0) -> set[str]:
 
 
 def top_level(modules: set[str]) -> set[str]:
+    """The packages of ``modules`` (``pandas`` for ``pandas.core.api``)."""
     return {name.split(".")[0] for name in modules}
 
 
 def subcommands() -> list[str]:
+    """The subcommands of the parser."""
     action = next(a for a in build_parser()._actions if a.__class__.__name__ == "_SubParsersAction")
     return sorted(action.choices)
 
 
-# The modules of quercus that the parser is built from.
+# The modules of quercus that the parser is built from: all that help may import of quercus.
 PARSER_MODULES = {
     "quercus",
     "quercus._version",
@@ -86,7 +88,7 @@ def test_help_and_version_import_no_heavy_dependency(tmp_path, args):
 def test_every_subcommand_help_imports_no_heavy_dependency(tmp_path, command):
     modules = imported(tmp_path, command, "--help")
     assert not top_level(modules) & HEAVY
-    assert {m for m in modules if top_level({m}) == {"quercus"}} == PARSER_MODULES
+    assert {m for m in modules if top_level({m}) == {"quercus"}} <= PARSER_MODULES
 
 
 @pytest.mark.parametrize(

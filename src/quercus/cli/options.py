@@ -158,6 +158,7 @@ def value_text(value) -> str:
 
 
 def _grid_text(grid: list[dict]) -> str:
+    """A grid as help shows it: ``a=1|2, b=x`` (``{...} or {...}`` for several)."""
     entries = [
         ", ".join(f"{name}={'|'.join(value_text(v) for v in values)}" for name, values in e.items())
         for e in grid
@@ -166,6 +167,7 @@ def _grid_text(grid: list[dict]) -> str:
 
 
 def _default_grids_help() -> str:
+    """Each algorithm's default grid, and its regressor's where it has one, in one text."""
     parts = []
     for name, entry in ALGORITHM_CLASSES.items():
         grids = [f"{_grid_text(DEFAULT_GRIDS[entry.classifier])}"]
