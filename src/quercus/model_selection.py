@@ -39,6 +39,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy import stats
 
+from ._grids import DEFAULT_GRIDS
 from .ensemble import RandomForestClassifier, RandomForestRegressor
 from .estimators import (
     C45Classifier,
@@ -276,38 +277,21 @@ def corrected_ttest(
 
 # -- the parameters worth searching -------------------------------------------------------------
 
-# The lectures' choices ("prune or not? stopping criteria? split selection criteria?"), a
-# few values each, so that a grid is a few dozen fits per fold at most. A list of grids
-# where a parameter matters only with another (confidence only with pessimistic pruning).
-_STOPPING_LEAF = [1, 2, 5]
-_C45_LEAF = [2, 5, 10]  # C4.5's own minimum is 2
+# The grids by class; quercus._grids holds them by class name, for the command line's help.
 _GRIDS: dict[type, list[dict]] = {
-    ID3Classifier: [
-        # ID3 stops at a chi-square test (the lectures' "not statistically significant")...
-        {"pruning": [None], "significance": [None, 0.05, 0.01], "min_samples_leaf": _STOPPING_LEAF},
-        # ... or grows and prunes on held-out rows (the lectures' reduced-error pruning).
-        {"pruning": ["reduced_error"], "min_samples_leaf": _STOPPING_LEAF},
-    ],
-    C45Classifier: [
-        {"pruning": ["pessimistic"], "confidence": [0.1, 0.25, 0.5], "min_samples_leaf": _C45_LEAF},
-        {"pruning": [None, "reduced_error"], "min_samples_leaf": _C45_LEAF},
-    ],
-    C45RulesClassifier: [{"confidence": [0.1, 0.25, 0.5], "min_samples_leaf": _C45_LEAF}],
-    CARTClassifier: [
-        {"criterion": ["gini", "entropy"], "max_depth": [None, 3, 6], "ccp_alpha": [0.0, "cv"]}
-    ],
-    CARTRegressor: [
-        {
-            "criterion": ["squared_error", "absolute_error"],
-            "min_samples_leaf": [1, 7, 20],
-            "ccp_alpha": [0.0, "cv"],
-        }
-    ],
-    RandomForestClassifier: [{"max_features": ["sqrt", None], "min_samples_leaf": [1, 2, 5]}],
-    RandomForestRegressor: [{"max_features": [1.0, "sqrt"], "min_samples_leaf": [1, 2, 5]}],
+    cls: DEFAULT_GRIDS[cls.__name__]
+    for cls in (
+        ID3Classifier,
+        C45Classifier,
+        C45RulesClassifier,
+        CARTClassifier,
+        CARTRegressor,
+        DecisionTreeClassifier,
+        DecisionTreeRegressor,
+        RandomForestClassifier,
+        RandomForestRegressor,
+    )
 }
-_GRIDS[DecisionTreeClassifier] = _GRIDS[CARTClassifier]
-_GRIDS[DecisionTreeRegressor] = _GRIDS[CARTRegressor]
 
 
 def default_grid(estimator) -> list[dict]:

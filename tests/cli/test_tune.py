@@ -13,8 +13,9 @@ import pytest
 from sklearn.model_selection import cross_val_score
 
 import quercus
+from quercus.cli.options import parse_grid
 from quercus.cli.progress import Progress
-from quercus.cli.tune import _Scorer, parse_grid
+from quercus.cli.tune import _Scorer
 from quercus.estimators.folds import cv_folds
 from quercus.model_selection import corrected_ttest, score_spread
 

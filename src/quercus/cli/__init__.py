@@ -7,24 +7,31 @@
 the parser and turns errors into exit statuses: 0 success, 2 a usage error, 1 bad data, a
 bad model file or a failed step, reported as one line ``quercus: error: <message>`` on
 stderr (a traceback only with ``quercus --debug ...``).
+
+The parser is built from light modules only (:mod:`quercus.cli.options`): a subcommand's
+module, with pandas, scikit-learn and Numba, is imported when that subcommand runs, so that
+``quercus --help``, ``quercus COMMAND --help``, ``--version`` and usage errors are quick.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 import warnings
 
-from .. import DataError, ModelError, __version__
-from . import commands
-from . import report as report_command
-from . import show as show_command
-from . import tune as tune_command
-from .cv import run_cv
-from .dask_fit import parse_address
-from .demo import run_demo
-from .tasks import ALGORITHMS, UsageError, parse_value
+from .._version import __version__
+from .options import (
+    ALGORITHM_CLASSES,
+    DEFAULT_GRIDS_HELP,
+    FORMATS,
+    UsageError,
+    parse_address,
+    parse_algorithms,
+    parse_grid,
+    parse_value,
+)
 
 
 def parse_setting(text: str) -> tuple[str, object]:
@@ -135,17 +142,25 @@ def _shared_options() -> dict[str, argparse.ArgumentParser]:
 def _algorithm(parser: argparse.ArgumentParser, default: str | None, note: str = "") -> None:
     parser.add_argument(
         "--algorithm",
-        choices=list(ALGORITHMS),
+        choices=list(ALGORITHM_CLASSES),
         default=default,
         help="id3, c45 (C4.5), c45rules (C4.5's rules), cart (classification, or a regression "
         f"tree for a numeric target) or forest (a random forest of either){note}",
     )
 
 
-def _subcommand(sub, name: str, run, parents, help: str, description: str = ""):
+def _subcommand(sub, name: str, run: str, parents, help: str, description: str = ""):
+    """Add subcommand ``name``, run by ``run``: ``"module:function"`` of this package, which
+    :func:`main` imports only when the subcommand runs."""
     parser = sub.add_parser(name, parents=parents, help=help, description=description or help)
     parser.set_defaults(run=run, subparser=parser)
     return parser
+
+
+def _command(run: str):
+    """The function that a subcommand's ``run`` (``"module:function"``) names, imported."""
+    module, _, function = run.partition(":")
+    return getattr(importlib.import_module(f".{module}", __name__), function)
 
 
 _DATA_HELP = "a data file: CSV, TSV, ARFF, Parquet or C4.5 .names/.data"
@@ -169,14 +184,14 @@ def build_parser() -> argparse.ArgumentParser:
     data = _subcommand(
         sub,
         "datasets",
-        commands.run_datasets,
+        "commands:run_datasets",
         [],
         "list the data sets shipped with quercus, or copy them as CSV files",
     )
     data.add_argument("names", metavar="NAME", nargs="*", help="only these data sets")
     data.add_argument("--copy", metavar="DIR", help="write the CSV files into DIR")
 
-    _subcommand(sub, "demo", lambda args, out: run_demo(out), [], "the lecture data sets, worked")
+    _subcommand(sub, "demo", "demo:run_demo_command", [], "the lecture data sets, worked")
     return parser
 
 
@@ -185,7 +200,7 @@ def _add_fit(sub, training: list) -> None:
     fit = _subcommand(
         sub,
         "fit",
-        commands.run_fit,
+        "commands:run_fit",
         training,
         "learn a model, print it and its training score",
         "Learn a tree (or a forest) from DATA, print it and its training accuracy (R^2 for "
@@ -223,7 +238,7 @@ def _add_model_commands(sub, quiet: argparse.ArgumentParser) -> None:
     predict = _subcommand(
         sub,
         "predict",
-        commands.run_predict,
+        "commands:run_predict",
         [quiet],
         "predict with a saved model, as CSV",
         "Predict the rows of DATA with MODEL: CSV with a column 'prediction' (with --proba "
@@ -248,7 +263,7 @@ def _add_model_commands(sub, quiet: argparse.ArgumentParser) -> None:
     evaluate = _subcommand(
         sub,
         "evaluate",
-        commands.run_evaluate,
+        "commands:run_evaluate",
         [quiet],
         "a saved model's accuracy (or R^2) on a data file",
         "Evaluate MODEL on DATA, which holds the target: accuracy, precision, recall and F1 "
@@ -265,7 +280,7 @@ def _add_model_commands(sub, quiet: argparse.ArgumentParser) -> None:
     show = _subcommand(
         sub,
         "show",
-        show_command.run_show,
+        "show:run_show",
         [quiet],
         "show a saved model as text, rules, DOT, SVG, PNG or JSON",
         "Show a saved tree as text, rules, DOT, SVG, PNG or JSON, or summarise a saved forest "
@@ -275,7 +290,7 @@ def _add_model_commands(sub, quiet: argparse.ArgumentParser) -> None:
     show.add_argument("model", metavar="MODEL", help="a model file saved by quercus fit -o")
     show.add_argument(
         "--format",
-        choices=list(show_command.FORMATS),
+        choices=list(FORMATS),
         default="text",
         help="text (default), rules, dot (Graphviz), svg, png (needs -o) or json",
     )
@@ -291,7 +306,7 @@ def _add_gain_and_cv(sub, training: list) -> None:
     gain = _subcommand(
         sub,
         "gain",
-        commands.run_gain,
+        "commands:run_gain",
         training,
         "every attribute's information gain, or the whole learning trace",
         "Print the gain table of DATA (every attribute's information gain, split "
@@ -306,7 +321,7 @@ def _add_gain_and_cv(sub, training: list) -> None:
     cv = _subcommand(
         sub,
         "cv",
-        run_cv,
+        "cv:run_cv",
         training,
         "k-fold cross-validated accuracy (or R^2), its spread, and two algorithms compared",
         "Cross-validate an algorithm on DATA: the score of every fold, their mean, standard "
@@ -321,7 +336,7 @@ def _add_gain_and_cv(sub, training: list) -> None:
     cv.add_argument(
         "--compare",
         metavar="ALGORITHM",
-        choices=list(ALGORITHMS),
+        choices=list(ALGORITHM_CLASSES),
         help="a second algorithm to score on the same folds and compare (a paired t-test)",
     )
     _folds_and_seed(cv)
@@ -354,7 +369,7 @@ def _add_tune(sub, training: list) -> None:
     tune = _subcommand(
         sub,
         "tune",
-        tune_command.run_tune,
+        "tune:run_tune",
         training,
         "choose an algorithm's parameters by cross-validation (a grid search)",
         "Search a grid of parameters by k-fold cross-validation (scikit-learn's "
@@ -362,13 +377,13 @@ def _add_tune(sub, training: list) -> None:
         "standard deviation and rank, the best one, and the best compared with the "
         "runner-up (or with the best of each other algorithm) by the corrected resampled "
         "t-test; save the best, refitted on all of DATA, with -o. Without --grid, each "
-        "algorithm's default grid: " + tune_command.DEFAULT_GRIDS_HELP,
+        "algorithm's default grid: " + DEFAULT_GRIDS_HELP,
     )
     tune.add_argument("data", metavar="DATA", help=_DATA_HELP)
     tune.add_argument(
         "--algorithm",
         metavar="ALGORITHM",
-        type=tune_command.parse_algorithms,
+        type=parse_algorithms,
         action="extend",
         default=None,
         help="the algorithm to tune: id3, c45, c45rules, cart or forest (default: c45); "
@@ -377,7 +392,7 @@ def _add_tune(sub, training: list) -> None:
     tune.add_argument(
         "--grid",
         metavar="NAME=V1,V2",
-        type=tune_command.parse_grid,
+        type=parse_grid,
         action="append",
         default=[],
         help="a parameter and the values to try, e.g. --grid max_depth=2,4,None --grid "
@@ -398,10 +413,15 @@ def _add_report(sub, training: list) -> None:
     report = _subcommand(
         sub,
         "report",
-        report_command.run_report,
+        "report:run_report",
         training,
-        report_command.HELP,
-        report_command.DESCRIPTION,
+        "learn a model and write its report: one HTML page to open in a browser",
+        "Learn a tree (or a forest) from DATA as quercus fit does, and write its report to -o: "
+        "one self-contained HTML page (no network access) with the tree drawn interactively "
+        "(click a node for its gain table, or why growth stopped there), the rules, the "
+        "confusion matrix and per-class precision and recall (R^2 and RMSE for regression), "
+        "the feature importances, and for a forest its out-of-bag score. The evaluation is on "
+        "the training data unless --test gives a test file.",
     )
     report.add_argument("data", metavar="DATA", help=_DATA_HELP)
     _algorithm(report, "c45", " (default: c45)")
@@ -423,12 +443,14 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
 
 
 def _run(args) -> int:
+    # Imported before the warnings are caught, as when every module was imported at start-up.
+    run = _command(args.run)
     with warnings.catch_warnings():
         if getattr(args, "quiet", False):
             warnings.simplefilter("ignore")
         else:
             warnings.showwarning = _show_warning
-        return args.run(args, sys.stdout)
+        return run(args, sys.stdout)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -456,7 +478,9 @@ def main(argv: list[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 1
-    except (DataError, ModelError, OSError, ValueError, RuntimeError) as exc:
+    # DataError and ModelError are ValueErrors (tests/cli/test_cli_imports.py checks it):
+    # naming them here would import their modules, and pandas and scikit-learn with them.
+    except (OSError, ValueError, RuntimeError) as exc:
         if args.debug:
             raise
         print(f"quercus: error: {_one_line(exc)}", file=sys.stderr)

@@ -31,10 +31,11 @@ from .fitted import (
     evaluation,
     training_score,
 )
+from .options import UsageError
+from .output import write_text
 from .progress import Progress
 from .tasks import (
     ALGORITHMS,
-    UsageError,
     algorithm_name,
     check_settings,
     defaults_note,
@@ -45,7 +46,6 @@ from .tasks import (
     read_features,
     target_task,
     task_line,
-    write_text,
 )
 
 # How each missing-value policy counts a case whose value is missing when it scores a split.

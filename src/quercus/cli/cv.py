@@ -22,10 +22,10 @@ from .evaluate import (
     format_spread,
     splits_text,
 )
+from .options import UsageError
 from .progress import Progress
 from .tasks import (
     ALGORITHMS,
-    UsageError,
     algorithm_name,
     check_settings,
     defaults_note,

@@ -18,7 +18,6 @@ do the command line's defaults ``ccp_alpha='cv'`` (a regression tree) and
 
 from __future__ import annotations
 
-import argparse
 import glob
 import logging
 import os
@@ -36,11 +35,11 @@ from ..data import DataError, DataWarning
 from ..data.read import _resolve_target, check_readable, detect_format
 from ..estimators.params import InvalidParameterError
 from .fitted import check_output, describe, evaluation, score_line
+from .options import DaskAddress, UsageError
 from .progress import Progress
 from .tasks import (
     ALGORITHMS,
     MAX_NUMERIC_CLASSES,
-    UsageError,
     algorithm_name,
     check_settings,
     classes_only,
@@ -70,39 +69,6 @@ _C45_WHY = (
 _INSTALL = 'fitting on a Dask cluster (--dask) needs Dask: pip install "quercus[dask]"'
 _LEVELS_LOGGER = "quercus.distributed.estimators"
 _GLOB = re.compile(r"[*?\[]")
-
-
-class DaskAddress(NamedTuple):
-    """Where ``--dask`` fits: a scheduler's address, or a local cluster of ``n_workers``
-    processes (None: one per core)."""
-
-    scheduler: str | None
-    n_workers: int | None = None
-
-    def __str__(self) -> str:
-        if self.scheduler is not None:
-            return self.scheduler
-        return "local" if self.n_workers is None else f"local:{self.n_workers}"
-
-
-def parse_address(text: str) -> DaskAddress:
-    """``--dask``'s value: ``local``, ``local:N`` or a scheduler address; argparse reports a
-    bad one."""
-    text = text.strip()
-    if not text:
-        raise argparse.ArgumentTypeError(
-            "expected a scheduler address (tcp://host:8786), local or local:N"
-        )
-    name, sep, count = text.partition(":")
-    if name != "local":
-        return DaskAddress(text)
-    if not sep:
-        return DaskAddress(None)
-    if not count.isdigit() or int(count) < 1:
-        raise argparse.ArgumentTypeError(
-            f"expected local:N with N the number of worker processes (>= 1), got {text!r}"
-        )
-    return DaskAddress(None, int(count))
 
 
 def run_dask_fit(args, out: TextIO) -> int:

@@ -101,3 +101,8 @@ def run_demo(out: TextIO) -> int:
             _playtennis_tree(out, frame, target)
     _car(out)
     return 0
+
+
+def run_demo_command(args, out: TextIO) -> int:
+    """``quercus demo``, as the parser calls a subcommand (it takes no options)."""
+    return run_demo(out)

@@ -22,16 +22,6 @@ from .tasks import (
     read_features,
 )
 
-HELP = "learn a model and write its report: one HTML page to open in a browser"
-DESCRIPTION = (
-    "Learn a tree (or a forest) from DATA as quercus fit does, and write its report to -o: "
-    "one self-contained HTML page (no network access) with the tree drawn interactively "
-    "(click a node for its gain table, or why growth stopped there), the rules, the "
-    "confusion matrix and per-class precision and recall (R^2 and RMSE for regression), "
-    "the feature importances, and for a forest its out-of-bag score. The evaluation is on "
-    "the training data unless --test gives a test file."
-)
-
 
 def _test_set(path: str, estimator, target: str):
     """The features and target of the test file, as the model reads them."""

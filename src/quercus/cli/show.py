@@ -3,6 +3,10 @@ summary, or one of its trees.
 
 Pictures: SVG is drawn by Graphviz's ``dot`` when it is installed, else (like PNG, always)
 by matplotlib through :func:`quercus.plot.plot_tree`; a note on stderr says which drew it.
+
+A tree's file is shown without importing the forests' modules nor the other subcommands'
+(:mod:`quercus.cli.tasks` and what they read data with): loading a tree needs its estimator
+class only (a scikit-learn estimator, so scikit-learn is imported all the same).
 """
 
 from __future__ import annotations
@@ -19,14 +23,12 @@ import numpy as np
 
 from .. import load as load_model
 from .._config import LEAF
-from ..ensemble import RandomForestClassifier, RandomForestRegressor
 from ..estimators import C45RulesClassifier
 from ..export import export_graphviz, export_rules, export_text
 from ..export.graphviz import render_svg
-from .tasks import UsageError, plural, write_bytes, write_text
-
-FORMATS = ("text", "rules", "dot", "svg", "png", "json")
-_FOREST = (RandomForestClassifier, RandomForestRegressor)
+from ..persist.forest_file import FOREST_ESTIMATORS
+from .options import UsageError
+from .output import plural, write_bytes, write_text
 
 
 def run_show(args, out: TextIO) -> int:
@@ -35,7 +37,7 @@ def run_show(args, out: TextIO) -> int:
     fmt = args.format
     if fmt == "png" and args.output is None:
         raise UsageError("--format png writes a picture: give the file with -o FILE.png")
-    if isinstance(model, _FOREST):
+    if _is_forest(model):
         if args.tree is None:
             if fmt not in ("text", "json"):
                 raise UsageError(
@@ -77,6 +79,13 @@ def run_show(args, out: TextIO) -> int:
     return 0
 
 
+def _is_forest(model) -> bool:
+    """Whether ``model``, from :func:`quercus.load`, is a forest. Told by its class's name
+    (load builds only quercus's own classes), so that a tree's file does not import the
+    forest classes."""
+    return type(model).__name__ in FOREST_ESTIMATORS
+
+
 def _note(args, text: str) -> None:
     if not args.quiet:
         print(f"quercus: {text}", file=sys.stderr)
@@ -92,6 +101,8 @@ def _forest_tree(forest, k: int, path: str):
 def forest_summary(forest) -> str:
     """What a forest is: its trees' sizes, its out-of-bag score, its attributes by
     importance."""
+    from ..ensemble import RandomForestRegressor  # imported already: the forest is one
+
     trees = [e.tree_ for e in forest.estimators_]
     leaves = np.array([t.n_leaves for t in trees])
     depths = np.array([t.max_depth for t in trees])

@@ -1,5 +1,6 @@
-"""Steps that several subcommands share: the algorithms, reading data, the learning task,
-building the estimator from ``--set``, and writing results.
+"""Steps that several subcommands share: the algorithms' classes, reading data, the learning
+task and building the estimator from ``--set`` (the parser's own pieces are
+:mod:`quercus.cli.options`, writing results :mod:`quercus.cli.output`).
 
 Errors are raised, not printed: :class:`UsageError` for a command line that cannot mean
 anything (exit 2), ``DataError`` and ``OSError`` for input that is wrong (exit 1).
@@ -7,17 +8,14 @@ anything (exit 2), ``DataError`` and ``OSError`` for input that is wrong (exit 1
 
 from __future__ import annotations
 
-import ast
 import difflib
 import re
 import warnings
 from dataclasses import dataclass
-from typing import TextIO
 
 import numpy as np
 import pandas as pd
 
-from .._files import write_atomically
 from ..data import DataError, read_table
 from ..data.read import Table
 from ..data.schema import NUMERIC_KIND, Schema
@@ -30,20 +28,8 @@ from ..estimators import (
     ID3Classifier,
 )
 from ..estimators.params import InvalidParameterError, check_param, check_params
-
-
-def parse_value(text: str):
-    """A ``--set`` (or ``--grid``) value: a Python literal where it is one (``3``, ``0.5``,
-    ``None``, ``True``, ``'gini'``, ``[0, 1]``), else the text itself (``entropy``)."""
-    text = text.strip()
-    try:
-        return ast.literal_eval(text)
-    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        return text
-
-
-class UsageError(Exception):
-    """A command line that cannot mean anything (exit status 2, like argparse's errors)."""
+from .options import ALGORITHM_CLASSES, UsageError
+from .output import plural
 
 
 @dataclass(frozen=True)
@@ -56,13 +42,25 @@ class Algorithm:
     regressor: type | None = None
 
 
-ALGORITHMS = {
-    "id3": Algorithm("ID3", ID3Classifier),
-    "c45": Algorithm("C4.5", C45Classifier),
-    "c45rules": Algorithm("C4.5rules", C45RulesClassifier),
-    "cart": Algorithm("CART", CARTClassifier, CARTRegressor),
-    "forest": Algorithm("random forest", RandomForestClassifier, RandomForestRegressor),
+_CLASSES = {
+    cls.__name__: cls
+    for cls in (
+        ID3Classifier,
+        C45Classifier,
+        C45RulesClassifier,
+        CARTClassifier,
+        CARTRegressor,
+        RandomForestClassifier,
+        RandomForestRegressor,
+    )
 }
+# The algorithms of quercus.cli.options (which names their classes, for the parser) with
+# their classes.
+ALGORITHMS = {
+    name: Algorithm(entry.label, _CLASSES[entry.classifier], _CLASSES.get(entry.regressor))
+    for name, entry in ALGORITHM_CLASSES.items()
+}
+
 # A numeric target with integer values and at most this many of them is a class column.
 MAX_NUMERIC_CLASSES = 20
 
@@ -266,13 +264,6 @@ def classes_only(source: str, target: str, why: str, algorithm: str) -> DataErro
     )
 
 
-def plural(n: int, word: str) -> str:
-    """``1 class``, ``2 classes``, ``1 row``, ``3 rows``."""
-    if n == 1:
-        return f"{n:,} {word}"
-    return f"{n:,} {word}es" if word.endswith("s") else f"{n:,} {word}s"
-
-
 def shown(labels, limit: int = 10) -> str:
     labels = [str(label) for label in labels]
     more = f", ... ({len(labels) - limit} more)" if len(labels) > limit else ""
@@ -380,18 +371,3 @@ def read_features(path: str, schema: Schema, keep: list[str] = ()) -> pd.DataFra
 
 
 _NAMED_COLUMN = re.compile(r"column '([^']*)'")
-
-
-def write_text(text: str, path: str | None, out: TextIO) -> None:
-    """``text`` to ``out``, or to the file ``path`` written atomically (see
-    :func:`write_bytes`)."""
-    if path is None:
-        out.write(text)
-        return
-    write_bytes(text.encode("utf-8"), path)
-
-
-def write_bytes(data: bytes, path: str) -> None:
-    """``data`` to the file ``path``, written atomically (``quercus._files``): an error never
-    leaves a half-written file, nor loses the old one."""
-    write_atomically(path, lambda out: out.write(data))

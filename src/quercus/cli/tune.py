@@ -9,7 +9,6 @@ before any data is read: a value they do not take is a usage error naming it.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from dataclasses import dataclass
 from typing import TextIO
@@ -22,106 +21,23 @@ from .._files import check_writable
 from ..estimators.params import InvalidParameterError, check_params
 from ..model_selection import corrected_ttest, default_grid, score_spread
 from .evaluate import cv_splits, format_comparison, format_spread, splits_text
+from .options import UsageError, value_text
+from .output import plural
 from .progress import Progress
 from .tasks import (
     ALGORITHMS,
-    UsageError,
     algorithm_name,
     check_settings,
     cli_defaults,
     estimator_classes,
     learning_task,
     make_estimator,
-    parse_value,
-    plural,
     read_data,
     settings_by_algorithm,
     task_line,
 )
 
 STEP = "model"  # the pipeline's one step: the algorithm
-
-
-# -- the command line's values ------------------------------------------------------------------
-
-
-def parse_algorithms(text: str) -> list[str]:
-    """``--algorithm c45,cart`` as ``["c45", "cart"]``; argparse reports an unknown name."""
-    names = [name.strip() for name in text.split(",")]
-    for name in names:
-        if name not in ALGORITHMS:
-            raise argparse.ArgumentTypeError(
-                f"unknown algorithm {name!r}: choose from {', '.join(ALGORITHMS)}"
-            )
-    return names
-
-
-def _split_top_level(text: str) -> list[str]:
-    """``text`` cut at the commas that are not inside brackets or quotes
-    (``2,[0, 1],'a,b'`` -> ``2``, ``[0, 1]``, ``'a,b'``)."""
-    parts, depth, quote, start = [], 0, None, 0
-    for i, char in enumerate(text):
-        if quote:
-            quote = None if char == quote else quote
-        elif char in "'\"":
-            quote = char
-        elif char in "([{":
-            depth += 1
-        elif char in ")]}":
-            depth -= 1
-        elif char == "," and depth == 0:
-            parts.append(text[start:i])
-            start = i + 1
-    parts.append(text[start:])
-    return parts
-
-
-def parse_grid(text: str) -> tuple[str, list]:
-    """``--grid name=v1,v2,...`` as ``(name, [v1, v2, ...])``, each value a Python literal
-    where it is one (as ``--set``'s); argparse reports a bad one."""
-    name, sep, values = text.partition("=")
-    name = name.strip()
-    pieces = [piece.strip() for piece in _split_top_level(values)]
-    if not sep or not name.isidentifier() or not all(pieces):
-        raise argparse.ArgumentTypeError(
-            f"expected name=value,value,... (for example max_depth=2,4,None), got {text!r}"
-        )
-    parsed = [parse_value(piece) for piece in pieces]
-    for i, value in enumerate(parsed):
-        if any(_same(value, other) for other in parsed[:i]):
-            raise argparse.ArgumentTypeError(f"--grid {name} repeats the value {pieces[i]}")
-    return name, parsed
-
-
-def _same(a, b) -> bool:
-    """Equal and of the same type (``1`` and ``True``, ``1`` and ``1.0`` are different
-    values of a parameter)."""
-    return type(a) is type(b) and a == b
-
-
-def _shown(value) -> str:
-    return value if isinstance(value, str) else repr(value)
-
-
-def _grid_text(grid: list[dict]) -> str:
-    entries = [
-        ", ".join(f"{name}={'|'.join(_shown(v) for v in values)}" for name, values in e.items())
-        for e in grid
-    ]
-    return " or ".join(f"{{{entry}}}" if len(grid) > 1 else entry for entry in entries)
-
-
-def _default_grids_help() -> str:
-    parts = []
-    for name, entry in ALGORITHMS.items():
-        grids = [f"{_grid_text(default_grid(entry.classifier))}"]
-        if entry.regressor is not None:
-            grids.append(f"for regression {_grid_text(default_grid(entry.regressor))}")
-        parts.append(f"{name}: {'; '.join(grids)}")
-    return ". ".join(parts) + "."
-
-
-DEFAULT_GRIDS_HELP = _default_grids_help()
 
 
 # -- checks before the data is read -------------------------------------------------------------
@@ -277,7 +193,7 @@ def _table(candidates: list[Candidate], several: bool, score: str) -> str:
     rows = []
     for c in candidates:
         cells = [str(c.rank), *([c.algorithm] if several else [])]
-        cells += [_shown(c.values[name]) if name in c.values else "-" for name in names]
+        cells += [value_text(c.values[name]) if name in c.values else "-" for name in names]
         cells += [f"{np.mean(c.scores):.3f}", f"{np.std(c.scores, ddof=1):.3f}"]
         rows.append(cells)
     widths = [max(len(h), *(len(r[j]) for r in rows)) for j, h in enumerate(headers)]
@@ -393,4 +309,4 @@ def run_tune(args, out: TextIO) -> int:
     return 0
 
 
-__all__ = ["DEFAULT_GRIDS_HELP", "parse_algorithms", "parse_grid", "run_tune"]
+__all__ = ["run_tune"]

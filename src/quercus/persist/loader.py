@@ -7,7 +7,7 @@ the classes a file may name, so that no import goes back down and up again.
 
 from __future__ import annotations
 
-from .. import ensemble, estimators
+from .. import estimators
 from .forest_file import FOREST_ESTIMATORS, is_forest_file, read_forest
 from .model_file import MODEL_ESTIMATORS, ModelError, model_from_document, read_model
 
@@ -19,6 +19,9 @@ def _model_classes() -> dict:
 
 
 def _forest_classes() -> dict:
+    # Imported for a forest file only: a tree's file needs none of the forests' modules.
+    from .. import ensemble
+
     return {name: getattr(ensemble, name) for name in FOREST_ESTIMATORS}
 
 
