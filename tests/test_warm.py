@@ -4,6 +4,7 @@ import subprocess
 import sys
 import textwrap
 
+from quercus.cli import main
 from quercus.warm import compile_kernels, warm_steps
 
 # A user's first fits in a new process, counting Numba's compilations (a kernel loaded
@@ -46,6 +47,18 @@ def test_after_compile_kernels_first_fits_compile_nothing():
     seconds = compile_kernels(report=lambda name, s: names.append(name))
     assert names == [step.name for step in warm_steps()]
     assert seconds >= 0
+    _assert_first_fits_compile_nothing()
+
+
+def test_quercus_warm_reports_each_step(capsys):
+    assert main(["warm"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.rsplit(": ", 1)[0] for line in lines[:-1]] == [s.name for s in warm_steps()]
+    assert all(line.endswith(" s") for line in lines)
+    assert lines[-1].startswith("kernels ready in ")
+
+
+def _assert_first_fits_compile_nothing():
     out = subprocess.run(
         [sys.executable, "-c", FIRST_FITS], capture_output=True, text=True, timeout=600
     )

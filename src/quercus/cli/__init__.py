@@ -1,6 +1,7 @@
 """The ``quercus`` command: a thin argparse front end over the public API.
 
-``quercus fit | predict | evaluate | show | gain | cv | tune | report | datasets | demo``
+``quercus fit | predict | evaluate | show | gain | cv | tune | report | datasets | demo |
+warm``
 (also ``python -m quercus``). The subcommands live in :mod:`quercus.cli.commands`,
 :mod:`quercus.cli.show`, :mod:`quercus.cli.cv`, :mod:`quercus.cli.tune` and
 :mod:`quercus.cli.report` (their shared steps in :mod:`quercus.cli.tasks`); this module holds
@@ -192,6 +193,17 @@ def build_parser() -> argparse.ArgumentParser:
     data.add_argument("--copy", metavar="DIR", help="write the CSV files into DIR")
 
     _subcommand(sub, "demo", "demo:run_demo_command", [], "the lecture data sets, worked")
+    _subcommand(
+        sub,
+        "warm",
+        "warm:run_warm",
+        [],
+        "compile the kernels now, not at the first fit",
+        "Compile quercus's Numba kernels, which otherwise compile at each kind of model's "
+        "first fit (a few minutes in all on a small machine, once: they are kept on disk). "
+        "Run it once after installing, or in an image build. With the kernels compiled it "
+        "takes a few seconds.",
+    )
     return parser
 
 
