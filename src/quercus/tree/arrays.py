@@ -14,8 +14,11 @@ heaviest branch) only serves ``apply`` and ``decision_path``, which name one lea
 
 from __future__ import annotations
 
+import math
+import mmap
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import NamedTuple
 
 import numpy as np
 
@@ -73,28 +76,13 @@ class Tree:
     def from_grown(
         cls, grown, regression: bool, leaf_model: str = "", fractional: bool = False
     ) -> Tree:
-        """The tree of the grower's arrays (:class:`~quercus.tree._records.GrownArrays`)."""
-        nodes = grown.nodes
-        is_leaf = nodes["kind"] == LEAF
+        """The tree of the grower's arrays: :class:`NodeArrays`, kept as they are, or the
+        compiled grower's :class:`~quercus.tree._records.GrownArrays`, converted."""
+        leaf_model = leaf_model or leaves.model_for(regression)
+        if not isinstance(grown, NodeArrays):
+            grown = NodeArrays.of_grown(grown, leaf_model)
         return cls(
-            kind=nodes["kind"].astype(np.int8),
-            feature=np.where(is_leaf, -1, nodes["feature"]).astype(np.int32),
-            threshold=np.where(is_leaf, np.nan, nodes["threshold"]),
-            child_start=np.where(is_leaf, 0, nodes["child_start"]).astype(np.int32),
-            n_children=np.where(is_leaf, 0, nodes["n_children"]).astype(np.int32),
-            children=grown.children.astype(np.int32),
-            cat_start=np.where(is_leaf, -1, nodes["cat_start"]).astype(np.int32),
-            cat_table=grown.cat_table.astype(np.int32),
-            missing_child=np.where(is_leaf, -1, nodes["missing_child"]).astype(np.int32),
-            value=grown.values,
-            impurity=nodes["impurity"].copy(),
-            n_node_samples=nodes["n_samples"].astype(np.int32),
-            weighted_n_node_samples=nodes["weight"].copy(),
-            depth=nodes["depth"].astype(np.int32),
-            leaf_model=leaf_model,
-            leaf_params=leaves.params_from_grown(leaf_model, nodes),
-            regression=regression,
-            fractional=fractional,
+            **grown._asdict(), leaf_model=leaf_model, regression=regression, fractional=fractional
         )
 
     # -- sizes ---------------------------------------------------------------------------
@@ -197,3 +185,134 @@ class Tree:
             f"threshold {self.threshold[node]}, children {self.n_children[node]}, "
             f"samples {self.n_node_samples[node]}"
         )
+
+
+#: The arrays of a :class:`Tree` with an entry (``value``, ``leaf_params``: a row) per node,
+#: and their dtypes.
+PER_NODE = {
+    "kind": np.int8,
+    "feature": np.int32,
+    "threshold": np.float64,
+    "child_start": np.int32,
+    "n_children": np.int32,
+    "cat_start": np.int32,
+    "missing_child": np.int32,
+    "value": np.float64,
+    "impurity": np.float64,
+    "n_node_samples": np.int32,
+    "weighted_n_node_samples": np.float64,
+    "depth": np.int32,
+    "leaf_params": np.float64,
+}
+
+#: The arrays of :class:`NodeArrays` copied from a field of the grower's node records:
+#: ``(array, record field, its value at a leaf)``; None keeps the record's value.
+_FROM_RECORDS = (
+    ("feature", "feature", -1),
+    ("threshold", "threshold", np.nan),
+    ("child_start", "child_start", 0),
+    ("n_children", "n_children", 0),
+    ("cat_start", "cat_start", -1),
+    ("missing_child", "missing_child", -1),
+    ("impurity", "impurity", None),
+    ("n_node_samples", "n_samples", None),
+    ("weighted_n_node_samples", "weight", None),
+    ("depth", "depth", None),
+)
+
+
+class NodeArrays(NamedTuple):
+    """A grown tree as the arrays of :class:`Tree`, in its dtypes and with its values at
+    the leaves (``feature`` -1, ``threshold`` NaN, ...): :meth:`Tree.from_grown` keeps them
+    as they are. ``leaf_params`` is None for a leaf model without parameters."""
+
+    kind: np.ndarray
+    feature: np.ndarray
+    threshold: np.ndarray
+    child_start: np.ndarray
+    n_children: np.ndarray
+    children: np.ndarray
+    cat_start: np.ndarray
+    cat_table: np.ndarray
+    missing_child: np.ndarray
+    value: np.ndarray
+    impurity: np.ndarray
+    n_node_samples: np.ndarray
+    weighted_n_node_samples: np.ndarray
+    depth: np.ndarray
+    leaf_params: np.ndarray | None
+
+    @classmethod
+    def empty(
+        cls,
+        n_nodes: int,
+        n_slots: int,
+        n_cats: int,
+        n_stats: int,
+        n_params: int,
+        own_pages: bool = False,
+    ) -> NodeArrays:
+        """Arrays, not initialised, for ``n_nodes`` nodes, ``n_slots`` children and
+        ``n_cats`` category-table entries. With ``own_pages`` they lie in memory mapped for
+        them alone, which goes back to the system as soon as they are dropped: freed
+        arrays of a thread stay in its allocator's arena, counted in the process's
+        memory, and a tree grown on threads holds its pieces while it lays them out."""
+        shapes = dict.fromkeys(PER_NODE, (n_nodes,))
+        shapes.update(
+            value=(n_nodes, n_stats),
+            leaf_params=(n_nodes, n_params),
+            children=(n_slots,),
+            cat_table=(n_cats,),
+        )
+        dtypes = {**PER_NODE, "children": np.int32, "cat_table": np.int32}
+        names = [name for name in cls._fields if name != "leaf_params" or n_params > 0]
+        arrays = _allocate([(shapes[name], dtypes[name]) for name in names], own_pages)
+        return cls(**{"leaf_params": None, **dict(zip(names, arrays, strict=True))})
+
+    @classmethod
+    def of_grown(cls, grown, leaf_model: str, own_pages: bool = False) -> NodeArrays:
+        """The arrays of the compiled grower's :class:`~quercus.tree._records.GrownArrays`
+        (its node records, cut to size or not), each filled in turn (no temporary the
+        size of the tree but the mask of the leaves)."""
+        nodes = grown.nodes
+        out = cls.empty(
+            len(nodes),
+            len(grown.children),
+            len(grown.cat_table),
+            grown.values.shape[1],
+            leaves.n_params(leaf_model),
+            own_pages,
+        )
+        out.kind[:] = nodes["kind"]
+        leaf = out.kind == LEAF
+        for name, record_field, at_leaf in _FROM_RECORDS:
+            array = getattr(out, name)
+            array[:] = nodes[record_field]
+            if at_leaf is not None:
+                np.copyto(array, at_leaf, where=leaf)
+        out.children[:] = grown.children
+        out.cat_table[:] = grown.cat_table
+        out.value[:] = grown.values
+        leaves.params_from_grown(leaf_model, nodes, out.leaf_params)
+        return out
+
+
+def _allocate(specs: list, own_pages: bool) -> list[np.ndarray]:
+    """Empty arrays of the ``(shape, dtype)`` of ``specs``: NumPy's, or with ``own_pages``
+    views of one anonymous memory map (each on an 8-byte boundary), unmapped when the last
+    of them is dropped."""
+    if not own_pages:
+        return [np.empty(shape, dtype) for shape, dtype in specs]
+    sizes = [math.prod(shape) * np.dtype(dtype).itemsize for shape, dtype in specs]
+    starts = [0]
+    for size in sizes:
+        starts.append(starts[-1] + -(-size // 8) * 8)
+    if hasattr(mmap, "MAP_PRIVATE"):  # POSIX: private pages (the default is shared ones)
+        pages = mmap.mmap(-1, max(starts[-1], 1), flags=mmap.MAP_PRIVATE)
+    else:  # Windows: anonymous memory is private to the process
+        pages = mmap.mmap(-1, max(starts[-1], 1))
+    buffer = np.frombuffer(pages, dtype=np.uint8)
+    return [
+        buffer[start : start + size].view(dtype).reshape(shape)
+        for (shape, dtype), start, size in zip(specs, starts[:-1], sizes, strict=True)
+    ]

@@ -42,12 +42,23 @@ def check_model(model: str, regression: bool) -> None:
         raise ValueError(f"leaf model {model!r} is not one of {task}'s: {', '.join(allowed)}")
 
 
-def params_from_grown(model: str, nodes: np.ndarray) -> np.ndarray | None:
+def n_params(model: str) -> int:
+    """The leaf model's parameters per node (the columns of ``Tree.leaf_params``)."""
+    return 1 if model == MEDIAN else 0
+
+
+def params_from_grown(
+    model: str, nodes: np.ndarray, out: np.ndarray | None = None
+) -> np.ndarray | None:
     """The leaf model's parameters from the grower's node records (``tree/_records.NODE``),
-    or None for a model without parameters."""
-    if model == MEDIAN:
-        return nodes["median"].astype(np.float64).reshape(-1, 1)
-    return None
+    written into ``out`` (``(n_nodes, n_params(model))``) when given, or None for a model
+    without parameters."""
+    if model != MEDIAN:
+        return None
+    if out is None:
+        out = np.empty((len(nodes), 1))
+    out[:, 0] = nodes["median"]
+    return out
 
 
 def predictions(model: str, value: np.ndarray, params: np.ndarray | None) -> np.ndarray:
