@@ -121,6 +121,7 @@ class BaseDecisionTree(TabularInput, BaseEstimator):
             self.trace_ = LearningTrace.from_kernel(self, tree, grown.trace, grown.trace_sides)
         elif hasattr(self, "trace_"):
             del self.trace_
+        del grown  # one thread's node records outweigh the tree: not kept while it prunes
         by_cv = isinstance(self.ccp_alpha, str) or (
             getattr(self, "pruning", None) == "cost_complexity" and params.ccp_alpha == 0.0
         )

@@ -888,7 +888,8 @@ def grow_tree(data, y_class, y_value, w, bins, s):
     ``data`` is C-ordered, its rows padded to a whole number of 8-byte words (columns past
     ``len(bins.kinds)`` are padding; see ``binning.binned.pad_rows``). ``bins`` are the
     :class:`Bins`, ``s`` the :class:`Settings`. Returns the fields of
-    :class:`~quercus.tree._records.GrownArrays`, trimmed to size.
+    :class:`~quercus.tree._records.GrownArrays`, cut to size (views of arrays with room to
+    spare).
 
     Not compiled itself: a compiled caller would compile the whole grower a second time
     (Numba links a callee's code into its caller's and optimizes it there again).
@@ -1006,11 +1007,13 @@ def grow_tree_in(rows, buffers, bins, s):
         )
         n_child_slots += n_ch
     cat_table, n_cat, trace, trace_sides, n_trace = tables
+    # Cut to size, not copied: copies of every array at once, beside the arrays grown by
+    # doubling, set the peak memory of a large tree; the caller copies what it keeps.
     return (
-        nodes[:n_nodes].copy(),
-        values[:n_nodes].copy(),
-        children[:n_child_slots].copy(),
-        cat_table[:n_cat].copy(),
-        trace[:n_trace].copy(),
-        trace_sides[:n_trace].copy(),
+        nodes[:n_nodes],
+        values[:n_nodes],
+        children[:n_child_slots],
+        cat_table[:n_cat],
+        trace[:n_trace],
+        trace_sides[:n_trace],
     )

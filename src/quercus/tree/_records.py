@@ -88,7 +88,9 @@ TRACE = np.dtype(
 
 
 class GrownArrays(NamedTuple):
-    """What the growth kernel returns, trimmed to size.
+    """What the growth kernel returns, cut to size: views of its arrays, which have room
+    past the end (grown by doubling; the pages never written are not in memory); a caller
+    that keeps them long copies them (``Tree.from_grown`` does).
 
     ``nodes`` (:data:`NODE` records), ``values`` (each node's statistics), ``children``
     (child node ids, ``nodes.child_start`` indexes it), ``cat_table`` (child index of each
