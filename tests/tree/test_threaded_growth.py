@@ -15,6 +15,7 @@ from sklearn.base import clone
 from test_levelwise import _frame, _with_missing, assert_same_tree
 
 import quercus
+from quercus._config import LEAF
 from quercus._parallel import n_threads
 from quercus.tree import threads
 from quercus.tree._grow import DEFERRED
@@ -136,29 +137,40 @@ def test_deferred_nodes_are_leaves_of_their_piece_with_their_rows(small_subtrees
     """Each task's DEFERRED nodes are leaves of what it grew, and the piece grown for each
     starts with that node's rows, depth and statistics; the grafted tree holds every node
     of every piece but the deferred ones."""
-    seen = []
-    graft = threads.graft
+    seen, pending, task_of = [], {}, {}
+    graft, grow_task, child_tasks = threads.graft, threads._grow_task, threads._child_tasks
 
     def keep(pieces, root=0):
         seen.append(dict(pieces))  # graft empties it as it lays the pieces
         return graft(pieces, root)
 
+    def grow(task, *args):
+        arrays, children = grow_task(task, *args)
+        task_of[id(arrays)] = task.start, task.end
+        return arrays, children
+
+    def deferred(task, grown):  # the DEFERRED records of each task's piece
+        pending[task.start, task.end] = np.flatnonzero(grown.nodes["pending"] == DEFERRED)
+        return child_tasks(task, grown)
+
     monkeypatch.setattr(threads, "graft", keep)
+    monkeypatch.setattr(threads, "_grow_task", grow)
+    monkeypatch.setattr(threads, "_child_tasks", deferred)
     X, y = _synthetic(4000, seed=6)
     est = quercus.DecisionTreeClassifier(n_jobs=2).fit(X, y)
     (pieces,) = seen
     assert len(pieces) > 10
     for piece in pieces.values():
-        nodes = piece.grown.nodes
-        deferred = np.flatnonzero(nodes["pending"] == DEFERRED)
-        assert sorted(piece.deferred) == deferred.tolist()
-        assert (nodes["kind"][deferred] == 0).all()
+        arrays = piece.arrays
+        nodes = pending[task_of[id(arrays)]]
+        assert sorted(piece.deferred) == nodes.tolist()
+        assert (arrays.kind[nodes] == LEAF).all()
         for node, child in piece.deferred.items():
-            sub = pieces[child].grown
-            assert sub.nodes["n_samples"][0] == nodes["n_samples"][node]
-            assert sub.nodes["depth"][0] == nodes["depth"][node]
-            np.testing.assert_array_equal(sub.values[0], piece.grown.values[node])
-    n_nodes = sum(len(p.grown.nodes) - len(p.deferred) for p in pieces.values())
+            sub = pieces[child].arrays
+            assert sub.n_node_samples[0] == arrays.n_node_samples[node]
+            assert sub.depth[0] == arrays.depth[node]
+            np.testing.assert_array_equal(sub.value[0], arrays.value[node])
+    n_nodes = sum(len(p.arrays.kind) - len(p.deferred) for p in pieces.values())
     assert est.tree_.node_count == n_nodes
 
 

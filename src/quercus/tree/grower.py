@@ -91,7 +91,9 @@ def grow_binned(
     level-wise grower over the provider's sums (``tree/levelwise.py``; the row arrays are
     then not used). ``n_threads`` > 1 grows the subtrees of the compiled grower on that
     many threads (``tree/threads.py``; the same tree). ``setup``: the keywords of
-    :func:`growth_setup`. Returns the :class:`~quercus.tree._records.GrownArrays`."""
+    :func:`growth_setup`. Returns the :class:`~quercus.tree._records.GrownArrays`, or on
+    threads the tree's :class:`~quercus.tree.arrays.NodeArrays` (both are what
+    :func:`tree_from_grown` takes)."""
     bins, settings = growth_setup(data, params, **setup)
     if provider is not None:
         return grow_level_wise(provider, bins, settings)

@@ -22,8 +22,10 @@ from typing import NamedTuple
 import numpy as np
 
 from .._config import FRACTIONAL, LEAF
+from . import leaves
 from ._grow import DEFERRED, Bins, Settings, grow_tree_in, total_weight
 from ._records import GrownArrays
+from .arrays import PER_NODE, NodeArrays
 
 #: Below this many rows a tree grows on one thread: the pool's start costs more than the
 #: second thread saves.
@@ -64,51 +66,68 @@ class Task(NamedTuple):
 
 
 class Piece(NamedTuple):
-    """What a task grew, and the task id of each of its DEFERRED nodes (by node id)."""
+    """What a task grew, as the tree's arrays, and the task id of each of its DEFERRED
+    nodes (by node id)."""
 
-    grown: GrownArrays
+    arrays: NodeArrays
     deferred: dict
 
 
-def grow_tree_threaded(data, y_class, y_value, w, bins: Bins, s: Settings, n_threads: int):
-    """The compiled grower's tree (its :class:`GrownArrays`) grown on ``n_threads``
-    threads, for settings :func:`can_thread` accepts; the arrays are overwritten as
+def grow_tree_threaded(
+    data, y_class, y_value, w, bins: Bins, s: Settings, n_threads: int
+) -> NodeArrays:
+    """The compiled grower's tree, as the tree's arrays, grown on ``n_threads`` threads,
+    for settings :func:`can_thread` accepts; the arrays are overwritten as
     :func:`~quercus.tree._grow.grow_tree` overwrites them."""
-    rows = (data, y_class, y_value, w)
-    whole = s._replace(w_total=total_weight(w) if s.w_total <= 0.0 else s.w_total)
-    small = defer_rows_for(len(data), n_threads)
-    tasks = [
-        Task(rows, tuple(np.empty_like(a) for a in rows), 0, len(data), s.root_depth, s.root_key)
-    ]
+    return graft(_grow_pieces((data, y_class, y_value, w), bins, s, n_threads))
+
+
+def _grow_pieces(rows: tuple, bins: Bins, s: Settings, n_threads: int) -> dict[int, Piece]:
+    """Grow the tree of the row arrays ``rows`` as tasks on ``n_threads`` threads; returns
+    the piece of each task, by task id (the whole tree's: 0). Nothing of the tasks but the
+    pieces outlives it (the spare row arrays, the pool's results)."""
+    whole = s._replace(w_total=total_weight(rows[3]) if s.w_total <= 0.0 else s.w_total)
+    small = defer_rows_for(len(rows[0]), n_threads)
+    leaf_model = leaves.model_for(s.regression, s.criterion)
+    top = Task(
+        rows, tuple(np.empty_like(a) for a in rows), 0, len(rows[0]), s.root_depth, s.root_key
+    )
     pieces: dict[int, Piece] = {}
     with ThreadPoolExecutor(n_threads) as pool:
-        running = {pool.submit(_grow_task, tasks[0], bins, whole, small): 0}
+        running = {pool.submit(_grow_task, top, bins, whole, small, leaf_model): 0}
+        n_tasks = 1
         while running:
             done, _ = wait(running, return_when=FIRST_COMPLETED)
             for future in done:
                 task_id = running.pop(future)
-                grown = future.result()
+                arrays, children = future.result()
                 deferred = {}
-                for node, child in _child_tasks(tasks[task_id], grown):
-                    deferred[node] = len(tasks)
-                    tasks.append(child)
-                    running[pool.submit(_grow_task, child, bins, whole, small)] = deferred[node]
-                pieces[task_id] = Piece(grown, deferred)
-    return graft(pieces)
+                for node, child in children:
+                    deferred[node] = n_tasks
+                    running[pool.submit(_grow_task, child, bins, whole, small, leaf_model)] = (
+                        n_tasks
+                    )
+                    n_tasks += 1
+                pieces[task_id] = Piece(arrays, deferred)
+    return pieces
 
 
-def _grow_task(task: Task, bins: Bins, whole: Settings, small: int) -> GrownArrays:
-    """Grow ``task``: whole when it has at most ``small`` rows, else only its root's split."""
+def _grow_task(task: Task, bins: Bins, whole: Settings, small: int, leaf_model: str):
+    """Grow ``task``: whole when it has at most ``small`` rows, else only its root's split.
+    Returns what it grew as :class:`NodeArrays` in pages of their own, and the ``(node,
+    task)`` of each of its DEFERRED nodes."""
     n = task.end - task.start
     span = slice(task.start, task.end)
     s = whole._replace(
         root_depth=task.depth, root_key=task.draw_key, defer_rows=0 if n <= small else n - 1
     )
-    return GrownArrays(
+    grown = GrownArrays(
         *grow_tree_in(
             tuple(a[span] for a in task.rows), tuple(a[span] for a in task.spare), bins, s
         )
     )
+    children = list(_child_tasks(task, grown))
+    return NodeArrays.of_grown(grown, leaf_model, own_pages=True), children
 
 
 def _child_tasks(task: Task, grown: GrownArrays):
@@ -131,32 +150,32 @@ def _child_tasks(task: Task, grown: GrownArrays):
         )
 
 
-def graft(pieces: dict[int, Piece], root: int = 0) -> GrownArrays:
+def graft(pieces: dict[int, Piece], root: int = 0) -> NodeArrays:
     """The tree of piece ``root`` with each DEFERRED node replaced by the tree of its
     piece, recursively. Every piece numbers its nodes, child slots and category tables in
     preorder; so does the result. Each piece is copied once into arrays of the final size
-    and dropped from ``pieces`` (so its arrays are freed as the tree is laid)."""
+    and dropped from ``pieces`` (so its pages are freed as the tree is laid)."""
     sizes: dict[int, int] = {}
 
     def size(piece_id: int) -> int:
         piece = pieces[piece_id]
-        total = len(piece.grown.nodes) - len(piece.deferred)
+        total = len(piece.arrays.kind) - len(piece.deferred)
         total += sum(size(child) for child in piece.deferred.values())
         sizes[piece_id] = total
         return total
 
     size(root)
-    first = pieces[root].grown
-    out = GrownArrays(
-        np.empty(sizes[root], dtype=first.nodes.dtype),
-        np.empty((sizes[root], first.values.shape[1])),
-        np.empty(sum(len(p.grown.children) for p in pieces.values()), dtype=np.int32),
-        np.empty(sum(len(p.grown.cat_table) for p in pieces.values()), dtype=np.int32),
-        first.trace,
-        first.trace_sides,
+    value, params = pieces[root].arrays.value, pieces[root].arrays.leaf_params
+    out = NodeArrays.empty(
+        sizes[root],
+        sum(len(p.arrays.children) for p in pieces.values()),
+        sum(len(p.arrays.cat_table) for p in pieces.values()),
+        value.shape[1],
+        0 if params is None else params.shape[1],
     )
+    del value, params  # the root piece's: freed when laid
     ends = _lay(pieces, root, sizes, out, _Cursor(0, 0, 0))
-    assert ends == _Cursor(len(out.nodes), len(out.children), len(out.cat_table))
+    assert ends == _Cursor(len(out.kind), len(out.children), len(out.cat_table))
     return out
 
 
@@ -168,59 +187,63 @@ class _Cursor(NamedTuple):
     cat: int
 
 
-def _lay(pieces, piece_id: int, sizes: dict, out: GrownArrays, at: _Cursor) -> _Cursor:
+def _lay(pieces, piece_id: int, sizes: dict, out: NodeArrays, at: _Cursor) -> _Cursor:
     """Write the nodes of piece ``piece_id`` (and of its pieces, in preorder) into ``out``
     from ``at``; returns the cursor after them."""
     piece = pieces.pop(piece_id)
-    top = piece.grown
-    n, slots, cats = len(top.nodes), len(top.children), len(top.cat_table)
-    if not piece.deferred:  # laid as one block
-        block = out.nodes[at.node : at.node + n]
-        block[:] = top.nodes
-        block["child_start"][block["kind"] != LEAF] += at.slot
-        block["cat_start"][block["cat_start"] >= 0] += at.cat
-        out.values[at.node : at.node + n] = top.values
-        out.children[at.slot : at.slot + slots] = top.children + at.node
-        out.cat_table[at.cat : at.cat + cats] = top.cat_table
-        return _Cursor(at.node + n, at.slot + slots, at.cat + cats)
-    return _lay_split_piece(pieces, piece, sizes, out, at)
+    if piece.deferred:
+        return _lay_split_piece(pieces, piece, sizes, out, at)
+    top = piece.arrays
+    n, slots, cats = len(top.kind), len(top.children), len(top.cat_table)
+    block = slice(at.node, at.node + n)
+    for name in PER_NODE:
+        array = getattr(out, name)
+        if array is not None:
+            array[block] = getattr(top, name)
+    starts = out.child_start[block]
+    np.add(starts, at.slot, out=starts, where=top.kind != LEAF)
+    tables = out.cat_start[block]
+    np.add(tables, at.cat, out=tables, where=tables >= 0)
+    np.add(top.children, at.node, out=out.children[at.slot : at.slot + slots])
+    out.cat_table[at.cat : at.cat + cats] = top.cat_table
+    return _Cursor(at.node + n, at.slot + slots, at.cat + cats)
 
 
-def _lay_split_piece(pieces, piece: Piece, sizes: dict, out: GrownArrays, at: _Cursor):
+def _lay_split_piece(pieces, piece: Piece, sizes: dict, out: NodeArrays, at: _Cursor):
     """:func:`_lay` for a piece with DEFERRED nodes, node by node (such a piece is a
     node's split: a few nodes)."""
-    top, deferred = piece.grown, piece.deferred
-    node_sizes = np.ones(len(top.nodes), dtype=np.int64)
+    top, deferred = piece.arrays, piece.deferred
+    node_sizes = np.ones(len(top.kind), dtype=np.int64)
     for node, child in deferred.items():
         node_sizes[node] = sizes[child]
     first = at.node + np.concatenate([[0], np.cumsum(node_sizes)[:-1]])
-    for node in range(len(top.nodes)):
+    for node in range(len(top.kind)):
         child = deferred.get(node)
         if child is not None:
             at = _lay(pieces, child, sizes, out, at)
             continue
-        rec = top.nodes[node : node + 1].copy()
+        for name in PER_NODE:
+            array = getattr(out, name)
+            if array is not None:
+                array[at.node] = getattr(top, name)[node]
         slot, cat = at.slot, at.cat
-        if rec["kind"][0] != LEAF:
-            start, count = int(rec["child_start"][0]), int(rec["n_children"][0])
-            rec["child_start"] = slot
+        if top.kind[node] != LEAF:
+            start, count = int(top.child_start[node]), int(top.n_children[node])
+            out.child_start[at.node] = slot
             out.children[slot : slot + count] = first[top.children[start : start + count]]
             slot += count
-            if rec["cat_start"][0] >= 0:
-                lo = int(rec["cat_start"][0])
-                rec["cat_start"] = cat
+            if top.cat_start[node] >= 0:
+                lo = int(top.cat_start[node])
+                out.cat_start[at.node] = cat
                 width = _cat_width(top, lo)
                 out.cat_table[cat : cat + width] = top.cat_table[lo : lo + width]
                 cat += width
-        out.nodes[at.node] = rec[0]
-        out.values[at.node] = top.values[node]
         at = _Cursor(at.node + 1, slot, cat)
     return at
 
 
-def _cat_width(top: GrownArrays, lo: int) -> int:
+def _cat_width(top: NodeArrays, lo: int) -> int:
     """The length of the category table at ``lo`` in ``top``: up to the next table, or to
-    the end."""
-    starts = top.nodes["cat_start"]
-    later = starts[(starts > lo) & (top.nodes["kind"] != LEAF)]
+    the end (a leaf's ``cat_start`` is -1)."""
+    later = top.cat_start[top.cat_start > lo]
     return int(later.min()) - lo if len(later) else len(top.cat_table) - lo
