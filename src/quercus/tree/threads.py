@@ -8,6 +8,11 @@ each child becomes a task. A smaller task is grown whole by the compiled grower.
 on a pool of threads (the kernels release the GIL), so both cores work from the second
 level of the tree on; the grown pieces are grafted together in preorder at the end.
 
+Each task hands its piece over as the tree's own arrays (``tree/arrays.NodeArrays``, made on
+its thread), in memory mapped for that piece alone: the graft unmaps each piece as it lays
+it, so the pieces and the whole tree are never held at once (freed into a thread's malloc
+arena, the pieces would stay counted in the process's memory until the graft ends).
+
 A node's subtree depends only on its rows, its depth, the key of its feature draw and the
 whole tree's weight, and the compiled grower numbers nodes, child slots and category tables
 in preorder. So the grafted tree is the very tree one thread grows, for any number of
