@@ -332,14 +332,41 @@ def _open_node(nodes, values, node, item, item_values, src, s):
 
 
 @njit(inline="always")
+def _feature_stats_of(f, start, end, src, bins, s, scan):
+    """:func:`feature_stats` of feature ``f`` over rows ``start:end`` into the scan's
+    scratch space; returns the number of present bins."""
+    dense, present, stats, missing, order_buf, code_buf, stats_space, _, _ = scan
+    x, yc, yv, w = src
+    return feature_stats(
+        x,
+        yc,
+        yv,
+        w,
+        start,
+        end,
+        f,
+        bins.n_bins[f],
+        bins.missing_code,
+        s.regression,
+        dense,
+        present,
+        stats,
+        missing,
+        order_buf,
+        code_buf,
+        stats_space,
+    )
+
+
+@njit(inline="always")
 def _score_feature(j, f, node, nodes, values, src, bins, s, scan, absolute, candidates, sides):
     """Search the best split of feature ``f`` of ``node`` into candidate record ``j``:
     with the absolute-error criterion from the node's ranked rows (``node_ranks`` done),
     else (a nominal feature) from the feature's statistics. Thresholds of the other
     criteria are searched by :func:`_score_thresholds`."""
-    dense, present, stats, missing, order_buf, code_buf, stats_space, acc, order = scan
+    _, present, stats, missing, _, _, _, acc, order = scan
     nd = nodes[node]
-    x, yc, yv, w = src
+    x, _, yv, w = src
     kind = bins.kinds[f]
     if s.criterion == ABSOLUTE_ERROR:
         split = absolute_split_of_feature(
@@ -358,25 +385,7 @@ def _score_feature(j, f, node, nodes, values, src, bins, s, scan, absolute, cand
             order,
         )
     else:
-        n_present = feature_stats(
-            x,
-            yc,
-            yv,
-            w,
-            nd.start,
-            nd.end,
-            f,
-            bins.n_bins[f],
-            bins.missing_code,
-            s.regression,
-            dense,
-            present,
-            stats,
-            missing,
-            order_buf,
-            code_buf,
-            stats_space,
-        )
+        n_present = _feature_stats_of(f, nd.start, nd.end, src, bins, s, scan)
         split = split_of_feature(
             present,
             stats,
@@ -419,32 +428,13 @@ def _score_thresholds(start, end, features, n_cand, src, bins, s, scan, candidat
     not for the absolute-error criterion). Called once per node, not inlined: the loop over
     the features takes the node's arrays from the tuples once, with no reference counts,
     where inlined each feature counted some twenty arrays up and down again."""
-    dense, present, stats, missing, order_buf, code_buf, stats_space, acc, order = scan
-    x, yc, yv, w = src
+    _, present, stats, missing, _, _, _, acc, order = scan
     for j in range(n_cand):
         f = features[j]
         kind = bins.kinds[f]
         if kind == NOMINAL:
             continue
-        n_present = feature_stats(
-            x,
-            yc,
-            yv,
-            w,
-            start,
-            end,
-            f,
-            bins.n_bins[f],
-            bins.missing_code,
-            s.regression,
-            dense,
-            present,
-            stats,
-            missing,
-            order_buf,
-            code_buf,
-            stats_space,
-        )
+        n_present = _feature_stats_of(f, start, end, src, bins, s, scan)
         split = threshold_split_of_feature(
             present,
             stats,
