@@ -116,6 +116,8 @@ def feature_stats(
         missing[0, k] = 0.0
     m = end - start
     if n_bins <= 4 * m + 16:
+        # Loops, not slices: compiled without reference counts, the kernel may not
+        # slice-assign (``_config.njit``); sort_codes is written the same way.
         for c in range(n_bins):
             for k in range(n_stats):
                 dense[c, k] = 0.0

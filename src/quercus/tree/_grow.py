@@ -16,8 +16,8 @@ Inlined into this loop, which keeps a hundred arrays live, the row loops had the
 and array bounds spilled to the stack and a forest grew slower than with the calls
 (``bench/README.md``). The called stages are compiled without reference counts
 (``_config.njit``): counting each array argument at every call cost a sixth of a forest's
-fit, and called per node, ``_grow_node`` and ``_partition_node`` paid it for some forty
-arrays each.
+fit. ``_grow_node`` and ``_partition_node`` allocate, so they keep their counts; inlined
+rather than called, they no longer count their forty arguments at every node.
 
 Nodes are numbered in the order they are created: depth-first growth creates them in
 preorder (first child first, as scikit-learn numbers its trees); best-first growth
