@@ -197,7 +197,7 @@ def fit_bins(X: pd.DataFrame, schema: Schema, max_bins="auto", n_threads: int = 
     between training values and routes every training row as its bin code does."""
     numeric = [j for j, feature in enumerate(schema.features) if feature.kind == NUMERIC_KIND]
     sample = None
-    if max_bins is not None and len(X) > BIN_SAMPLE_ROWS:
+    if numeric and max_bins is not None and len(X) > BIN_SAMPLE_ROWS:
         rng = np.random.default_rng(0)
         sample = np.sort(rng.choice(len(X), BIN_SAMPLE_ROWS, replace=False))
 

@@ -15,9 +15,10 @@ steps, :func:`_grow_node` and :func:`_partition_node` among them, are inlined in
 Inlined into this loop, which keeps a hundred arrays live, the row loops had their counters
 and array bounds spilled to the stack and a forest grew slower than with the calls
 (``bench/README.md``). The called stages are compiled without reference counts
-(``_config.njit``): counting each array argument at every call cost a sixth of a forest's
-fit. ``_grow_node`` and ``_partition_node`` allocate, so they keep their counts; inlined
-rather than called, they no longer count their forty arguments at every node.
+(``_config.njit``): counting each array argument at every call took 20% of a one-thread
+forest fit's profile. ``_grow_node`` and ``_partition_node`` allocate, so they keep their
+counts; inlined rather than called, they no longer count their forty arguments at every
+node.
 
 Nodes are numbered in the order they are created: depth-first growth creates them in
 preorder (first child first, as scikit-learn numbers its trees); best-first growth
