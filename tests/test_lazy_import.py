@@ -38,3 +38,23 @@ def test_every_public_name_resolves():
     assert quercus.C45Classifier is C45Classifier
     assert quercus.load is load
     assert quercus.datasets.load("playtennis").shape == (14, 5)
+
+
+def test_the_model_file_reader_and_the_parameter_checks_need_no_scikit_learn():
+    # Imported first and alone (the order quercus show imports them in), without the cycle
+    # that once went through the estimators' package.
+    for module in ("quercus.persist.model_file", "quercus.estimators.params"):
+        assert not _imported_after(f"import {module}") & {"sklearn", "numba"}, module
+
+
+def test_the_lazy_packages_resolve_their_names():
+    import quercus.estimators
+    import quercus.pruning
+    from quercus.pruning.subtree import collapse
+
+    assert quercus.pruning.collapse is collapse
+    assert set(quercus.estimators.__all__) == set(quercus.estimators._EXPORTS)
+    assert set(quercus.pruning.__all__) == set(quercus.pruning._EXPORTS)
+    for package in (quercus.estimators, quercus.pruning):
+        assert all(getattr(package, name) is not None for name in package.__all__)
+        assert set(package.__all__) <= set(dir(package))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
 #: Feature kinds, as small integer codes so that kernels can take them, and their names
@@ -52,6 +51,8 @@ def njit(*args, refcounts: bool = True, **kwargs):
     Numba keys a cached function on its own source file only: after editing a kernel that
     another file's kernel inlines, ``make clean-cache`` (installing a release rewrites every
     file, so users are not affected)."""
+    import numba  # here, not at the top: a module of constants only (the CLI's) needs no Numba
+
     options = {"cache": True, "nogil": True, "fastmath": False, **kwargs}
     if not refcounts:
         options["_nrt"] = False

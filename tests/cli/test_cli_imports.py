@@ -2,8 +2,8 @@
 
 ``quercus --help``, ``quercus COMMAND --help``, ``--version`` and a usage error need the
 parser alone: they import neither pandas, scikit-learn, SciPy nor Numba. ``quercus show`` of
-a tree's file imports the estimators (scikit-learn with them) but not the forests, the Dask
-modules nor the other subcommands' modules.
+a tree's file reads it as a view: neither scikit-learn, Numba, the forests, the Dask modules
+nor the other subcommands' modules (SciPy only for a rules model, whose rules use it).
 
 Checked by the modules that ``python -m quercus ...`` has imported when it ends (not by
 timing, which a shared machine blurs).
@@ -110,6 +110,7 @@ def test_show_of_a_tree_imports_neither_the_forests_nor_other_commands(tmp_path)
     model = tmp_path / "tree.json"
     quercus.ID3Classifier().fit(frame.iloc[:, :-1], frame.iloc[:, -1]).save(model)
     modules = imported(tmp_path, "show", str(model))
+    assert not top_level(modules) & {"sklearn", "numba", "scipy"}
     unneeded = {
         "dask",
         "distributed",
@@ -125,6 +126,17 @@ def test_show_of_a_tree_imports_neither_the_forests_nor_other_commands(tmp_path)
         "quercus.cli.report",
     }
     assert not modules & unneeded
+
+
+@pytest.mark.parametrize("fmt", ["text", "rules", "dot"])
+def test_show_of_a_rules_model_imports_neither_scikit_learn_nor_numba(tmp_path, fmt):
+    frame = quercus.datasets.load("playtennis")
+    model = tmp_path / "rules.json"
+    quercus.C45RulesClassifier().fit(frame.iloc[:, :-1], frame.iloc[:, -1]).save(model)
+    assert not top_level(imported(tmp_path, "show", str(model), "--format", fmt)) & {
+        "sklearn",
+        "numba",
+    }
 
 
 def test_the_errors_main_reports_as_bad_input_are_value_errors():

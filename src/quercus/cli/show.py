@@ -4,9 +4,9 @@ summary, or one of its trees.
 Pictures: SVG is drawn by Graphviz's ``dot`` when it is installed, else (like PNG, always)
 by matplotlib through :func:`quercus.plot.plot_tree`; a note on stderr says which drew it.
 
-A tree's file is shown without importing the forests' modules nor the other subcommands'
-(:mod:`quercus.cli.tasks` and what they read data with): loading a tree needs its estimator
-class only (a scikit-learn estimator, so scikit-learn is imported all the same).
+A tree's file is shown from a :class:`~quercus.persist.model_view.ModelView`: checked as
+:func:`quercus.load` checks it, but without the estimator, so that neither scikit-learn nor
+the forests' modules nor Numba are imported. A forest's file is loaded as a forest.
 """
 
 from __future__ import annotations
@@ -21,19 +21,18 @@ from typing import TextIO
 
 import numpy as np
 
-from .. import load as load_model
 from .._config import LEAF
-from ..estimators import C45RulesClassifier
 from ..export import export_graphviz, export_rules, export_text
 from ..export.graphviz import render_svg
-from ..persist.forest_file import FOREST_ESTIMATORS
+from ..persist.forest_file import FOREST_ESTIMATORS, is_forest_file
+from ..persist.model_view import read_model_view
 from .options import UsageError
 from .output import plural, write_bytes, write_text
 
 
 def run_show(args, out: TextIO) -> int:
     """``quercus show``: a saved model as text, rules, DOT, SVG, PNG or JSON."""
-    model = load_model(args.model)  # checks the file, whatever the format asked
+    model = _read(args.model)  # checks the file, whatever the format asked
     fmt = args.format
     if fmt == "png" and args.output is None:
         raise UsageError("--format png writes a picture: give the file with -o FILE.png")
@@ -65,9 +64,7 @@ def run_show(args, out: TextIO) -> int:
     if fmt == "text":
         text = export_text(model, max_depth=depth)
     elif fmt == "rules":
-        text = (
-            model.export_rules() if isinstance(model, C45RulesClassifier) else export_rules(model)
-        )
+        text = model.export_rules() if getattr(model, "_has_rules", False) else export_rules(model)
     elif fmt == "dot":
         text = export_graphviz(model, max_depth=depth)
     elif args.tree is not None:  # json of one tree of a forest: the tree's own model file
@@ -77,6 +74,15 @@ def run_show(args, out: TextIO) -> int:
         text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
     write_text(text, args.output, out)
     return 0
+
+
+def _read(path: str):
+    """A forest file's forest, or a tree file's :class:`ModelView`."""
+    if is_forest_file(path):
+        from ..persist.loader import load
+
+        return load(path)
+    return read_model_view(path)
 
 
 def _is_forest(model) -> bool:
@@ -187,9 +193,9 @@ def _matplotlib_picture(model, fmt: str, depth: int | None) -> tuple[bytes, str]
     finally:
         plt.close(figure)
     drawn = "drawn by matplotlib (quercus.plot.plot_tree)"
-    if shown_depth < model.get_depth():
+    if shown_depth < model.tree_.max_depth:
         drawn += (
-            f", levels 0 to {shown_depth} of {model.get_depth()} (--max-depth D draws more or "
+            f", levels 0 to {shown_depth} of {model.tree_.max_depth} (--max-depth D draws more or "
             "fewer)"
         )
     return buffer.getvalue(), drawn
@@ -204,7 +210,7 @@ def _boxes_across(model, depth: int) -> int:
 
 def _fitting_depth(model) -> int:
     """The deepest cut whose drawing has at most ``_MAX_BOXES_ACROSS`` boxes in a row."""
-    depth = model.get_depth()
+    depth = model.tree_.max_depth
     while depth > 1 and _boxes_across(model, depth) > _MAX_BOXES_ACROSS:
         depth -= 1
     return depth

@@ -15,12 +15,15 @@ import math
 import numbers
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .._config import MISSING_POLICIES
 from ..criteria import registry
-from ..tree.grower import GrowthParams
+
+if TYPE_CHECKING:
+    from ..tree.grower import GrowthParams
 
 
 class InvalidParameterError(ValueError):
@@ -298,6 +301,8 @@ def features_per_split(value, n_features):
 def growth_params(values: Mapping, n_features: int, total_weight: float, seed: int) -> GrowthParams:
     """The growth parameters in the kernel's units, from a tree's parameter ``values`` by
     name after ``check_params`` (trees and forests share the names; no ``ccp_alpha`` is 0)."""
+    from ..tree.grower import GrowthParams  # the grower's kernels: imported for a fit only
+
     ccp_alpha = values.get("ccp_alpha", 0.0)
     return GrowthParams(
         criterion=registry.CRITERIA[values["criterion"]],

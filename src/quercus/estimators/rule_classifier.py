@@ -10,6 +10,7 @@ from ..pruning.c45rules import (
     fired_rule,
     predict_with_rules,
     rule_probabilities,
+    rules_text,
 )
 from ..pruning.subtree import collapse_unhelpful
 from .trees import _CLS, _GAIN_RATIO_NOTE, _PARAMS, C45Classifier, _doc
@@ -20,6 +21,8 @@ _SEED = 0
 
 
 class C45RulesClassifier(C45Classifier):
+    _has_rules = True  # its model file holds the rules (quercus.persist.model_file)
+
     def fit(self, X, y, sample_weight=None, trace=False):
         """Fit the C4.5 tree (kept in ``tree_``, pruned), then turn the tree as it was before
         pessimistic pruning into rules: simplify each, choose and order them (``rules_``,
@@ -67,9 +70,7 @@ class C45RulesClassifier(C45Classifier):
         """The rules in firing order, one ``IF ... THEN class [accuracy]`` line each, then
         ``Default class: ...``."""
         check_is_fitted(self, "rules_")
-        lines = [str(rule) for rule in self.rules_]
-        lines.append(f"Default class: {self.classes_[self.default_class_]}")
-        return "\n".join(lines) + "\n"
+        return rules_text(self.rules_, self.classes_[self.default_class_])
 
 
 _SUMMARY = """C4.5rules: the C4.5 tree as an ordered list of rules (IF conditions THEN class).

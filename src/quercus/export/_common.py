@@ -7,7 +7,6 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 import numpy as np
-from sklearn.utils.validation import check_is_fitted
 
 from .._config import LEAF
 from ..tree import leaves
@@ -17,6 +16,8 @@ from ..tree.conditions import Condition, reaching_branch_conditions
 def fitted_tree(estimator):
     """The estimator's tree, or a clear error when it is not fitted (or not a quercus tree)."""
     if not hasattr(estimator, "schema_") and hasattr(estimator, "fit"):
+        from sklearn.utils.validation import check_is_fitted  # an estimator: sklearn is loaded
+
         check_is_fitted(estimator, "tree_")
     if not hasattr(estimator, "tree_") or not hasattr(estimator, "schema_"):
         raise TypeError(f"expected a fitted quercus tree estimator, got {type(estimator).__name__}")

@@ -39,7 +39,6 @@ import zipfile
 from dataclasses import fields
 
 import numpy as np
-from sklearn.utils.validation import check_is_fitted
 
 from .._files import write_atomically
 from .._version import __version__
@@ -91,6 +90,8 @@ _MAX_NPY_HEADER = 4096  # NumPy writes quercus's .npy headers in 118 bytes
 def save_forest(forest, path):
     """Write a fitted random forest to ``path`` (written beside it, then renamed)."""
     class_name(forest, FOREST_ESTIMATORS, "quercus.ensemble", "forests")
+    from sklearn.utils.validation import check_is_fitted  # a forest: sklearn is loaded
+
     check_is_fitted(forest, "estimators_")
     meta, arrays = _forest_to_dict(forest)
     text = json.dumps(meta, ensure_ascii=False, allow_nan=False)

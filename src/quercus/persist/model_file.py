@@ -30,14 +30,12 @@ from importlib import resources
 from pathlib import Path
 
 import numpy as np
-from sklearn.exceptions import NotFittedError
 
 from .._config import LEAF, MULTIWAY_SPLIT, NUMERIC_SPLIT, SUBSET_SPLIT
 from .._files import write_atomically
 from .._version import __version__
 from ..data.schema import NOMINAL_KIND, NUMERIC_KIND, Feature, Schema
 from ..estimators.params import InvalidParameterError, check_params
-from ..pruning.c45rules import Rule
 from ..tree import Tree, leaves
 from ..tree.conditions import Condition
 
@@ -185,6 +183,8 @@ def model_to_dict(estimator) -> dict:
     """The JSON document of a fitted estimator (see ``docs/model-format.md``)."""
     name = class_name(estimator, MODEL_ESTIMATORS, "quercus.estimators", "tree estimators")
     if not hasattr(estimator, "tree_"):
+        from sklearn.exceptions import NotFittedError  # an estimator: sklearn is loaded
+
         raise NotFittedError(f"this {name} is not fitted yet: call fit before save")
     params, skipped = {}, []
     for key, value in estimator.get_params(deep=False).items():
@@ -489,7 +489,7 @@ def _model_from_dict(doc: dict, classes: dict):
         raise ModelError("field fitted.max_features_: more than the number of features")
     for key, value in fitted.items():
         setattr(estimator, key, value)
-    if ("rules" in doc) != hasattr(cls, "apply_rules"):
+    if ("rules" in doc) != bool(getattr(cls, "_has_rules", False)):
         raise ModelError(
             f"field rules: a model of {name} {'with' if 'rules' in doc else 'without'} rules"
         )
@@ -509,7 +509,7 @@ def estimator_from(doc: dict, classes: dict):
         )
     cls = classes[name]
     params = {str(key): _unplain(value) for key, value in doc["params"].items()}
-    unknown = set(params) - set(cls().get_params(deep=False))
+    unknown = set(params) - set(cls._get_param_names())
     if unknown:
         raise ModelError(f"field params: {sorted(unknown)} are not parameters of {name}")
     estimator = cls(**params)
@@ -760,6 +760,8 @@ def _condition(c: dict, schema: Schema, where: str) -> Condition:
 
 
 def _rules_from_dict(estimator, doc: dict, schema: Schema, n_classes: int) -> None:
+    from ..pruning.c45rules import Rule  # a rules model's file only (SciPy comes with it)
+
     rules = []
     for i, r in enumerate(doc["rules"]):
         where = f"field rules.rules[{i}]"

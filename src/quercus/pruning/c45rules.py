@@ -76,6 +76,12 @@ class Rule:
         return f"IF {body} THEN {self.label} [{100 * self.accuracy:.1f}%]"
 
 
+def rules_text(rules: Sequence[Rule], default_label) -> str:
+    """The rules in firing order, one ``IF ... THEN class [accuracy]`` line each, then
+    ``Default class: ...``."""
+    return "\n".join([*(str(rule) for rule in rules), f"Default class: {default_label}"]) + "\n"
+
+
 # -- 1. rules from the tree --------------------------------------------------------------------
 
 
