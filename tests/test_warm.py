@@ -1,5 +1,6 @@
 """`quercus.warm.compile_kernels`: after it, a new process's first fits compile nothing."""
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -64,3 +65,19 @@ def _assert_first_fits_compile_nothing():
     )
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]", out.stdout
+
+
+def test_the_first_use_notice_appears_only_before_the_kernels_are_compiled(tmp_path):
+    from quercus.warm import first_use_notice, kernels_compiled
+
+    compile_kernels(steps=warm_steps(large=False)[:1])  # the grower, in the cache
+    assert kernels_compiled() and first_use_notice() is None
+    # A new process with an empty cache: the notice, and no compilation to find it out.
+    check = "from quercus.warm import first_use_notice as f; print(f())"
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "empty")}
+    result = subprocess.run(
+        [sys.executable, "-c", check], capture_output=True, text=True, env=env, timeout=300
+    )
+    assert result.returncode == 0, result.stderr
+    assert "compiling the kernels on first use" in result.stdout
+    assert not list((tmp_path / "empty").rglob("*.nbc"))  # nothing was compiled

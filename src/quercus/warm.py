@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 from typing import NamedTuple
 
-__all__ = ["WarmStep", "compile_kernels", "warm_steps"]
+__all__ = ["WarmStep", "compile_kernels", "first_use_notice", "kernels_compiled", "warm_steps"]
 
 #: Rows of the data set that makes 1-byte bin codes (``binning.ONE_BYTE_MIN_ROWS``).
 LARGE_ROWS = 200_000
@@ -116,3 +116,29 @@ def compile_kernels(
         if report is not None:
             report(step.name, time.perf_counter() - began)
     return time.perf_counter() - start
+
+
+def kernels_compiled() -> bool:
+    """Whether the grower, the largest kernel, is in Numba's cache for this machine and
+    this version of its source: False when the next fit will compile it (most of a
+    minute), or when the cache cannot be read."""
+    from .tree._grow import grow_tree_in
+
+    try:  # Numba's cache index: {(signature, machine, code hashes): file}, stale ones empty
+        index = grow_tree_in._cache._cache_file._load_index()
+        machine = grow_tree_in.targetctx.codegen().magic_tuple()
+        return any(key[1] == machine for key in index)
+    except (AttributeError, OSError, TypeError, ValueError, IndexError):
+        return False
+
+
+def first_use_notice() -> str | None:
+    """A line saying the first fit will compile the kernels, or None when they are in the
+    cache. The command line prints it on stderr, so that a first ``quercus demo`` or
+    ``quercus fit`` is not silent for a minute."""
+    if kernels_compiled():
+        return None
+    return (
+        "quercus: compiling the kernels on first use (about a minute on a small machine, "
+        "once; `quercus warm` does it ahead of time)"
+    )

@@ -7,6 +7,7 @@ larger shipped data set, UCI's Car Evaluation, with C4.5's 10-fold cross-validat
 
 from __future__ import annotations
 
+import sys
 import tempfile
 from pathlib import Path
 from typing import TextIO
@@ -18,6 +19,7 @@ from ..criteria import entropy, gain_table
 from ..ensemble import RandomForestClassifier
 from ..estimators import C45Classifier, ID3Classifier
 from ..export import export_rules, export_text
+from ..warm import first_use_notice
 from .evaluate import cross_validate
 
 FOLDS = 10
@@ -87,6 +89,9 @@ def _car(out: TextIO) -> None:
 
 def run_demo(out: TextIO) -> int:
     """Print the demo to ``out``; the exit status."""
+    notice = first_use_notice()
+    if notice is not None:
+        print(notice, file=sys.stderr, flush=True)
     for name in ("playtennis", "weekend", "restaurant"):
         frame = datasets.load(name)
         target = frame.columns[-1]
