@@ -23,8 +23,12 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV) || { $(PYTHON) -m pip install --user virtualenv && $(PYTHON) -m virtualenv $(VENV); }
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
+# The install also builds the grower ahead of time for data sets under 200,000 rows
+# (quercus.aot: about half a minute, once), so that the first fit does not wait for Numba;
+# without a C compiler it says so and the first fit compiles instead.
 $(VENV)/.installed-base: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e .
+	$(BIN)/python -m quercus.aot_build --small
 	touch $@
 
 $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
@@ -40,6 +44,7 @@ clean: clean-cache
 	rm -rf docs/_build docs/auto_examples docs/generated
 
 # Numba's compiled kernels (see quercus._config.njit: a kernel's cache does not notice an
-# edit to the kernels it inlines from other files).
+# edit to the kernels it inlines from other files), and the grower built ahead of time.
 clean-cache:
 	find src -name '*.nbi' -delete -o -name '*.nbc' -delete
+	rm -rf src/quercus/__pycache__/aot

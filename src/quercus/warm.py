@@ -119,11 +119,14 @@ def compile_kernels(
 
 
 def kernels_compiled() -> bool:
-    """Whether the grower, the largest kernel, is in Numba's cache for this machine and
-    this version of its source: False when the next fit will compile it (most of a
-    minute), or when the cache cannot be read."""
+    """Whether the grower, the largest kernel, was built ahead of time (:mod:`quercus.aot`)
+    or is in Numba's cache, for this machine and this version of its source: False when
+    the next fit will compile it (most of a minute), or when the cache cannot be read."""
+    from .aot import built_module
     from .tree._grow import grow_tree_in
 
+    if built_module() is not None:  # the grower was built ahead of time for these sources
+        return True
     try:  # Numba's cache index: {(signature, machine, code hashes): file}, stale ones empty
         index = grow_tree_in._cache._cache_file._load_index()
         machine = grow_tree_in.targetctx.codegen().magic_tuple()

@@ -193,7 +193,7 @@ def build_parser() -> argparse.ArgumentParser:
     data.add_argument("--copy", metavar="DIR", help="write the CSV files into DIR")
 
     _subcommand(sub, "demo", "demo:run_demo_command", [], "the lecture data sets, worked")
-    _subcommand(
+    warm = _subcommand(
         sub,
         "warm",
         "warm:run_warm",
@@ -203,6 +203,12 @@ def build_parser() -> argparse.ArgumentParser:
         "first fit (a few minutes in all on a small machine, once: they are kept on disk). "
         "Run it once after installing, or in an image build. With the kernels compiled it "
         "takes a few seconds.",
+    )
+    warm.add_argument(
+        "--aot",
+        action="store_true",
+        help="also build the grower ahead of time (needs a C compiler and Python's headers; "
+        "about a minute): later first fits, in any process, then skip most of the wait",
     )
     return parser
 
