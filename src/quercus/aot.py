@@ -46,11 +46,14 @@ def folder() -> Path:
 
 def source_key(sources: list[Path] | None = None) -> str:
     """A hash of ``sources`` (default: every Python file of quercus) and of the Numba,
-    Python and machine that compile them: the name of their build."""
+    llvmlite, NumPy, Python and machine that compile them: the name of their build."""
+    import llvmlite
     import numba
+    import numpy
 
     digest = hashlib.sha256()
-    for part in (numba.__version__, sys.version, platform.machine(), sys.platform):
+    versions = (numba.__version__, llvmlite.__version__, numpy.__version__, sys.version)
+    for part in (*versions, platform.machine(), sys.platform):
         digest.update(part.encode() + b"\0")
     paths = sources if sources is not None else sorted(_PACKAGE.rglob("*.py"))
     for path in paths:

@@ -23,7 +23,7 @@ from collections.abc import Callable
 from contextlib import contextmanager
 from pathlib import Path
 
-from .aot import folder, module_name, types_key
+from .aot import _built_growers, folder, module_name, types_key
 
 __all__ = ["AheadOfTimeUnavailable", "build", "grower_signatures"]
 
@@ -151,6 +151,7 @@ def build(codes: tuple[str, ...] = ALL_CODES, report: Callable[[str], None] | No
             if not old.name.startswith(name + "."):
                 old.unlink(missing_ok=True)
         os.replace(built, target / built.name)  # the module last: it is what is looked for
+        _built_growers.cache_clear()  # this process's next fits find it
         return target / built.name
     finally:
         shutil.rmtree(work, ignore_errors=True)
