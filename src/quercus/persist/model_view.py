@@ -13,32 +13,6 @@ from .model_file import MODEL_ESTIMATORS, read_model
 
 # The parameters of the tree estimators, by task. tests/persist checks them against the
 # estimator classes, whose signatures they come from.
-_CLASSIFIER_PARAMS = (
-    "c45_thresholds",
-    "c45_variant",
-    "ccp_alpha",
-    "class_weight",
-    "collapse",
-    "confidence",
-    "criterion",
-    "max_bins",
-    "max_depth",
-    "max_features",
-    "max_leaf_nodes",
-    "min_impurity_decrease",
-    "min_samples_leaf",
-    "min_samples_split",
-    "missing",
-    "n_jobs",
-    "nominal_features",
-    "nominal_split",
-    "ordinal_features",
-    "pruning",
-    "random_state",
-    "significance",
-    "subtree_raising",
-    "validation_fraction",
-)
 _REGRESSOR_PARAMS = (
     "ccp_alpha",
     "criterion",
@@ -55,6 +29,18 @@ _REGRESSOR_PARAMS = (
     "nominal_split",
     "ordinal_features",
     "random_state",
+)
+_CLASSIFIER_PARAMS = (
+    *_REGRESSOR_PARAMS,
+    "c45_thresholds",
+    "c45_variant",
+    "class_weight",
+    "collapse",
+    "confidence",
+    "pruning",
+    "significance",
+    "subtree_raising",
+    "validation_fraction",
 )
 _REGRESSORS = ("CARTRegressor", "DecisionTreeRegressor")
 _RULE_MODELS = ("C45RulesClassifier",)
