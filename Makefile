@@ -24,7 +24,7 @@ $(BIN)/python:
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
 # The install also builds the grower ahead of time for data sets under 200,000 rows
-# (quercus.aot: about half a minute, once), so that the first fit does not wait for Numba;
+# (quercus.aot: about a minute, once), so that the first fit does not wait for Numba;
 # without a C compiler it says so and the first fit compiles instead.
 $(VENV)/.installed-base: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e .

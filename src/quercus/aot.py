@@ -8,9 +8,10 @@ compiler (``numba.pycc``) into an extension module, for each dtype of bin codes;
 was built for, and Numba's JIT dispatcher for any other. Both are the same source compiled
 by the same Numba, so they grow the same tree (``tests/test_aot.py``).
 
-The module's name holds a hash of quercus's sources and of the Numba, Python and machine it
-is built with (:func:`source_key`), so an edited kernel never runs from an older build. It
-is kept in a per-user folder (:func:`folder`), which a read-only install does not need.
+The module's name holds a hash of quercus's sources and of the Numba, llvmlite, NumPy,
+Python and machine it is built with (:func:`source_key`), so an edited kernel never runs
+from an older build. It is kept beside Numba's cache, or in a per-user folder when the
+package's folder is read-only (:func:`folder`).
 """
 
 from __future__ import annotations
@@ -63,6 +64,8 @@ def source_key(sources: list[Path] | None = None) -> str:
 
 
 def module_name(key: str | None = None) -> str:
+    """The name of the build of the sources whose :func:`source_key` is ``key`` (default:
+    quercus's as they are)."""
     return f"quercus_grower_{key or source_key()}"
 
 

@@ -109,7 +109,7 @@ SMALL_DATA_CODES = ("uint16",)
 def build(codes: tuple[str, ...] = ALL_CODES, report: Callable[[str], None] | None = None) -> Path:
     """Compile the grower ahead of time, for bin codes of the dtypes ``codes``, into
     :func:`~quercus.aot.folder` (about 25 s per dtype on a small machine); returns the
-    module's path. Earlier builds there (of other sources) are removed. Raises
+    module's path. Earlier builds there (of other sources, or another Python's) are removed. Raises
     :class:`AheadOfTimeUnavailable` when it cannot be built here."""
     say = report or (lambda text: None)
     try:
@@ -167,7 +167,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--small", action="store_true", help="uint16 bin codes only")
     args = parser.parse_args(argv)
     began = time.perf_counter()
-    print("quercus: building the grower ahead of time (once; about half a minute)", flush=True)
+    print("quercus: building the grower ahead of time (once; about a minute)", flush=True)
     try:
         path = build(SMALL_DATA_CODES if args.small else ALL_CODES)
     except AheadOfTimeUnavailable as exc:
