@@ -30,6 +30,10 @@ nested when a kernel's typing compiles its callees; a kernel loaded from the cac
 event. `--starts` times the starts a user sees, each a fresh process: `quercus demo` with an
 empty cache then a filled one, and warm `quercus --help` and `quercus show MODEL`.
 
+The processes find a grower built ahead of time (`quercus.aot`) where `QUERCUS_AOT_DIR`
+points, as a user's would: `QUERCUS_AOT_DIR=<folder of a build> ... --kernels` times the first
+fits with it, `QUERCUS_AOT_DIR=<empty folder>` without.
+
 The table goes to stdout as markdown; progress goes to stderr. Use a quiet machine: the
 numbers are only as good as the machine is idle.
 """
