@@ -143,5 +143,5 @@ def first_use_notice() -> str | None:
         return None
     return (
         "quercus: compiling the kernels on first use (about a minute on a small machine, "
-        "once; `quercus warm` does it ahead of time)"
+        "once; `quercus warm --aot` prepares it ahead of time)"
     )
