@@ -51,6 +51,19 @@ def test_the_signatures_cover_every_dtype_of_bin_codes():
     assert codes == ["uint16", "uint32", "uint8"]
 
 
+def test_a_build_without_python_headers_says_why_before_compiling(tmp_path, monkeypatch):
+    import sysconfig
+
+    monkeypatch.setenv("QUERCUS_AOT_DIR", str(tmp_path))
+    paths = {**sysconfig.get_paths(), "include": str(tmp_path / "no-headers")}
+    monkeypatch.setattr(sysconfig, "get_paths", lambda *args, **kwargs: paths)
+    if not HAS_COMPILER:
+        pytest.skip("no C compiler: the build stops at that first")
+    with pytest.raises(AheadOfTimeUnavailable, match="Python's headers are missing"):
+        build(SMALL_DATA_CODES)
+    assert not list(tmp_path.iterdir())  # nothing compiled, nothing written
+
+
 def test_a_build_without_a_compiler_says_why(tmp_path, monkeypatch):
     monkeypatch.setenv("QUERCUS_AOT_DIR", str(tmp_path))
     monkeypatch.setenv("PATH", str(tmp_path))  # no cc, no gcc

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sysconfig
 import tempfile
 import warnings
 from collections.abc import Callable
@@ -120,6 +121,12 @@ def build(codes: tuple[str, ...] = ALL_CODES, report: Callable[[str], None] | No
         raise AheadOfTimeUnavailable(f"Numba's ahead-of-time compiler is missing: {exc}") from None
     if shutil.which(os.environ.get("CC", "cc")) is None and shutil.which("gcc") is None:
         raise AheadOfTimeUnavailable("no C compiler found (cc or gcc): the JIT will be used")
+    headers = Path(sysconfig.get_paths()["include"]) / "Python.h"
+    if not headers.is_file():  # checked before the minute of compiling that would need it
+        raise AheadOfTimeUnavailable(
+            f"Python's headers are missing ({headers}; e.g. the python3-dev package): the "
+            "JIT will be used"
+        )
     from .tree._grow import grow_tree_in
 
     name = module_name()
