@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 import quercus
+from _compile_events import COUNT_COMPILATIONS
 from quercus import aot
 from quercus.aot_build import SMALL_DATA_CODES, AheadOfTimeUnavailable, build, grower_signatures
 
@@ -75,22 +76,10 @@ def test_a_build_without_a_compiler_says_why(tmp_path, monkeypatch):
 
 # In a new process with an empty Numba cache: fits whose bin codes are uint16, the trees'
 # arrays as JSON, and the kernels Numba compiled.
-FITS = textwrap.dedent(
+FITS = COUNT_COMPILATIONS + textwrap.dedent(
     """
     import json, sys
-    import numpy as np
-    from numba.core import event
 
-    compiled = []
-
-    class Count(event.Listener):
-        def on_start(self, e):
-            compiled.append(e.data["dispatcher"].py_func.__qualname__)
-
-        def on_end(self, e):
-            pass
-
-    event.register("numba:compile", Count())
     sys.path.insert(0, sys.argv[1])
     from aot_fits import fits
 

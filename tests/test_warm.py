@@ -5,26 +5,15 @@ import subprocess
 import sys
 import textwrap
 
+from _compile_events import COUNT_COMPILATIONS
 from quercus.cli import main
 from quercus.warm import compile_kernels, warm_steps
 
 # A user's first fits in a new process, counting Numba's compilations (a kernel loaded
 # from the cache is not compiled, and raises no event).
-FIRST_FITS = textwrap.dedent(
+FIRST_FITS = COUNT_COMPILATIONS + textwrap.dedent(
     """
     import numpy as np
-    from numba.core import event
-
-    compiled = []
-
-    class Count(event.Listener):
-        def on_start(self, e):
-            compiled.append(e.data["dispatcher"].py_func.__qualname__)
-
-        def on_end(self, e):
-            pass
-
-    event.register("numba:compile", Count())
     import quercus
 
     tennis = quercus.datasets.load("playtennis")
