@@ -241,3 +241,78 @@ def rows_stats(y_class, y_value, w, rows, regression, out):
         else:
             out[0, y_class[r]] += w[r]
     return total
+
+
+@njit(refcounts=False)
+def class_histograms(data, y_class, w, start, end, missing_code, hist):
+    """The class weights of every bin of every feature over rows ``start:end``, in one
+    pass over the rows: ``hist`` has shape ``(features, bins + 1, classes)``, its last bin
+    holding the missing values; it is zeroed first.
+
+    One pass reads each row once, where :func:`feature_stats` reads a large node's rows
+    once per feature. Used for histogram subtraction, where a node's histograms outlive
+    its scan."""
+    p = hist.shape[0]
+    last = hist.shape[1] - 1
+    for f in range(p):
+        for c in range(last + 1):
+            for k in range(hist.shape[2]):
+                hist[f, c, k] = 0.0
+    for r in range(start, end):
+        k = y_class[r]
+        wr = w[r]
+        for f in range(p):
+            c = np.int64(data[r, f])
+            if c == missing_code:
+                c = last
+            hist[f, c, k] += wr
+
+
+@njit(refcounts=False)
+def subtract_histograms(parent, child):
+    """``parent -= child``, bin by bin (histograms of :func:`class_histograms`)."""
+    for f in range(parent.shape[0]):
+        for c in range(parent.shape[1]):
+            for k in range(parent.shape[2]):
+                parent[f, c, k] -= child[f, c, k]
+
+
+@njit(refcounts=False)
+def take_out_rows(data, y_class, w, start, end, missing_code, hist):
+    """Take the rows ``start:end`` out of ``hist`` (of :func:`class_histograms`), row by
+    row: cheaper than a histogram of its own to subtract when the rows are few."""
+    p = hist.shape[0]
+    last = hist.shape[1] - 1
+    for r in range(start, end):
+        k = y_class[r]
+        wr = w[r]
+        for f in range(p):
+            c = np.int64(data[r, f])
+            if c == missing_code:
+                c = last
+            hist[f, c, k] -= wr
+
+
+@njit(refcounts=False)
+def stats_of_histogram(hist, f, n_bins, present, stats, missing):
+    """:func:`feature_stats` of feature ``f`` read from ``hist`` (of
+    :func:`class_histograms`): the bins of positive weight in ``present``, their class
+    weights in ``stats``, the missing values' in ``missing[0]``; returns how many bins.
+
+    A bin is present when its weight is positive, which is the same as having a row only
+    when every weight is positive: the grower subtracts histograms only then."""
+    n_stats = hist.shape[2]
+    last = hist.shape[1] - 1
+    for k in range(n_stats):
+        missing[0, k] = hist[f, last, k]
+    n_present = 0
+    for c in range(n_bins):
+        total = 0.0
+        for k in range(n_stats):
+            total += hist[f, c, k]
+        if total > 0.0:
+            present[n_present] = c
+            for k in range(n_stats):
+                stats[n_present, k] = hist[f, c, k]
+            n_present += 1
+    return n_present

@@ -58,7 +58,15 @@ from ..splitting._choose import (
     threshold_between,
     threshold_split_of_feature,
 )
-from ..splitting._histogram import feature_stats, node_stats, stats_scratch
+from ..splitting._histogram import (
+    class_histograms,
+    feature_stats,
+    node_stats,
+    stats_of_histogram,
+    stats_scratch,
+    subtract_histograms,
+    take_out_rows,
+)
 from ..splitting._partition import (
     copy_fractional,
     fractional_shares,
@@ -128,6 +136,10 @@ class Settings(NamedTuple):
     # > 0: a node of at most this many rows that may be split is left a leaf with
     # ``pending`` DEFERRED, its rows in place, for its subtree to be grown on another thread.
     defer_rows: int = 0
+    # > 0: nodes of at least this many rows keep the histograms of every feature, and the
+    # largest child of such a node takes its parent's less its siblings' (histogram
+    # subtraction). Only where that is exact: see ``tree/grower.subtraction_rows``.
+    subtract_rows: int = 0
 
 
 @njit
@@ -282,6 +294,7 @@ def _work_list(n, n_stats):
     stack[0].end = n
     stack[0].slot = -1
     stack[0].parent = -1
+    stack[0].hist = -1
     return stack, np.zeros((64, n_stats))
 
 
@@ -334,10 +347,13 @@ def _open_node(nodes, values, node, item, item_values, src, s):
 
 
 @njit(inline="always")
-def _feature_stats_of(f, start, end, src, bins, s, scan):
+def _feature_stats_of(f, start, end, src, bins, s, scan, hist):
     """:func:`feature_stats` of feature ``f`` over rows ``start:end`` into the scan's
-    scratch space; returns the number of present bins."""
+    scratch space, or read from the node's histograms ``hist`` (``(view, in use)``);
+    returns the number of present bins."""
     dense, present, stats, missing, order_buf, code_buf, stats_space, _, _ = scan
+    if hist[1]:
+        return stats_of_histogram(hist[0], f, bins.n_bins[f], present, stats, missing)
     x, yc, yv, w = src
     return feature_stats(
         x,
@@ -361,11 +377,14 @@ def _feature_stats_of(f, start, end, src, bins, s, scan):
 
 
 @njit(inline="always")
-def _score_feature(j, f, node, nodes, values, src, bins, s, scan, absolute, candidates, sides):
+def _score_feature(
+    j, f, node, nodes, values, src, bins, s, scan, absolute, candidates, sides, hist
+):
     """Search the best split of feature ``f`` of ``node`` into candidate record ``j``:
     with the absolute-error criterion from the node's ranked rows (``node_ranks`` done),
     else (a nominal feature) from the feature's statistics. Thresholds of the other
-    criteria are searched by :func:`_score_thresholds`."""
+    criteria are searched by :func:`_score_thresholds`. ``hist``: the node's histograms,
+    ``(view, in use)``."""
     _, present, stats, missing, _, _, _, acc, order = scan
     nd = nodes[node]
     x, _, yv, w = src
@@ -387,7 +406,7 @@ def _score_feature(j, f, node, nodes, values, src, bins, s, scan, absolute, cand
             order,
         )
     else:
-        n_present = _feature_stats_of(f, nd.start, nd.end, src, bins, s, scan)
+        n_present = _feature_stats_of(f, nd.start, nd.end, src, bins, s, scan, hist)
         split = split_of_feature(
             present,
             stats,
@@ -424,7 +443,7 @@ def _score_feature(j, f, node, nodes, values, src, bins, s, scan, absolute, cand
 
 
 @njit(refcounts=False)
-def _score_thresholds(start, end, features, n_cand, src, bins, s, scan, candidates, sides):
+def _score_thresholds(start, end, features, n_cand, src, bins, s, scan, candidates, sides, hist):
     """Search the best threshold of each numeric or ordinal feature among the ``n_cand``
     candidates ``features`` of the node of rows ``start:end`` (a candidate record each;
     not for the absolute-error criterion). Called once per node, not inlined: the loop over
@@ -436,7 +455,7 @@ def _score_thresholds(start, end, features, n_cand, src, bins, s, scan, candidat
         kind = bins.kinds[f]
         if kind == NOMINAL:
             continue
-        n_present = _feature_stats_of(f, start, end, src, bins, s, scan)
+        n_present = _feature_stats_of(f, start, end, src, bins, s, scan, hist)
         split = threshold_split_of_feature(
             present,
             stats,
@@ -471,7 +490,7 @@ def _score_thresholds(start, end, features, n_cand, src, bins, s, scan, candidat
 
 @njit(inline="always")
 def _score_candidates(
-    node, nodes, values, src, bins, s, scan, absolute, features, candidates, sides, rng_state
+    node, nodes, values, src, bins, s, scan, absolute, features, candidates, sides, rng_state, hist
 ):
     """Search the best split of each candidate feature of ``node`` (a candidate record
     each); return the number of candidates."""
@@ -482,11 +501,25 @@ def _score_candidates(
     if s.criterion == ABSOLUTE_ERROR:
         node_ranks(src[2], nd.start, nd.end, absolute[0], absolute[1])
     else:
-        _score_thresholds(nd.start, nd.end, features, n_cand, src, bins, s, scan, candidates, sides)
+        _score_thresholds(
+            nd.start, nd.end, features, n_cand, src, bins, s, scan, candidates, sides, hist
+        )
     for j in range(n_cand):
         if s.criterion == ABSOLUTE_ERROR or bins.kinds[features[j]] == NOMINAL:
             _score_feature(
-                j, features[j], node, nodes, values, src, bins, s, scan, absolute, candidates, sides
+                j,
+                features[j],
+                node,
+                nodes,
+                values,
+                src,
+                bins,
+                s,
+                scan,
+                absolute,
+                candidates,
+                sides,
+                hist,
             )
     return n_cand
 
@@ -508,7 +541,7 @@ def two_rows_apply(s, any_nominal):
 
 @njit(inline="always")
 def _choose_of_two_rows(
-    node, nodes, values, src, bins, s, scan, absolute, features, candidates, sides, rng_state
+    node, nodes, values, src, bins, s, scan, absolute, features, candidates, sides, rng_state, hist
 ):
     """The winning candidate of a node of two rows (see :func:`two_rows_apply`), or -1,
     as :func:`choose_candidate` would pick it after scoring every feature.
@@ -541,7 +574,19 @@ def _choose_of_two_rows(
     if first < 0:
         return -1
     _score_feature(
-        first, features[first], node, nodes, values, src, bins, s, scan, absolute, candidates, sides
+        first,
+        features[first],
+        node,
+        nodes,
+        values,
+        src,
+        bins,
+        s,
+        scan,
+        absolute,
+        candidates,
+        sides,
+        hist,
     )
     if candidates[first].cut < 0:
         return -1  # the sides fall short of min_leaf, in every orientation
@@ -559,6 +604,7 @@ def _choose_of_two_rows(
             absolute,
             candidates,
             sides,
+            hist,
         )
         if candidates[mirrored].gain > candidates[first].gain + 1e-12:
             return mirrored
@@ -721,10 +767,21 @@ def _room_for_copies(rows, buffers, need):
 
 @njit(inline="always")
 def _push_children(
-    stack, stack_values, n_stack, node, nd, n_ch, base, counts, first_slot, in_buffer, child_stats
+    stack,
+    stack_values,
+    n_stack,
+    node,
+    nd,
+    n_ch,
+    base,
+    counts,
+    first_slot,
+    in_buffer,
+    child_stats,
+    child_hist,
 ):
     """Put the children of ``nd`` on the work list, last to first so that the first child
-    is created first."""
+    is created first (``child_hist``: the pool slot of each child's histograms, or -1)."""
     stack = _grow_flat(stack, n_stack + n_ch)
     stack_values = _grow_rows(stack_values, n_stack + n_ch)
     for t in range(n_ch):
@@ -737,16 +794,86 @@ def _push_children(
         item.parent = node
         item.in_buffer = in_buffer
         item.draw_key = child_draw_key(nd.draw_key, ch)
+        item.hist = child_hist[ch]
         stack_values[n_stack, :] = child_stats[ch, :]
         n_stack += 1
     return stack, stack_values, n_stack
 
 
 @njit(inline="always")
-def _grow_node(node, item, item_values, nodes, values, src, bins, s, space, w_root, tables):
+def keeps_histograms(n_rows, s):
+    """Whether a node of ``n_rows`` rows keeps the histograms of every feature (histogram
+    subtraction): large enough, and not left for another task (``defer_rows``)."""
+    return (
+        s.subtract_rows > 0
+        and n_rows >= s.subtract_rows
+        and not (s.defer_rows > 0 and n_rows <= s.defer_rows)
+    )
+
+
+@njit(inline="always")
+def _take_slot(hists):
+    """A free slot of the histogram pool ``hists`` (``(pool, free slots, how many free,
+    slots made)``), made when none is free; returns the pool and the slot."""
+    pool, free, n_free, n_made = hists
+    if n_free > 0:
+        return (pool, free, n_free - 1, n_made), free[n_free - 1]
+    pool = _grow_rows(pool, n_made + 1)
+    free = _grow_flat(free, n_made + 1)
+    return (pool, free, n_free, n_made + 1), n_made
+
+
+@njit(inline="always")
+def _free_slot(hists, slot):
+    """``hists`` with ``slot`` given back (nothing for -1)."""
+    pool, free, n_free, n_made = hists
+    if slot < 0:
+        return hists
+    free[n_free] = slot
+    return (pool, free, n_free + 1, n_made)
+
+
+@njit(inline="always")
+def _child_histograms(slot, n_ch, base, offsets, dst, missing_code, shape, s, hists, child_hist):
+    """The histograms of the children of a split node whose own are in pool slot
+    ``slot``: the largest child takes that slot, less its siblings' rows; each sibling
+    that keeps histograms (:func:`keeps_histograms`) has its own summed into a new slot, the
+    others' rows are taken out one by one. The children's rows are ``base + offsets[ch]``
+    to ``base + offsets[ch + 1]`` of ``dst``. ``child_hist`` receives each child's slot
+    (-1: none). Returns the pool."""
+    largest = 0
+    for ch in range(n_ch):
+        child_hist[ch] = -1
+        if offsets[ch + 1] - offsets[ch] > offsets[largest + 1] - offsets[largest]:
+            largest = ch
+    if not keeps_histograms(offsets[largest + 1] - offsets[largest], s):
+        return _free_slot(hists, slot)
+    x, yc, _, w = dst
+    for ch in range(n_ch):
+        lo = base + offsets[ch]
+        hi = base + offsets[ch + 1]
+        if ch == largest or hi == lo:
+            continue
+        if keeps_histograms(hi - lo, s):
+            hists, own = _take_slot(hists)
+            pool = hists[0]
+            class_histograms(x, yc, w, lo, hi, missing_code, pool[own].reshape(shape))
+            subtract_histograms(pool[slot].reshape(shape), pool[own].reshape(shape))
+            child_hist[ch] = own
+        else:
+            take_out_rows(x, yc, w, lo, hi, missing_code, hists[0][slot].reshape(shape))
+    child_hist[largest] = slot
+    return hists
+
+
+@njit(inline="always")
+def _grow_node(
+    node, item, item_values, nodes, values, src, bins, s, space, w_root, tables, hist
+):
     """Create ``node`` from the work item ``item``, search its best split and record it as
     pending; returns whether a split is pending, and the category table and learning trace
-    (``tables``: ``(cat_table, n_cat, trace, trace_sides, n_trace)``), which may have grown."""
+    (``tables``: ``(cat_table, n_cat, trace, trace_sides, n_trace)``), which may have grown.
+    ``hist``: the node's histograms ``(view, in use, to be summed here)``."""
     scan, absolute, features, candidates, sides, rng_state, two_rows = space
     cat_table, n_cat, trace, trace_sides, n_trace = tables
     if not _open_node(nodes, values, node, item, item_values, src, s):
@@ -754,6 +881,11 @@ def _grow_node(node, item, item_values, nodes, values, src, bins, s, space, w_ro
     if s.defer_rows > 0 and nodes[node].n_samples <= s.defer_rows:
         nodes[node].pending = DEFERRED
         return False, (cat_table, n_cat, trace, trace_sides, n_trace)
+    view, in_use, to_sum = hist
+    if to_sum:
+        class_histograms(
+            src[0], src[1], src[3], item.start, item.end, bins.missing_code, view
+        )
     if two_rows and nodes[node].n_samples == 2:
         chosen = _choose_of_two_rows(
             node,
@@ -768,6 +900,7 @@ def _grow_node(node, item, item_values, nodes, values, src, bins, s, space, w_ro
             candidates,
             sides,
             rng_state,
+            (view, in_use),
         )
     else:
         n_cand = _score_candidates(
@@ -783,6 +916,7 @@ def _grow_node(node, item, item_values, nodes, values, src, bins, s, space, w_ro
             candidates,
             sides,
             rng_state,
+            (view, in_use),
         )
         if s.trace_on:
             trace, trace_sides, n_trace = _record_trace(
@@ -927,6 +1061,18 @@ def grow_tree_in(rows, buffers, bins, s):
         0,
     )
     w_root = s.w_total if s.w_total > 0.0 else total_weight(rows[3])
+    # Histogram subtraction: a pool of slots of every feature's histograms (bins, then the
+    # missing values), each slot a row.
+    hist_shape = (p, max_b + 1, s.n_stats)
+    n_pool = 4 if s.subtract_rows > 0 else 0
+    hists = (
+        np.zeros((n_pool, p * (max_b + 1) * s.n_stats)),
+        np.zeros(n_pool, dtype=np.int64),
+        0,
+        0,
+    )
+    no_hist = np.zeros((1, 1, 1))
+    child_hist = np.full(max(max_b, 2), -1, dtype=np.int64)
     stack, stack_values = _work_list(n, s.n_stats)
     stack[0].draw_key = s.root_key
     stack[0].depth = s.root_depth
@@ -941,6 +1087,7 @@ def grow_tree_in(rows, buffers, bins, s):
             node = _best_pending(nodes, n_nodes, n_leaves, s.max_leaf_nodes, bins.n_bins)
             if node < 0:
                 break
+            slot = -1  # best-first growth keeps no histograms
         elif n_stack > 0:
             n_stack -= 1
             item = stack[n_stack]
@@ -952,6 +1099,11 @@ def grow_tree_in(rows, buffers, bins, s):
             if item.slot >= 0:
                 children[item.slot] = node
             src = _copy(item.in_buffer, rows, buffers)
+            slot = item.hist
+            to_sum = slot < 0 and keeps_histograms(item.end - item.start, s)
+            if to_sum:
+                hists, slot = _take_slot(hists)
+            view = hists[0][slot].reshape(hist_shape) if slot >= 0 else no_hist
             pending, tables = _grow_node(
                 node,
                 item,
@@ -964,8 +1116,10 @@ def grow_tree_in(rows, buffers, bins, s):
                 space,
                 w_root,
                 tables,
+                (view, slot >= 0, to_sum),
             )
             if not pending or best_first:
+                hists = _free_slot(hists, slot)
                 continue
         else:
             break
@@ -978,6 +1132,7 @@ def grow_tree_in(rows, buffers, bins, s):
         )
         tables = (cat_table, n_cat, trace, trace_sides, n_trace)
         if not applied:
+            hists = _free_slot(hists, slot)
             continue
         pool_end = max(pool_end, base + part[3][n_ch])
         nd.kind = nd.pending
@@ -985,6 +1140,21 @@ def grow_tree_in(rows, buffers, bins, s):
         nd.child_start = n_child_slots
         nd.n_children = n_ch
         n_leaves -= 1
+        if slot >= 0:
+            hists = _child_histograms(
+                slot,
+                n_ch,
+                base,
+                part[3],
+                _copy(in_buffer, rows, buffers),
+                bins.missing_code,
+                hist_shape,
+                s,
+                hists,
+                child_hist,
+            )
+        else:
+            child_hist[:n_ch] = -1
         stack, stack_values, n_stack = _push_children(
             stack,
             stack_values,
@@ -997,6 +1167,7 @@ def grow_tree_in(rows, buffers, bins, s):
             n_child_slots,
             in_buffer,
             part[6],
+            child_hist,
         )
         n_child_slots += n_ch
     cat_table, n_cat, trace, trace_sides, n_trace = tables

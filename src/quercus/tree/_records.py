@@ -43,7 +43,9 @@ NODE = np.dtype(
 )
 
 #: A node waiting to be created: its rows, depth, the child slot and parent it hangs from
-#: (``slot`` -1 for the root), where its rows are, and the key of its feature draw.
+#: (``slot`` -1 for the root), where its rows are, the key of its feature draw, and the
+#: slot of its histograms in the grower's pool (``hist``, -1 for none: histogram
+#: subtraction, ``tree/_grow.py``).
 WORK = np.dtype(
     [
         ("start", np.int64),
@@ -53,6 +55,7 @@ WORK = np.dtype(
         ("parent", np.int64),
         ("in_buffer", np.int64),
         ("draw_key", np.uint64),
+        ("hist", np.int64),
     ],
     align=True,
 )

@@ -16,7 +16,11 @@ from .levelwise import grow_level_wise
 from .statistics import StatisticsProvider
 from .threads import can_thread, grow_tree_threaded
 
-__all__ = ["GrowthParams", "grow_binned", "growth_setup", "tree_from_grown"]
+__all__ = ["GrowthParams", "grow_binned", "growth_setup", "subtraction_rows", "tree_from_grown"]
+
+#: Nodes of at least this many rows keep the histograms of every feature for histogram
+#: subtraction (``Settings.subtract_rows``); see ``bench/README.md`` for how it was chosen.
+SUBTRACT_ROWS = 1024
 
 
 @dataclass(frozen=True)
@@ -73,6 +77,28 @@ def growth_setup(
     return bins, settings
 
 
+def subtraction_rows(w: np.ndarray, s: Settings, n_features: int) -> int:
+    """``Settings.subtract_rows`` for rows of weights ``w``: :data:`SUBTRACT_ROWS`
+    where histogram subtraction gives the very sums made row by row, else 0 (off).
+
+    That holds for class weights that are whole positive numbers summing below 2**53:
+    every sum is then exact, whatever the order. (A bin is present where its weight is
+    positive, so no row may weigh 0.) Off for regression (sums of squares round), C4.5's
+    fractional copies, features drawn per node (a forest's: there is no parent histogram
+    of the features drawn), and best-first growth (its pending leaves would each hold
+    their histograms)."""
+    if (
+        s.regression
+        or s.missing_mode == FRACTIONAL
+        or s.max_leaf_nodes > 0
+        or s.max_features < n_features
+        or len(w) < SUBTRACT_ROWS
+    ):
+        return 0
+    whole = bool(np.all(w > 0.0) and np.all(w == np.floor(w)) and np.sum(w) < 2.0**53)
+    return SUBTRACT_ROWS if whole else 0
+
+
 def grow_binned(
     data,
     binned: np.ndarray,
@@ -97,6 +123,7 @@ def grow_binned(
     bins, settings = growth_setup(data, params, **setup)
     if provider is not None:
         return grow_level_wise(provider, bins, settings)
+    settings = settings._replace(subtract_rows=subtraction_rows(w, settings, len(bins.kinds)))
     if n_threads > 1 and can_thread(len(binned), settings):
         return grow_tree_threaded(binned, y_class, y_value, w, bins, settings, n_threads)
     return GrownArrays(*grow_tree(binned, y_class, y_value, w, bins, settings))
