@@ -34,9 +34,7 @@ def nodes(draw):
     n_bins = draw(st.integers(1, 9))
     n_classes = draw(st.integers(1, 4))
     codes = draw(
-        st.lists(
-            st.one_of(st.integers(0, n_bins - 1), st.just(-1)), min_size=n * p, max_size=n * p
-        )
+        st.lists(st.one_of(st.integers(0, n_bins - 1), st.just(-1)), min_size=n * p, max_size=n * p)
     )
     x = np.asarray(codes).reshape(n, p)
     x = np.where(x < 0, missing, x).astype(dtype)

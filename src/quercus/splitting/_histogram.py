@@ -243,6 +243,22 @@ def rows_stats(y_class, y_value, w, rows, regression, out):
     return total
 
 
+@njit(inline="always")
+def _add_rows(data, y_class, w, start, end, missing_code, hist, sign):
+    """Add ``sign`` times the class weight of each row of ``start:end`` to its bin of every
+    feature in ``hist`` (of :func:`class_histograms`)."""
+    p = hist.shape[0]
+    last = hist.shape[1] - 1
+    for r in range(start, end):
+        k = y_class[r]
+        wr = sign * w[r]
+        for f in range(p):
+            c = np.int64(data[r, f])
+            if c == missing_code:
+                c = last
+            hist[f, c, k] += wr
+
+
 @njit(refcounts=False)
 def class_histograms(data, y_class, w, start, end, missing_code, hist):
     """The class weights of every bin of every feature over rows ``start:end``, in one
@@ -252,20 +268,11 @@ def class_histograms(data, y_class, w, start, end, missing_code, hist):
     One pass reads each row once, where :func:`feature_stats` reads a large node's rows
     once per feature. Used for histogram subtraction, where a node's histograms outlive
     its scan."""
-    p = hist.shape[0]
-    last = hist.shape[1] - 1
-    for f in range(p):
-        for c in range(last + 1):
+    for f in range(hist.shape[0]):
+        for c in range(hist.shape[1]):
             for k in range(hist.shape[2]):
                 hist[f, c, k] = 0.0
-    for r in range(start, end):
-        k = y_class[r]
-        wr = w[r]
-        for f in range(p):
-            c = np.int64(data[r, f])
-            if c == missing_code:
-                c = last
-            hist[f, c, k] += wr
+    _add_rows(data, y_class, w, start, end, missing_code, hist, 1.0)
 
 
 @njit(refcounts=False)
@@ -281,16 +288,7 @@ def subtract_histograms(parent, child):
 def take_out_rows(data, y_class, w, start, end, missing_code, hist):
     """Take the rows ``start:end`` out of ``hist`` (of :func:`class_histograms`), row by
     row: cheaper than a histogram of its own to subtract when the rows are few."""
-    p = hist.shape[0]
-    last = hist.shape[1] - 1
-    for r in range(start, end):
-        k = y_class[r]
-        wr = w[r]
-        for f in range(p):
-            c = np.int64(data[r, f])
-            if c == missing_code:
-                c = last
-            hist[f, c, k] -= wr
+    _add_rows(data, y_class, w, start, end, missing_code, hist, -1.0)
 
 
 @njit(refcounts=False)

@@ -377,14 +377,14 @@ def _feature_stats_of(f, start, end, src, bins, s, scan, hist):
 
 
 @njit(inline="always")
-def _score_feature(
-    j, f, node, nodes, values, src, bins, s, scan, absolute, candidates, sides, hist
-):
+def _score_feature(j, f, node, nodes, values, src, bins, s, search):
     """Search the best split of feature ``f`` of ``node`` into candidate record ``j``:
     with the absolute-error criterion from the node's ranked rows (``node_ranks`` done),
     else (a nominal feature) from the feature's statistics. Thresholds of the other
-    criteria are searched by :func:`_score_thresholds`. ``hist``: the node's histograms,
-    ``(view, in use)``."""
+    criteria are searched by :func:`_score_thresholds`. ``search``: the scratch space and
+    records of the search, ``(scan, absolute, candidates, sides, hist)``, ``hist`` the
+    node's histograms ``(view, in use)``."""
+    scan, absolute, candidates, sides, hist = search
     _, present, stats, missing, _, _, _, acc, order = scan
     nd = nodes[node]
     x, _, yv, w = src
@@ -489,11 +489,10 @@ def _score_thresholds(start, end, features, n_cand, src, bins, s, scan, candidat
 
 
 @njit(inline="always")
-def _score_candidates(
-    node, nodes, values, src, bins, s, scan, absolute, features, candidates, sides, rng_state, hist
-):
+def _score_candidates(node, nodes, values, src, bins, s, search, features, rng_state):
     """Search the best split of each candidate feature of ``node`` (a candidate record
-    each); return the number of candidates."""
+    each; ``search`` as for :func:`_score_feature`); return the number of candidates."""
+    scan, absolute, candidates, sides, hist = search
     nd = nodes[node]
     n_cand = candidate_features(
         bins.kinds.shape[0], s.max_features, nd.draw_key, rng_state, features
@@ -506,21 +505,7 @@ def _score_candidates(
         )
     for j in range(n_cand):
         if s.criterion == ABSOLUTE_ERROR or bins.kinds[features[j]] == NOMINAL:
-            _score_feature(
-                j,
-                features[j],
-                node,
-                nodes,
-                values,
-                src,
-                bins,
-                s,
-                scan,
-                absolute,
-                candidates,
-                sides,
-                hist,
-            )
+            _score_feature(j, features[j], node, nodes, values, src, bins, s, search)
     return n_cand
 
 
@@ -540,9 +525,7 @@ def two_rows_apply(s, any_nominal):
 
 
 @njit(inline="always")
-def _choose_of_two_rows(
-    node, nodes, values, src, bins, s, scan, absolute, features, candidates, sides, rng_state, hist
-):
+def _choose_of_two_rows(node, nodes, values, src, bins, s, search, features, rng_state):
     """The winning candidate of a node of two rows (see :func:`two_rows_apply`), or -1,
     as :func:`choose_candidate` would pick it after scoring every feature.
 
@@ -551,6 +534,7 @@ def _choose_of_two_rows(
     offers one of two splits, mirror images whose gains differ at most by rounding. Only
     the first feature of each orientation is scored: the others tie with it, and a tie
     goes to the first."""
+    candidates = search[2]
     nd = nodes[node]
     x = src[0]
     n_cand = candidate_features(
@@ -573,39 +557,11 @@ def _choose_of_two_rows(
             break
     if first < 0:
         return -1
-    _score_feature(
-        first,
-        features[first],
-        node,
-        nodes,
-        values,
-        src,
-        bins,
-        s,
-        scan,
-        absolute,
-        candidates,
-        sides,
-        hist,
-    )
+    _score_feature(first, features[first], node, nodes, values, src, bins, s, search)
     if candidates[first].cut < 0:
         return -1  # the sides fall short of min_leaf, in every orientation
     if mirrored >= 0:
-        _score_feature(
-            mirrored,
-            features[mirrored],
-            node,
-            nodes,
-            values,
-            src,
-            bins,
-            s,
-            scan,
-            absolute,
-            candidates,
-            sides,
-            hist,
-        )
+        _score_feature(mirrored, features[mirrored], node, nodes, values, src, bins, s, search)
         if candidates[mirrored].gain > candidates[first].gain + 1e-12:
             return mirrored
     return first
@@ -841,6 +797,9 @@ def _child_histograms(slot, n_ch, base, offsets, dst, missing_code, shape, s, hi
     others' rows are taken out one by one. The children's rows are ``base + offsets[ch]``
     to ``base + offsets[ch + 1]`` of ``dst``. ``child_hist`` receives each child's slot
     (-1: none). Returns the pool."""
+    if slot < 0:
+        child_hist[:n_ch] = -1
+        return hists
     largest = 0
     for ch in range(n_ch):
         child_hist[ch] = -1
@@ -867,9 +826,7 @@ def _child_histograms(slot, n_ch, base, offsets, dst, missing_code, shape, s, hi
 
 
 @njit(inline="always")
-def _grow_node(
-    node, item, item_values, nodes, values, src, bins, s, space, w_root, tables, hist
-):
+def _grow_node(node, item, item_values, nodes, values, src, bins, s, space, w_root, tables, hist):
     """Create ``node`` from the work item ``item``, search its best split and record it as
     pending; returns whether a split is pending, and the category table and learning trace
     (``tables``: ``(cat_table, n_cat, trace, trace_sides, n_trace)``), which may have grown.
@@ -883,41 +840,12 @@ def _grow_node(
         return False, (cat_table, n_cat, trace, trace_sides, n_trace)
     view, in_use, to_sum = hist
     if to_sum:
-        class_histograms(
-            src[0], src[1], src[3], item.start, item.end, bins.missing_code, view
-        )
+        class_histograms(src[0], src[1], src[3], item.start, item.end, bins.missing_code, view)
+    search = (scan, absolute, candidates, sides, (view, in_use))
     if two_rows and nodes[node].n_samples == 2:
-        chosen = _choose_of_two_rows(
-            node,
-            nodes,
-            values,
-            src,
-            bins,
-            s,
-            scan,
-            absolute,
-            features,
-            candidates,
-            sides,
-            rng_state,
-            (view, in_use),
-        )
+        chosen = _choose_of_two_rows(node, nodes, values, src, bins, s, search, features, rng_state)
     else:
-        n_cand = _score_candidates(
-            node,
-            nodes,
-            values,
-            src,
-            bins,
-            s,
-            scan,
-            absolute,
-            features,
-            candidates,
-            sides,
-            rng_state,
-            (view, in_use),
-        )
+        n_cand = _score_candidates(node, nodes, values, src, bins, s, search, features, rng_state)
         if s.trace_on:
             trace, trace_sides, n_trace = _record_trace(
                 trace, trace_sides, n_trace, node, candidates, sides, n_cand, bins, s.multiway
@@ -1024,6 +952,68 @@ def grow_tree(data, y_class, y_value, w, bins, s):
     return grower_for(grow_tree_in, *args)(*args)
 
 
+@njit(inline="always")
+def _search_space(data, p, max_b, bins, s):
+    """The scratch space of partitioning, and that of the split search (``space``: the
+    scans', absolute error's, the candidate features and records, the subsets' sides, the
+    draw's state, and whether nodes of two rows take their shortcut)."""
+    scan, part, absolute = _scratch(data, p, max_b, s.n_stats, s)
+    space = (
+        scan,
+        absolute,
+        np.zeros(p, dtype=np.int64),  # the candidate features
+        np.zeros(p, dtype=CANDIDATE),
+        np.zeros((p if not s.multiway else 1, max_b), dtype=np.int8),  # subsets' sides
+        np.zeros(1, dtype=np.uint64),
+        two_rows_apply(s, np.any(bins.kinds == NOMINAL)),
+    )
+    return part, space
+
+
+@njit(inline="always")
+def _tables(max_b, s):
+    """The category table and the learning trace, empty: ``(cat_table, n_cat, trace,
+    trace_sides, n_trace)``."""
+    trace = np.zeros(64 if s.trace_on else 0, dtype=TRACE)
+    return (
+        np.zeros(64, dtype=np.int32),
+        0,
+        trace,
+        np.zeros((trace.shape[0], max_b), dtype=np.int8),
+        0,
+    )
+
+
+@njit(inline="always")
+def _histogram_pool(p, max_b, s):
+    """Histogram subtraction's pool (see :func:`_take_slot`), each slot a row holding every
+    feature's histograms of shape ``(max_b + 1, n_stats)`` (the bins, then the missing
+    values); the shape, a stand-in for a node without histograms, and the children's
+    slots of a split."""
+    n_pool = 4 if s.subtract_rows > 0 else 0
+    hists = (
+        np.zeros((n_pool, p * (max_b + 1) * s.n_stats)),
+        np.zeros(n_pool, dtype=np.int64),
+        0,
+        0,
+    )
+    shape = (p, max_b + 1, s.n_stats)
+    return hists, shape, np.zeros((1, 1, 1)), np.full(max(max_b, 2), -1, dtype=np.int64)
+
+
+@njit(inline="always")
+def _node_histograms(item, hists, shape, no_hist, s):
+    """The histograms of the node of work item ``item``: its slot from the parent's
+    subtraction, or a new slot to be summed from its rows (``to_sum``) when it keeps
+    histograms, or none (-1). Returns ``(pool, slot, view, to_sum)``."""
+    slot = item.hist
+    to_sum = slot < 0 and keeps_histograms(item.end - item.start, s)
+    if to_sum:
+        hists, slot = _take_slot(hists)
+    view = hists[0][slot].reshape(shape) if slot >= 0 else no_hist
+    return hists, slot, view, to_sum
+
+
 @njit
 def grow_tree_in(rows, buffers, bins, s):
     """:func:`grow_tree` on the row arrays ``rows`` (``(data, y_class, y_value, w)``) with
@@ -1041,38 +1031,10 @@ def grow_tree_in(rows, buffers, bins, s):
     n_nodes = 0
     n_child_slots = 0
     max_b = max(1, np.max(bins.n_bins)) if p > 0 else 1
-    scan, part, absolute = _scratch(data, p, max_b, s.n_stats, s)
-    rng_state = np.zeros(1, dtype=np.uint64)
-    space = (
-        scan,
-        absolute,
-        np.zeros(p, dtype=np.int64),  # the candidate features
-        np.zeros(p, dtype=CANDIDATE),
-        np.zeros((p if not s.multiway else 1, max_b), dtype=np.int8),  # subsets' sides
-        rng_state,
-        two_rows_apply(s, np.any(bins.kinds == NOMINAL)),
-    )
-    trace = np.zeros(64 if s.trace_on else 0, dtype=TRACE)
-    tables = (
-        np.zeros(64, dtype=np.int32),
-        0,
-        trace,
-        np.zeros((trace.shape[0], max_b), dtype=np.int8),
-        0,
-    )
+    part, space = _search_space(data, p, max_b, bins, s)
+    tables = _tables(max_b, s)
     w_root = s.w_total if s.w_total > 0.0 else total_weight(rows[3])
-    # Histogram subtraction: a pool of slots of every feature's histograms (bins, then the
-    # missing values), each slot a row.
-    hist_shape = (p, max_b + 1, s.n_stats)
-    n_pool = 4 if s.subtract_rows > 0 else 0
-    hists = (
-        np.zeros((n_pool, p * (max_b + 1) * s.n_stats)),
-        np.zeros(n_pool, dtype=np.int64),
-        0,
-        0,
-    )
-    no_hist = np.zeros((1, 1, 1))
-    child_hist = np.full(max(max_b, 2), -1, dtype=np.int64)
+    hists, hist_shape, no_hist, child_hist = _histogram_pool(p, max_b, s)
     stack, stack_values = _work_list(n, s.n_stats)
     stack[0].draw_key = s.root_key
     stack[0].depth = s.root_depth
@@ -1099,11 +1061,7 @@ def grow_tree_in(rows, buffers, bins, s):
             if item.slot >= 0:
                 children[item.slot] = node
             src = _copy(item.in_buffer, rows, buffers)
-            slot = item.hist
-            to_sum = slot < 0 and keeps_histograms(item.end - item.start, s)
-            if to_sum:
-                hists, slot = _take_slot(hists)
-            view = hists[0][slot].reshape(hist_shape) if slot >= 0 else no_hist
+            hists, slot, view, to_sum = _node_histograms(item, hists, hist_shape, no_hist, s)
             pending, tables = _grow_node(
                 node,
                 item,
@@ -1140,21 +1098,10 @@ def grow_tree_in(rows, buffers, bins, s):
         nd.child_start = n_child_slots
         nd.n_children = n_ch
         n_leaves -= 1
-        if slot >= 0:
-            hists = _child_histograms(
-                slot,
-                n_ch,
-                base,
-                part[3],
-                _copy(in_buffer, rows, buffers),
-                bins.missing_code,
-                hist_shape,
-                s,
-                hists,
-                child_hist,
-            )
-        else:
-            child_hist[:n_ch] = -1
+        dst = _copy(in_buffer, rows, buffers)
+        hists = _child_histograms(
+            slot, n_ch, base, part[3], dst, bins.missing_code, hist_shape, s, hists, child_hist
+        )
         stack, stack_values, n_stack = _push_children(
             stack,
             stack_values,
