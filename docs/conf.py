@@ -47,6 +47,7 @@ exclude_patterns = [
     "auto_examples/*.py",
     "auto_examples/*.zip",
     "auto_examples/*.json",
+    "design/*",  # developers' notes on algorithms being built, not the user's documentation
 ]
 templates_path = ["_templates"]
 default_role = "code"  # `text` in a docstring is code, as numpydoc writers mean it
