@@ -322,6 +322,24 @@ def run_fold(job: dict) -> dict:
     }
 
 
+def write_fold_files(tmp: Path, header: str, body: list, folds: list, n_folds: int):
+    """Write the whole data set and each fold's training and test ARFF files into ``tmp``;
+    returns the whole file's path and ``(fold, train path, test path, test row indices)``
+    per fold."""
+    full = tmp / "full.arff"
+    full.write_text(header + "\n".join(body) + "\n", encoding="utf-8")
+    parts = []
+    for k in range(n_folds):
+        train = tmp / f"train{k}.arff"
+        test = tmp / f"test{k}.arff"
+        tr = [line for line, f in zip(body, folds, strict=True) if f != k]
+        te = [line for line, f in zip(body, folds, strict=True) if f == k]
+        train.write_text(header + "\n".join(tr) + "\n", encoding="utf-8")
+        test.write_text(header + "\n".join(te) + "\n", encoding="utf-8")
+        parts.append((k, train, test, [i for i, f in enumerate(folds) if f == k]))
+    return full, parts
+
+
 def run_dataset(ds: dict, args, pool) -> dict:
     folds, n_folds, rule = make_folds(ds["y"])
     header = arff_header(ds)
@@ -341,25 +359,15 @@ def run_dataset(ds: dict, args, pool) -> dict:
     }
     with tempfile.TemporaryDirectory(prefix=f"j48_{ds['name']}_") as tmp:
         tmp = Path(tmp)
-        full = tmp / "full.arff"
-        full.write_text(header + "\n".join(body) + "\n", encoding="utf-8")
-        jobs = []
-        for k in range(n_folds):
-            train = tmp / f"train{k}.arff"
-            test = tmp / f"test{k}.arff"
-            tr = [line for line, f in zip(body, folds, strict=True) if f != k]
-            te = [line for line, f in zip(body, folds, strict=True) if f == k]
-            train.write_text(header + "\n".join(tr) + "\n", encoding="utf-8")
-            test.write_text(header + "\n".join(te) + "\n", encoding="utf-8")
-            jobs.append((k, train, test, len(te)))
+        full, jobs = write_fold_files(tmp, header, body, folds, n_folds)
         for cname, options in CONFIGS.items():
             fold_jobs = [
                 {
                     "fold": k,
-                    "n_test": n_test,
+                    "n_test": len(rows),
                     "cmd": j48_command(args.java, args.jar, args.heap, train, test, options),
                 }
-                for k, train, test, n_test in jobs
+                for k, train, test, rows in jobs
             ]
             full_cmd = j48_command(args.java, args.jar, args.heap, full, None, options)
             full_future = pool.submit(lambda c=full_cmd: parse_tree(run_java(c)))

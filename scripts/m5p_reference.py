@@ -356,18 +356,8 @@ def run_dataset(ds: dict, args, pool) -> dict:
     }
     with tempfile.TemporaryDirectory(prefix=f"m5p_{ds['name']}_") as tmp:
         tmp = Path(tmp)
-        full = tmp / "full.arff"
-        full.write_text(header + "\n".join(body) + "\n", encoding="utf-8")
-        parts = []
-        for k in range(N_SPLITS):
-            train = tmp / f"train{k}.arff"
-            test = tmp / f"test{k}.arff"
-            tr = [line for line, f in zip(body, folds, strict=True) if f != k]
-            te = [line for line, f in zip(body, folds, strict=True) if f == k]
-            train.write_text(header + "\n".join(tr) + "\n", encoding="utf-8")
-            test.write_text(header + "\n".join(te) + "\n", encoding="utf-8")
-            y = [v for v, f in zip(ds["y"], folds, strict=True) if f == k]
-            parts.append((k, train, test, y))
+        full, written = j48.write_fold_files(tmp, header, body, folds, N_SPLITS)
+        parts = [(k, tr, te, [ds["y"][i] for i in rows]) for k, tr, te, rows in written]
         for cname, options in CONFIGS.items():
             # The full-data run goes alone, so that its wall-clock time is not shared.
             full_tree = run_full(args, full, options)
