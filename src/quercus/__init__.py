@@ -23,6 +23,7 @@ _EXPORTS = {
     "DecisionTreeClassifier": "estimators",
     "DecisionTreeRegressor": "estimators",
     "ID3Classifier": "estimators",
+    "ModelTreeRegressor": "estimators",
     "RandomForestClassifier": "ensemble",
     "RandomForestRegressor": "ensemble",
     "DataError": "data",
@@ -51,6 +52,7 @@ __all__ = [
     "DecisionTreeClassifier",
     "DecisionTreeRegressor",
     "ID3Classifier",
+    "ModelTreeRegressor",
     "RandomForestClassifier",
     "RandomForestRegressor",
     "DataError",
@@ -113,6 +115,7 @@ if TYPE_CHECKING:  # what the names are, for type checkers and editors
         DecisionTreeClassifier,
         DecisionTreeRegressor,
         ID3Classifier,
+        ModelTreeRegressor,
     )
     from .estimators.params import InvalidParameterError
     from .persist.loader import ModelError, load

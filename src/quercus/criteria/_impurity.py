@@ -27,7 +27,8 @@ from __future__ import annotations
 import math
 
 from .._config import njit
-from .registry import ENTROPY, GAIN_RATIO, GINI, TWOING
+from .registry import ENTROPY, GAIN_RATIO, GINI, M5, TWOING
+from .twins import ZERO_SPREAD
 
 
 @njit(inline="always")
@@ -53,6 +54,19 @@ def _variance(stats, i):
     mean = stats[i, 1] / w
     var = stats[i, 2] / w - mean * mean
     return var if var > 0.0 else 0.0
+
+
+@njit(inline="always")
+def _variance_root(w, total, squares):
+    """M5's impurity of rows of weight ``w``, weighted sum ``total`` and sum of squares
+    ``squares``: the fifth root of their variance, rounding noise counted as zero (as
+    ``twins.variance_root_of_moments``)."""
+    if w <= 0.0:
+        return 0.0
+    spread = abs(w * squares - total * total)
+    if spread <= ZERO_SPREAD * w * abs(squares):
+        return 0.0
+    return (spread / (w * w)) ** 0.2
 
 
 @njit(inline="always")
@@ -90,6 +104,8 @@ def impurity(stats, i, criterion, regression):
     """Impurity of stats row ``i`` (entropy in bits, Gini, error rate or variance; twoing
     nodes record their Gini index)."""
     if regression:
+        if criterion == M5:
+            return _variance_root(stats[i, 0], stats[i, 1], stats[i, 2])
         return _variance(stats, i)
     total = 0.0
     for k in range(stats.shape[1]):
@@ -112,6 +128,8 @@ def _side_score(stats, i, w, criterion, regression):
     """Minus the weighted impurity of one side (weight ``w``), up to terms equal for every
     cut of a scan."""
     n_stats = stats.shape[1]
+    if regression and criterion == M5:
+        return -w * _variance_root(w, stats[i, 1], stats[i, 2])
     if regression:
         return stats[i, 1] * stats[i, 1] / w  # the sum of squares is the same for every cut
     if criterion == GINI:
@@ -178,6 +196,11 @@ def cut_score(prefix, i, total, wl, wr, criterion, regression):
     ``total[0] - prefix[i]`` (weights ``wl`` and ``wr``), without writing either side out:
     the threshold scan calls it once per cut, each cut on its own."""
     n_stats = prefix.shape[1]
+    if regression and criterion == M5:
+        left = wl * _variance_root(wl, prefix[i, 1], prefix[i, 2])
+        return -left - wr * _variance_root(
+            wr, total[0, 1] - prefix[i, 1], total[0, 2] - prefix[i, 2]
+        )
     if regression:
         right = total[0, 1] - prefix[i, 1]
         return prefix[i, 1] * prefix[i, 1] / wl + right * right / wr

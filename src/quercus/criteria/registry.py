@@ -26,11 +26,13 @@ from .twins import (
     impurity_decrease,
     twoing_of_branches,
     variance_of_moments,
+    variance_root_of_moments,
 )
 
 #: The codes the kernels take.
 GINI, ENTROPY, MISCLASSIFICATION, GAIN_RATIO, SQUARED_ERROR, ABSOLUTE_ERROR = range(6)
 TWOING = 6
+M5 = 7
 
 #: Tasks.
 CLASSIFICATION, REGRESSION = "classification", "regression"
@@ -172,6 +174,18 @@ REGISTRY: tuple[Criterion, ...] = (
         MOMENTS,
         variance_of_moments,
         "variance decrease",
+    ),
+    # Weka's M5P (YongSplitInfo): the fifth root of the variance, and cuts that leave more
+    # than a fifth of the node's weight on each side (splitting/_scan.scan_threshold); attributes
+    # within 1e-6 of each other are tied (the first wins).
+    Criterion(
+        ("m5",),
+        M5,
+        REGRESSION,
+        True,
+        MOMENTS,
+        variance_root_of_moments,
+        "variance^(1/5) decrease",
     ),
     # Ranked rows rather than sums (splitting/_absolute.py); the leaves predict the median.
     Criterion(

@@ -19,6 +19,7 @@ _EXPORTS = {
     "DecisionTreeClassifier": "trees",
     "DecisionTreeRegressor": "trees",
     "ID3Classifier": "trees",
+    "ModelTreeRegressor": "model_tree",
 }
 __all__ = [
     "C45Classifier",
@@ -28,10 +29,12 @@ __all__ = [
     "DecisionTreeClassifier",
     "DecisionTreeRegressor",
     "ID3Classifier",
+    "ModelTreeRegressor",
 ]
 __getattr__, __dir__ = lazy_names(__name__, _EXPORTS)
 
 if TYPE_CHECKING:
+    from .model_tree import ModelTreeRegressor
     from .rule_classifier import C45RulesClassifier
     from .trees import (
         C45Classifier,

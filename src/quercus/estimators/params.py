@@ -128,6 +128,25 @@ def _class_weight_words(estimator) -> str:
     return f"None, 'balanced'{forest} or a dict of class: weight >= 0"
 
 
+def _model_tree(estimator) -> bool:
+    """Whether ``estimator`` is a model tree (M5), whose pruning is on or off."""
+    return "smoothing" in estimator.get_params(deep=False)
+
+
+def _pruning_ok(value, estimator) -> bool:
+    if _model_tree(estimator):
+        return isinstance(value, bool | np.bool_)
+    return value is None or (
+        isinstance(value, str) and value in ("pessimistic", "reduced_error", "cost_complexity")
+    )
+
+
+def _pruning_words(estimator) -> str:
+    if _model_tree(estimator):
+        return "True or False"
+    return "None, 'pessimistic', 'reduced_error' or 'cost_complexity'"
+
+
 def _column_key(key) -> bool:
     return isinstance(key, str) or _is_int(key)
 
@@ -190,13 +209,9 @@ PARAM_RULES: dict[str, ParamRule] = {
         lambda v: v == "cv" if isinstance(v, str) else _is_real(v) and v >= 0,
         "a number >= 0 or 'cv'",
     ),
-    "pruning": _fixed(
-        lambda v: (
-            v is None
-            or (isinstance(v, str) and v in ("pessimistic", "reduced_error", "cost_complexity"))
-        ),
-        "None, 'pessimistic', 'reduced_error' or 'cost_complexity'",
-    ),
+    "pruning": ParamRule(_pruning_ok, _pruning_words),
+    "smoothing": _boolean(),
+    "leaf_model": _choice("linear", "mean"),
     "confidence": ParamRule(
         _confidence_ok,
         lambda e: (

@@ -14,11 +14,12 @@ from __future__ import annotations
 import numpy as np
 
 from .._config import NOMINAL, NUMERIC, njit
-from ..criteria.registry import GAIN_RATIO
+from ..criteria.registry import GAIN_RATIO, M5
 from ._absolute import absolute_split
 from ._scan import scan_multiway, scan_subset, scan_threshold
 
 C45_EPSILON = 1e-3  # C4.5's tolerance on the average-gain filter and the split information
+M5_TIE = 1e-6  # Weka's M5P: a later attribute must gain more than this over the best so far
 
 
 @njit
@@ -217,10 +218,10 @@ def keep_candidate(
 def choose_candidate(candidates, n_cand, criterion, c45_tolerance):
     """Index of the winning candidate, or -1 when none is admissible.
 
-    The highest gain (the first on ties); for the gain ratio, C4.5's rule: among the
-    candidates with at least the average gain, the highest ratio of gain to split
-    information, ratios within the tolerance tied, and only a positive gain and ratio
-    (J48: above its tolerance) splitting.
+    The highest gain (the first on ties, within 1e-6 for M5's criterion); for the gain
+    ratio, C4.5's rule: among the candidates with at least the average gain, the highest
+    ratio of gain to split information, ratios within the tolerance tied, and only a
+    positive gain and ratio (J48: above its tolerance) splitting.
     """
     chosen = -1
     if criterion == GAIN_RATIO:
@@ -244,8 +245,9 @@ def choose_candidate(candidates, n_cand, criterion, c45_tolerance):
                             chosen = j
         return chosen
     best_gain = -1.0
+    tie = M5_TIE if criterion == M5 else 1e-12
     for j in range(n_cand):
-        if candidates[j].cut >= 0 and candidates[j].gain > best_gain + 1e-12:
+        if candidates[j].cut >= 0 and candidates[j].gain > best_gain + tie:
             best_gain = candidates[j].gain
             chosen = j
     return chosen

@@ -29,6 +29,7 @@ from ..criteria._impurity import (
     pair_score,
     stats_weight,
 )
+from ..criteria.registry import M5
 
 # The grower's names for the criteria kernels it calls.
 __all__ = [
@@ -256,9 +257,11 @@ def scan_threshold(
       side where it is heavier, LEARNED: they join the side that gives the higher gain (the
       left one on ties); the gain and split information are then those of the two sides.
 
-    Both sides need known weight >= ``min_leaf``. Ties keep the lowest cut. The scan ranks
-    cuts by the criterion's cheap proxy (:func:`~quercus.criteria._impurity.cut_score`); the
-    exact gain is computed for the winner.
+    Both sides need known weight >= ``min_leaf``; with M5's criterion also more than a fifth
+    of the node's weight (Weka's M5P: ``floor(n / 5) + 1`` rows). Ties keep the lowest cut.
+    The scan ranks cuts by the criterion's cheap proxy
+    (:func:`~quercus.criteria._impurity.cut_score`); the exact gain is computed for the
+    winner.
 
     ``c45_classes`` > 0 applies C4.5's rules for continuous attributes (J48's form), with that
     many classes: both sides need ``0.1 * known weight / classes`` clipped to
@@ -281,6 +284,8 @@ def scan_threshold(
         return -1.0, -1, 0.0, -1
     if c45_classes > 0:
         min_leaf = min(max(0.1 * w_known / c45_classes, min_leaf), 25.0)
+    if criterion == M5 and regression:  # Weka's M5P: more than a fifth of the node a side
+        min_leaf = max(min_leaf, math.floor(w_all / 5.0 + 1e-9) + 1.0)
     place = missing_mode != FRACTIONAL and w_missing > 0.0
     # Cuts within rounding, or within C4.5's tolerance, are tied: the lower one stays.
     tie = max(c45_tolerance * w_known, GAIN_EPS * w_all)

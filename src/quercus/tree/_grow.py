@@ -140,6 +140,9 @@ class Settings(NamedTuple):
     # largest child of such a node takes its parent's less its siblings' (histogram
     # subtraction). Only where that is exact: see ``tree/grower.subtraction_rows``.
     subtract_rows: int = 0
+    # A node whose impurity is below this stays a leaf (M5: a standard deviation under 5%
+    # of the whole training set's).
+    min_impurity_split: float = 0.0
 
 
 @njit
@@ -222,6 +225,7 @@ def stop_splitting(depth, n_rows, weight, node_impurity, s):
         or (n_rows if s.c45_tolerance > 0.0 else weight) < 2.0 * s.min_leaf
         or n_rows < 2
         or node_impurity <= LEAF_EPSILON
+        or node_impurity < s.min_impurity_split
     )
 
 

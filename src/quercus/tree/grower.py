@@ -38,6 +38,7 @@ class GrowthParams:
     seed: int
     ccp_alpha: float
     missing: int
+    min_impurity_split: float = 0.0  # a node below this impurity stays a leaf
 
 
 def growth_setup(
@@ -73,6 +74,7 @@ def growth_setup(
         trace_on=bool(trace),
         # np.uint64: a Python int would type as int64 or uint64 by its size, two signatures
         root_key=np.uint64(root_draw_key(int(params.seed))),
+        min_impurity_split=float(params.min_impurity_split),
     )
     return bins, settings
 

@@ -8,12 +8,16 @@ them is its *leaf model*:
 - ``"mean"`` (regression, squared error): the weighted mean target, from the statistics;
 - ``"median"`` (regression, absolute error): the weighted median target, which the
   statistics cannot give: the grower computes it from the node's rows and the tree keeps it
-  as the leaf model's one parameter per node.
+  as the leaf model's one parameter per node;
+- ``"linear"`` (model trees, M5): a linear model of the row's terms
+  (:mod:`quercus.tree.terms`). Its parameters per node are the coefficients of the terms,
+  the intercept and the model's training RMSE before smoothing (what M5P prints beside each
+  leaf). A node's prediction without a row, where one is needed (the text of a split's
+  branches), is its training mean.
 
 A model whose prediction needs parameters beyond the statistics keeps them in
 ``Tree.leaf_params`` (one row per node). Prediction, forests, pruning, the text exports and
-the model files all go through this module, so a new kind of leaf (a linear model, next)
-is added here.
+the model files all go through this module, so a new kind of leaf is added here.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from ..criteria.registry import ABSOLUTE_ERROR
 DISTRIBUTION = "distribution"
 MEAN = "mean"
 MEDIAN = "median"
+LINEAR = "linear"
 
 
 def model_for(regression: bool, criterion: int | None = None) -> str:
@@ -36,7 +41,7 @@ def model_for(regression: bool, criterion: int | None = None) -> str:
 
 def check_model(model: str, regression: bool) -> None:
     """Raise ``ValueError`` unless ``model`` is a leaf model of the task."""
-    allowed = (MEAN, MEDIAN) if regression else (DISTRIBUTION,)
+    allowed = (MEAN, MEDIAN, LINEAR) if regression else (DISTRIBUTION,)
     if model not in allowed:
         task = "regression" if regression else "classification"
         raise ValueError(f"leaf model {model!r} is not one of {task}'s: {', '.join(allowed)}")
@@ -63,14 +68,23 @@ def params_from_grown(
 
 def predictions(model: str, value: np.ndarray, params: np.ndarray | None) -> np.ndarray:
     """What each node predicts, ``(n_nodes, outputs)``: class probabilities (the first
-    class for a node of no weight), or the mean or median target (0 for no weight)."""
+    class for a node of no weight), or the mean or median target (0 for no weight; a linear
+    model's node: its training mean)."""
     if model == MEDIAN:
         return params[:, :1]
-    if model == MEAN:
+    if model in (MEAN, LINEAR):
         w = value[:, 0]
         return np.where(w > 0, value[:, 1] / np.where(w > 0, w, 1.0), 0.0)[:, None]
     totals = value.sum(axis=1, keepdims=True)
     return value / np.where(totals > 0, totals, 1.0)
+
+
+def linear_predictions(params: np.ndarray, leaf: np.ndarray, terms: np.ndarray) -> np.ndarray:
+    """A linear leaf model's prediction for rows of ``terms`` (their term matrix) that end
+    in the nodes ``leaf``."""
+    n_terms = terms.shape[1]
+    coef = params[leaf, :n_terms]
+    return np.einsum("ij,ij->i", coef, terms) + params[leaf, n_terms]
 
 
 def name_of_value(model: str) -> str:
