@@ -16,6 +16,7 @@ ESTIMATORS = [
     quercus.C45RulesClassifier(random_state=0),
     quercus.CARTClassifier(random_state=0),
     quercus.CARTRegressor(random_state=0),
+    quercus.ModelTreeRegressor(),
 ]
 SKIPPED = {}  # check name -> reason
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..tree import leaves
 from ..tree.conditions import Condition, merge_conditions
 from ._common import children, conditions, fitted_tree, is_leaf, number, printed_names
 
@@ -20,9 +21,11 @@ from ._common import children, conditions, fitted_tree, is_leaf, number, printed
 class LeafRule:
     """``IF conditions THEN prediction``: the path to one leaf.
 
-    ``support`` is the training weight reaching the leaf; ``confidence`` the share of it in
-    the predicted class (classification; None for regression); ``distribution`` the leaf's
-    class weights (or ``[weight, mean]`` for regression); ``leaf`` the node id in ``tree_``.
+    ``prediction`` is the class, the value (regression) or the leaf's equation (a model
+    tree's, as text: ``medv = 4.7924 * crim + ... + 25.4161``). ``support`` is the training
+    weight reaching the leaf; ``confidence`` the share of it in the predicted class
+    (classification; None for regression); ``distribution`` the leaf's class weights (or
+    ``[weight, mean]`` for regression); ``leaf`` the node id in ``tree_``.
     """
 
     conditions: tuple[Condition, ...]
@@ -34,9 +37,8 @@ class LeafRule:
 
     def text(self, decimals: int = 2) -> str:
         body = " AND ".join(str(c) for c in self.conditions) or "TRUE"
-        prediction = (
-            number(self.prediction, decimals) if self.confidence is None else str(self.prediction)
-        )
+        numeric = self.confidence is None and not isinstance(self.prediction, str)
+        prediction = number(self.prediction, decimals) if numeric else str(self.prediction)
         stats = f"support {number(self.support, decimals)}"
         if self.confidence is not None:
             stats += f", confidence {100 * self.confidence:.{max(decimals - 1, 0)}f}%"
@@ -56,6 +58,13 @@ def to_rules(estimator, *, feature_names: Sequence[str] | None = None) -> list[L
     def categories_of(f):
         return schema.features[f].categories
 
+    if tree.leaf_model == leaves.LINEAR:
+        from .m5p import equations
+
+        models = {
+            k: text.split(": ", 1)[1]
+            for k, text in enumerate(equations(estimator), start=1)
+        }
     rules: list[LeafRule] = []
     stack: list[tuple[int, list[Condition]]] = [(0, [])]
     while stack:
@@ -70,6 +79,8 @@ def to_rules(estimator, *, feature_names: Sequence[str] | None = None) -> list[L
         if tree.regression:
             value = float(tree.leaf_values()[node, 0])
             prediction, confidence = value, None
+            if tree.leaf_model == leaves.LINEAR:
+                prediction = models[int(tree.leaf_number[node])]
             distribution = np.array([weight, value])
         else:
             k = int(tree.node_class[node])

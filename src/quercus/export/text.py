@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ..tree import leaves
 from ._common import children, conditions, fitted_tree, is_leaf, leaf_summary, printed_names
 from .weka import weka_text
 
@@ -59,16 +60,29 @@ def export_text(
     if style not in _STYLES:
         raise ValueError(f"style must be one of {_STYLES}, got {style!r}")
     if style == "weka":
+        if tree.leaf_model == leaves.LINEAR:
+            from .m5p import m5p_text
+
+            return m5p_text(estimator)
         if tree.regression:
-            raise ValueError("style='weka' is J48's layout, for classification trees")
+            raise ValueError(
+                "style='weka' is J48's layout for classification trees and M5P's for model"
+                " trees (ModelTreeRegressor)"
+            )
         return weka_text(estimator)
     if max_depth is not None and (not isinstance(max_depth, int) or max_depth < 0):
         raise ValueError(f"max_depth must be None or an integer >= 0, got {max_depth!r}")
     if not isinstance(decimals, int) or decimals < 0:
         raise ValueError(f"decimals must be an integer >= 0, got {decimals!r}")
     names = printed_names(estimator, feature_names)
+    if tree.leaf_model == leaves.LINEAR:
+        from .m5p import equations
+
+        after = "\n" + "\n".join(equations(estimator, max(decimals, 4))) + "\n"
+    else:
+        after = ""
     if is_leaf(tree, 0):
-        return leaf_summary(estimator, 0, -1, decimals) + "\n"
+        return leaf_summary(estimator, 0, -1, decimals) + "\n" + after
     if max_depth == 0:
         return f"{leaf_summary(estimator, 0, -1, decimals)} {_hidden(tree, 0)}\n"
     lines: list[str] = []
@@ -88,7 +102,7 @@ def export_text(
                 walk(kid, depth + 1)
 
     walk(0, 0)
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines) + "\n" + after
 
 
 def _hidden(tree, node: int) -> str:

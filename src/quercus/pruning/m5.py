@@ -47,18 +47,6 @@ class M5Models(NamedTuple):
     collapsed: np.ndarray
 
 
-def preorder(tree: Tree) -> np.ndarray:
-    """The nodes of ``tree`` in preorder (children in branch order)."""
-    out, stack = [], [0]
-    while stack:
-        node = stack.pop()
-        out.append(node)
-        if tree.kind[node] != LEAF:
-            first = tree.child_start[node]
-            stack.extend(tree.children[first : first + tree.n_children[node]][::-1].tolist())
-    return np.asarray(out, dtype=np.int64)
-
-
 def _row_ranges(tree: Tree, order: np.ndarray, leaf_of_row: np.ndarray):
     """Rows sorted so that each node's rows are a slice: ``(rows, start, end)``, node ``i``
     holding ``rows[start[i]:end[i]]``."""
@@ -99,7 +87,7 @@ def fit_m5(
     ``terms`` their term matrix, ``y`` and ``w`` their targets and weights, ``split_terms``
     the term of each split (:func:`~quercus.tree.terms.split_terms`). ``linear=False``
     makes every model a constant (M5P's regression tree)."""
-    order = preorder(tree)
+    order = tree.preorder()
     rows, start, end = _row_ranges(tree, order, leaf_of_row)
     n_terms = terms.shape[1]
     width = n_terms + 2
@@ -131,7 +119,7 @@ def fit_m5(
         sub_sse, sub_params = sse[kids].sum(), n_params[kids].sum() + 1.0
         sse[node], n_params[node] = sub_sse, sub_params
         if prune:
-            n = float(len(index))
+            n = moments.weight  # M5P counts rows; with weights, weight stands for rows
             model_error = own[node, n_terms + 1] * _factor(n, model.n_params)
             sub_error = np.sqrt(sub_sse / moments.weight) * _factor(n, sub_params)
             if model_error <= sub_error or model_error < EXACT_FIT * sd_global:
@@ -153,7 +141,7 @@ def _smooth(tree: Tree, params: np.ndarray, n_terms: int) -> None:
         model = params[leaf, : n_terms + 1].copy()
         node = leaf
         while parent[node] >= 0:
-            n = float(tree.n_node_samples[node])
+            n = float(tree.weighted_n_node_samples[node])
             model = (n * model + SMOOTHING * params[parent[node], : n_terms + 1]) / (n + SMOOTHING)
             node = parent[node]
         params[leaf, : n_terms + 1] = model

@@ -99,6 +99,28 @@ class Tree:
     def max_depth(self) -> int:
         return int(self.depth.max()) if self.node_count else 0
 
+    def preorder(self) -> np.ndarray:
+        """The node ids in preorder (each node before its children, children in branch
+        order): the order in which text exports print nodes and number leaves."""
+        out, stack = [], [0]
+        while stack:
+            node = stack.pop()
+            out.append(node)
+            if self.kind[node] != LEAF:
+                first = self.child_start[node]
+                stack.extend(self.children[first : first + self.n_children[node]][::-1].tolist())
+        return np.asarray(out, dtype=np.int64)
+
+    @cached_property
+    def leaf_number(self) -> np.ndarray:
+        """Each leaf's number, 1, 2, ... in preorder (0 for inner nodes): the ``k`` of the
+        ``LMk`` that names a model tree's leaf models."""
+        order = self.preorder()
+        leaves_in_order = order[self.kind[order] == LEAF]
+        out = np.zeros(self.node_count, dtype=np.int64)
+        out[leaves_in_order] = np.arange(1, len(leaves_in_order) + 1)
+        return out
+
     def child(self, node: int, index: int) -> int:
         """Node id of child ``index`` of ``node``."""
         return int(self.children[self.child_start[node] + index])

@@ -120,7 +120,7 @@ def fit_linear(m: NodeMoments, candidates: np.ndarray, n_terms: int) -> LinearMo
         selected = np.delete(selected, worst)
         b = _solve(m, selected, scale)
     sse0 = _sse(m, selected, b)
-    n = m.n_rows
+    n = m.weight  # M5P counts rows; with weights, weight stands for rows
     p0 = len(selected) + 1
     best = float(n + p0)
     params = p0
