@@ -145,6 +145,8 @@ CASES = {
         lambda: Q.CARTRegressor(ccp_alpha="cv", max_depth=3, random_state=0),
         "mixed-regression",
     ),
+    "model-tree": (lambda: Q.ModelTreeRegressor(ordinal_features=ORDINAL), "mixed-regression"),
+    "model-tree-unsmoothed": (lambda: Q.ModelTreeRegressor(smoothing=False), "mixed-regression"),
 }
 
 
@@ -322,7 +324,7 @@ def test_the_file_is_readable_json(tmp_path):
     doc = json.loads(text, parse_constant=no_constants)
     assert list(doc)[:5] == ["format", "format_version", "quercus_version", "created", "estimator"]
     assert doc["format"] == FORMAT == "quercus-model"
-    assert doc["format_version"] == FORMAT_VERSION == 1
+    assert doc["format_version"] == FORMAT_VERSION == 2
     assert doc["quercus_version"] == quercus.__version__
     created = datetime.fromisoformat(doc["created"])
     assert created.tzinfo is not None
@@ -436,8 +438,16 @@ def test_json_of_another_format(tmp_path, doc):
 
 def test_a_newer_format_version(tmp_path, id3_doc):
     doc = {**id3_doc, "format_version": FORMAT_VERSION + 1, "quercus_version": "9.0"}
-    error = rejects(write(tmp_path / "m.json", doc), "format version 2 is not supported")
-    assert "reads version 1" in str(error) and "newer quercus (9.0)" in str(error)
+    error = rejects(write(tmp_path / "m.json", doc), "format version 3 is not supported")
+    assert "reads versions 1 to 2" in str(error) and "newer quercus (9.0)" in str(error)
+
+
+def test_a_version_1_file_still_loads(tmp_path, id3_doc):
+    """Version 2 added model trees; a file of version 1 (no model tree) reads as it did."""
+    doc = {**id3_doc, "format_version": 1}
+    loaded = quercus.load(write(tmp_path / "m.json", doc))
+    X, y = data("playtennis")
+    assert list(loaded.predict(X)) == list(quercus.ID3Classifier().fit(X, y).predict(X))
 
 
 @pytest.mark.parametrize("version", [0, None, "1", 1.5, True])

@@ -31,6 +31,7 @@ FITS = {
     "rules": (lambda: quercus.C45RulesClassifier(), playtennis),
     "cart-binary": (lambda: quercus.CARTClassifier(max_depth=3), playtennis),
     "regression": (lambda: quercus.CARTRegressor(max_depth=3), abalone),
+    "model-tree": (lambda: quercus.ModelTreeRegressor(), abalone),
     "regression-median": (
         lambda: quercus.DecisionTreeRegressor(criterion="absolute_error", max_depth=2),
         abalone,

@@ -75,6 +75,7 @@ class ModelTreeRegressor(RegressorMixin, BaseDecisionTree):
     """
 
     _regression = True
+    _m5 = True  # model files keep its terms (persist/model_file.py)
 
     def __init__(
         self,

@@ -40,7 +40,9 @@ from ..tree import Tree, leaves
 from ..tree.conditions import Condition
 
 FORMAT = "quercus-model"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: model trees (``linear`` leaf models and their ``terms``)
+#: The oldest version this quercus still reads (its files are read as they were written).
+OLDEST_FORMAT_VERSION = 1
 #: The estimators a model file can hold, by the class name it records (the public names of
 #: ``quercus.estimators``).
 MODEL_ESTIMATORS = (
@@ -51,6 +53,7 @@ MODEL_ESTIMATORS = (
     "DecisionTreeClassifier",
     "DecisionTreeRegressor",
     "ID3Classifier",
+    "ModelTreeRegressor",
 )
 
 # Per-node arrays of the flat tree and their dtypes (``value`` is 2-D, ``median`` optional).
@@ -230,6 +233,11 @@ def model_to_dict(estimator) -> dict:
         }
     if hasattr(estimator, "rules_"):
         doc["rules"] = _rules_to_dict(estimator)
+    if hasattr(estimator, "terms_"):
+        doc["terms"] = {
+            "fill": _floats(estimator.terms_.fill),
+            "ranks": [None if r is None else r.tolist() for r in estimator.terms_.ranks],
+        }
     return doc
 
 
@@ -262,18 +270,14 @@ def _tree_to_dict(tree: Tree) -> dict:
         out[key] = getattr(tree, key).astype(np.int64).tolist()
     out["value"] = [_floats(row) for row in tree.value]
     out["median"] = None  # the leaf model's parameters, when it has any (tree/leaves.py)
-    out.update(
-        {
-            key: _floats(params)
-            for key, params in leaves.to_file(tree.leaf_model, tree.leaf_params).items()
-        }
-    )
+    for key, params in leaves.to_file(tree.leaf_model, tree.leaf_params).items():
+        out[key] = _floats(params) if params.ndim == 1 else [_floats(row) for row in params]
     return out
 
 
-def _leaf_fields(median, regression: bool) -> dict:
+def _leaf_fields(median, regression: bool, linear=None) -> dict:
     """The :class:`Tree` fields of a file's leaf model (tree/leaves.py)."""
-    leaf_model, leaf_params = leaves.from_file(median, regression)
+    leaf_model, leaf_params = leaves.from_file(median, regression, linear)
     return {"leaf_model": leaf_model, "leaf_params": leaf_params}
 
 
@@ -425,16 +429,22 @@ def model_from_document(doc: dict, classes: dict):
         raise ModelError(f"inconsistent contents: {detail}") from None
 
 
-def check_format(doc, name: str, version: int, what: str) -> None:
-    """The format name and version, checked first: a foreign or newer file is told so."""
+def check_format(doc, name: str, version: int, what: str, oldest: int | None = None) -> None:
+    """The format name and version (from ``oldest`` to ``version``), checked first: a foreign
+    or newer file is told so."""
     if not isinstance(doc, dict) or doc.get("format") != name:
         raise ModelError(f'not a quercus {what} (no "format": "{name}" entry)')
     found = doc.get("format_version")
-    if type(found) is not int or found != version:
+    if type(found) is not int or not (oldest or version) <= found <= version:
         newer = type(found) is int and found > version
         writer = doc.get("quercus_version", "?")
         raise ModelError(
-            f"format version {found!r} is not supported: this quercus reads version {version}"
+            f"format version {found!r} is not supported: this quercus reads "
+            + (
+                f"versions {oldest} to {version}"
+                if oldest and oldest < version
+                else f"version {version}"
+            )
             + (
                 f"; the file was written by a newer quercus ({str(writer)[:40]}): "
                 "upgrade quercus to load it"
@@ -445,7 +455,7 @@ def check_format(doc, name: str, version: int, what: str) -> None:
 
 
 def _model_from_dict(doc: dict, classes: dict):
-    check_format(doc, FORMAT, FORMAT_VERSION, "model")
+    check_format(doc, FORMAT, FORMAT_VERSION, "model", OLDEST_FORMAT_VERSION)
     check_document(doc, "model")
     estimator = estimator_from(doc, classes)
     cls, name = type(estimator), doc["estimator"]
@@ -471,7 +481,11 @@ def _model_from_dict(doc: dict, classes: dict):
         estimator.classes_ = _classes_from_dict(doc["classes"])
         n_classes = estimator.classes_.shape[0]
         estimator.n_classes_ = n_classes
-    tree = _tree_from_dict(doc["tree"], schema, n_classes)
+    terms = _terms_from_dict(doc, schema, cls) if "terms" in doc or hasattr(cls, "_m5") else None
+    n_terms = None if terms is None else terms.n_terms
+    tree = _tree_from_dict(doc["tree"], schema, n_classes, n_terms)
+    if terms is not None:
+        estimator.terms_ = terms
     if tree.n_node_samples[0] != training["n_samples"]:
         raise ModelError("field training.n_samples: not the root's n_node_samples")
     if not math.isclose(tree.weighted_n_node_samples[0], training["sum_of_weights"]):
@@ -587,7 +601,41 @@ def _floats_of(values, what: str) -> np.ndarray:
         raise ModelError(f"field {what}: a number out of range for float64") from None
 
 
-def _tree_from_dict(doc: dict, schema: Schema, n_classes: int | None) -> Tree:
+def _terms_from_dict(doc: dict, schema: Schema, cls):
+    """A model tree's :class:`~quercus.tree.terms.TermEncoding` (field ``terms``)."""
+    from ..tree.terms import encoding_of
+
+    if not hasattr(cls, "_m5") or "terms" not in doc:
+        raise ModelError(
+            f"field terms: {'missing from' if 'terms' not in doc else 'present in'} a model of "
+            f"{doc['estimator']}"
+        )
+    fill = _floats_of(doc["terms"]["fill"], "terms.fill")
+    ranks = doc["terms"]["ranks"]
+    if len(fill) != len(schema.features) or len(ranks) != len(schema.features):
+        raise ModelError("field terms: not one fill value and one ranking per feature")
+    checked = []
+    for f, (feature, rank) in enumerate(zip(schema.features, ranks, strict=True)):
+        where = f"field terms: feature {feature.name!r}"
+        if (rank is None) != (feature.kind == NUMERIC_KIND):
+            raise ModelError(f"{where}: a ranking must be given for categories only")
+        if not math.isfinite(fill[f]):
+            raise ModelError(f"{where}: its fill value is not finite")
+        if rank is None:
+            checked.append(None)
+            continue
+        k = feature.n_categories
+        if sorted(rank) != list(range(k)) or not all(type(r) is int for r in rank):
+            raise ModelError(f"{where}: the ranking is not one rank per category")
+        if fill[f] != int(fill[f]) or not 0 <= fill[f] < k:
+            raise ModelError(f"{where}: its fill value is not a category code")
+        checked.append(np.asarray(rank, dtype=np.int64))
+    return encoding_of(fill, tuple(checked), schema)
+
+
+def _tree_from_dict(
+    doc: dict, schema: Schema, n_classes: int | None, n_terms: int | None = None
+) -> Tree:
     n, regression = doc["n_nodes"], doc["regression"]
     arrays = {}
     for key, dtype in _NODE_ARRAYS.items():
@@ -611,6 +659,7 @@ def _tree_from_dict(doc: dict, schema: Schema, n_classes: int | None) -> Tree:
         not regression or median.shape != (n,) or not np.isfinite(median).all()
     ):
         raise ModelError("field tree.median: must be finite, one per node, in a regression tree")
+    linear = _linear_of(doc.get("linear"), n, n_terms)
     try:
         check_tree(arrays, value, schema, regression)
     except ModelError as exc:
@@ -619,11 +668,30 @@ def _tree_from_dict(doc: dict, schema: Schema, n_classes: int | None) -> Tree:
     tree = Tree(
         **{k: v for k, v in arrays.items() if k in known},
         value=value,
-        **_leaf_fields(median, regression),
+        **_leaf_fields(median, regression, linear),
         regression=regression,
         fractional=doc["fractional"],
     )
     return compact_categories(tree, schema)
+
+
+def _linear_of(rows, n: int, n_terms: int | None) -> np.ndarray | None:
+    """The linear leaf models of a model tree's file (``tree.linear``): per node, the
+    coefficients of the terms, the intercept and the RMSE; None for other trees."""
+    if (rows is None) != (n_terms is None):
+        raise ModelError(
+            "field tree.linear: "
+            + ("missing from a model tree" if rows is None else "only for a model tree")
+        )
+    if rows is None:
+        return None
+    width = n_terms + 2
+    if len(rows) != n or not all(isinstance(r, list) and len(r) == width for r in rows):
+        raise ModelError(f"field tree.linear: not {n} rows of {width} numbers")
+    out = _floats_of([v for row in rows for v in row], "tree.linear").reshape(n, width)
+    if not np.isfinite(out).all() or (out[:, -1] < 0).any():
+        raise ModelError("field tree.linear: the models must be finite, their errors >= 0")
+    return out
 
 
 def _check_statistics(a: dict, value: np.ndarray, regression: bool) -> None:

@@ -42,7 +42,18 @@ _CLASSIFIER_PARAMS = (
     "subtree_raising",
     "validation_fraction",
 )
-_REGRESSORS = ("CARTRegressor", "DecisionTreeRegressor")
+_MODEL_TREE_PARAMS = (
+    "leaf_model",
+    "max_depth",
+    "min_samples_split",
+    "n_jobs",
+    "nominal_features",
+    "ordinal_features",
+    "pruning",
+    "smoothing",
+)
+_MODEL_TREES = ("ModelTreeRegressor",)
+_REGRESSORS = ("CARTRegressor", "DecisionTreeRegressor", *_MODEL_TREES)
 _RULE_MODELS = ("C45RulesClassifier",)
 
 
@@ -80,16 +91,16 @@ class ModelView:
 
 def _view_class(name: str) -> type:
     regression = name in _REGRESSORS
-    return type(
-        f"{name}View",
-        (ModelView,),
-        {
-            "estimator": name,
-            "_regression": regression,
-            "_has_rules": name in _RULE_MODELS,
-            "_param_names": _REGRESSOR_PARAMS if regression else _CLASSIFIER_PARAMS,
-        },
-    )
+    params = _REGRESSOR_PARAMS if regression else _CLASSIFIER_PARAMS
+    attributes = {
+        "estimator": name,
+        "_regression": regression,
+        "_has_rules": name in _RULE_MODELS,
+        "_param_names": _MODEL_TREE_PARAMS if name in _MODEL_TREES else params,
+    }
+    if name in _MODEL_TREES:
+        attributes["_m5"] = True  # the file holds its terms
+    return type(f"{name}View", (ModelView,), attributes)
 
 
 VIEW_CLASSES = {name: _view_class(name) for name in MODEL_ESTIMATORS}

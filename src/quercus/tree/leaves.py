@@ -94,15 +94,22 @@ def name_of_value(model: str) -> str:
 
 def to_file(model: str, params: np.ndarray | None) -> dict:
     """The model-file fields of a leaf model: ``{"median": per-node list}`` for medians,
-    none for models the file describes by its criterion."""
+    ``{"linear": per-node rows}`` for linear models, none for models the file describes by
+    its criterion."""
     if model == MEDIAN:
         return {"median": params[:, 0]}
+    if model == LINEAR:
+        return {"linear": params}
     return {}
 
 
-def from_file(median: np.ndarray | None, regression: bool) -> tuple[str, np.ndarray | None]:
+def from_file(
+    median: np.ndarray | None, regression: bool, linear: np.ndarray | None = None
+) -> tuple[str, np.ndarray | None]:
     """``(leaf model, parameters)`` of a model file's tree: its ``median`` field, when
-    present, makes a median leaf model."""
+    present, makes a median leaf model, its ``linear`` field a linear one."""
+    if linear is not None:
+        return LINEAR, linear
     if median is not None:
         return MEDIAN, np.asarray(median, dtype=np.float64).reshape(-1, 1)
     return (MEAN if regression else DISTRIBUTION), None

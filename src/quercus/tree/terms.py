@@ -28,7 +28,14 @@ import pandas as pd
 from .._config import LEAF, SUBSET_SPLIT
 from ..data.schema import NOMINAL_KIND, NUMERIC_KIND, ORDINAL_KIND, Feature, Schema
 
-__all__ = ["TermEncoding", "fit_terms", "growth_frame", "in_feature_space", "split_terms"]
+__all__ = [
+    "TermEncoding",
+    "encoding_of",
+    "fit_terms",
+    "growth_frame",
+    "in_feature_space",
+    "split_terms",
+]
 
 
 @dataclass(frozen=True)
@@ -90,7 +97,7 @@ def fit_terms(matrix: np.ndarray, y: np.ndarray, w: np.ndarray, schema: Schema) 
     """The :class:`TermEncoding` of training rows: ``matrix`` the routing matrix (numbers,
     category codes, NaN for missing), ``y`` the targets, ``w`` the weights."""
     fill = np.zeros(matrix.shape[1])
-    ranks, term_feature, term_rank, names = [], [], [], []
+    ranks = []
     for f, feature in enumerate(schema.features):
         column = matrix[:, f]
         known = ~np.isnan(column)
@@ -98,32 +105,39 @@ def fit_terms(matrix: np.ndarray, y: np.ndarray, w: np.ndarray, schema: Schema) 
             if known.any() and w[known].sum() > 0:
                 fill[f] = np.average(column[known], weights=w[known])
             ranks.append(None)
+            continue
+        codes = column[known].astype(np.int64)
+        counts = np.bincount(codes, weights=w[known], minlength=feature.n_categories)
+        fill[f] = float(np.argmax(counts)) if feature.n_categories else 0.0  # first of equals
+        ranks.append(_category_ranks(feature, codes, y, w, fill[f], known))
+    return encoding_of(fill, tuple(ranks), schema)
+
+
+def encoding_of(fill: np.ndarray, ranks: tuple, schema: Schema) -> TermEncoding:
+    """The :class:`TermEncoding` of fill values and category ranks (the terms follow)."""
+    term_feature, term_rank, names = [], [], []
+    for f, feature in enumerate(schema.features):
+        if ranks[f] is None:
             term_feature.append(f)
             term_rank.append(0)
             names.append(feature.name)
             continue
-        codes = column[known].astype(np.int64)
-        k = feature.n_categories
-        counts = np.bincount(codes, weights=w[known], minlength=k)
-        fill[f] = float(np.argmax(counts)) if k else 0.0  # the first of equal counts
-        rank = _category_ranks(feature, codes, y[known], w[known], fill[f], y, w, known)
-        ranks.append(rank)
-        order = np.argsort(rank, kind="stable")
+        order = np.argsort(ranks[f], kind="stable")
         labels = [str(feature.categories[c]) for c in order]
-        for r in range(1, k):
+        for r in range(1, feature.n_categories):
             term_feature.append(f)
             term_rank.append(r)
             names.append(f"{feature.name}={','.join(labels[r:])}")
     return TermEncoding(
-        fill=fill,
-        ranks=tuple(ranks),
+        fill=np.asarray(fill, dtype=np.float64),
+        ranks=ranks,
         term_feature=np.asarray(term_feature, dtype=np.int64),
         term_rank=np.asarray(term_rank, dtype=np.int64),
         names=tuple(names),
     )
 
 
-def _category_ranks(feature: Feature, codes, y_known, w_known, mode, y, w, known) -> np.ndarray:
+def _category_ranks(feature: Feature, codes, y, w, mode, known) -> np.ndarray:
     """Each category's rank: ordinal categories in their order; nominal ones by the mean
     target of their rows, the filled rows counted with the most frequent category (a
     category without rows takes the feature's mean), ties in category order."""
