@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import shutil
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -203,4 +204,19 @@ def test_a_pruning_step_shows_its_node(browser, shared, tmp_path):
     assert opened.node(node).is_visible()
     assert "selected" in opened.node(node).get_attribute("class")
     assert opened.page.locator("#details h3").inner_text().startswith(f"Node {node}")
+    assert opened.problems == []
+
+
+def test_a_model_tree_shows_each_leafs_equation(browser, tmp_path):
+    abalone = quercus.datasets.load("abalone")
+    X, y = abalone.iloc[:, :-1], abalone.iloc[:, -1]
+    tree = quercus.ModelTreeRegressor().fit(X, y)
+    opened = Opened(browser, tree.report(X, y, tmp_path / "m5.html"))
+    assert opened.page.locator("li.node").count() == tree.tree_.node_count
+    leaf = int(np.flatnonzero(tree.tree_.leaf_number == 1)[0])
+    opened.click_node(leaf)
+    details = opened.page.locator("#details").inner_text()
+    first = tree.export_text().split("\n\n", 1)[1].splitlines()[0]  # "LM1: Class_Rings = ..."
+    assert first in details
+    assert "candidate splits are not shown" in details
     assert opened.problems == []

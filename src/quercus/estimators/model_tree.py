@@ -76,6 +76,7 @@ class ModelTreeRegressor(RegressorMixin, BaseDecisionTree):
 
     _regression = True
     _m5 = True  # model files keep its terms (persist/model_file.py)
+    criterion = "m5"  # what the tree's gains are (the report names them); not a parameter
 
     def __init__(
         self,
@@ -178,6 +179,21 @@ class ModelTreeRegressor(RegressorMixin, BaseDecisionTree):
         matrix = self._predict_matrix(X)
         leaf = run_parallel(apply_rows, matrix, *self._tree_args())
         return leaves.linear_predictions(self.tree_.leaf_params, leaf, self.terms_.terms(matrix))
+
+    def gain_table(self, X, y, node: int = 0, sample_weight=None):
+        """Not for model trees: their splits are searched on the filled and ranked terms
+        (see ``terms_``), which the worked tables of the other trees do not show."""
+        raise NotImplementedError(
+            "gain_table is not available for ModelTreeRegressor: its splits are searched on "
+            "filled values and ranked categories (terms_), not on the rows as given"
+        )
+
+    def cost_complexity_pruning_path(self, X, y, sample_weight=None):
+        """Not for model trees, which M5 prunes by its own estimate (``pruning``)."""
+        raise NotImplementedError(
+            "ModelTreeRegressor is pruned by M5's error estimate (pruning=True), not by cost "
+            "complexity"
+        )
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -238,8 +238,15 @@ def render_report(
         trees = [est.tree_ for est in estimator.estimators_]
         sections.append(_forest_facts(estimator, regression))
     else:
-        scores = score_nodes(estimator, X, y, sample_weight)
+        # A model tree's splits are searched on its terms, which the tables do not show.
+        model_tree = hasattr(estimator, "terms_")
+        scores = None if model_tree else score_nodes(estimator, X, y, sample_weight)
         data["tree"] = tree_record(estimator, MAX_NODES, scores, pruned_by(estimator))
+        if model_tree:
+            data["tree_note"] = (
+                "A model tree's candidate splits are not shown: they are scored on its terms"
+                " (filled values, ranked categories)."
+            )
         trees = [estimator.tree_]
     if regression:
         data["value_range"] = _value_range(trees)
@@ -267,13 +274,35 @@ def render_report(
     rules = _rules(estimator)
     if rules:
         sections.append(rules)
-    if not forest:
+    model_tree = hasattr(estimator, "terms_")
+    if model_tree:
+        sections.append(_model_tree_pruning(estimator))
+    elif not forest:
         sections.append(pruning_section(estimator))
-    figures = curve_figures(estimator, X, y, X_test, y_test, sample_weight, forest)
+    # The overfitting curve follows a pruning sequence, which M5's pruning does not make.
+    figures = curve_figures(
+        estimator, X, y, X_test, y_test, sample_weight, forest, pruning_curve=not model_tree
+    )
     if figures:
         sections.append(curves_section(figures))
     title = title or f"{type(estimator).__name__}: {_target_name(estimator, y)}"
     return page.page(title, _layout(title, _summary(estimator, X, y, regression), sections), data)
+
+
+def _model_tree_pruning(estimator) -> str:
+    """A model tree's pruning and smoothing, in words."""
+    pruned = (
+        "Pruned by M5's estimate: a node became a leaf with its linear model where the model's "
+        "training RMSE times (n + 2v) / (n - v) was at most its subtree's."
+        if estimator.pruning
+        else "Not pruned (pruning=False)."
+    )
+    smoothed = (
+        " Each leaf's model is smoothed with the models above it, (n p + 15 q) / (n + 15)."
+        if estimator.smoothing
+        else " The leaves' models are not smoothed (smoothing=False)."
+    )
+    return page.section("pruning", "Pruning", page.paragraph(pruned + smoothed))
 
 
 def _layout(title: str, summary: list[str], sections: list[str]) -> str:

@@ -69,9 +69,11 @@ def _draw(title: str, caption: str, draw) -> Figure:
     return Figure(title, _inline(buffer.getvalue()), caption, notes)
 
 
-def curve_figures(estimator, X, y, X_test, y_test, sample_weight, forest: bool) -> list[Figure]:
-    """The overfitting curve (a single tree) and the learning curve (none where this
-    quercus draws no curves)."""
+def curve_figures(
+    estimator, X, y, X_test, y_test, sample_weight, forest: bool, pruning_curve: bool = True
+) -> list[Figure]:
+    """The overfitting curve (a single tree, with ``pruning_curve``) and the learning curve
+    (none where this quercus draws no curves)."""
     try:
         import matplotlib  # noqa: F401
     except ImportError:
@@ -83,7 +85,7 @@ def curve_figures(estimator, X, y, X_test, y_test, sample_weight, forest: bool) 
     held_out = X_test is not None
     how = "the test data" if held_out else f"{FOLDS}-fold cross-validation"
     figures = []
-    if not forest:
+    if not forest and pruning_curve:
         options = {"X_val": X_test, "y_val": y_test} if held_out else {"cv": FOLDS}
         figures.append(
             _draw(

@@ -16,6 +16,7 @@ from .._config import LEAF
 from ..criteria import registry
 from ..export._common import children, conditions, leaf_class
 from ..export.node_scores import NodeScores
+from ..tree import leaves
 
 #: The split of a candidate that makes one branch per value, as the page's data writes it.
 ONE_BRANCH_PER_VALUE = "*"
@@ -110,6 +111,13 @@ def tree_record(
     }
     if tree.regression:
         record["value"] = [rounded(tree.leaf_values()[n, 0]) for n in kept]
+    if tree.leaf_model == leaves.LINEAR:  # a model tree: each leaf's equation
+        from ..export.m5p import equations
+
+        models = equations(estimator)
+        record["model"] = [
+            models[tree.leaf_number[n] - 1] if tree.kind[n] == LEAF else "" for n in kept
+        ]
     else:
         parents = {n: (kept[parent[i]] if parent[i] >= 0 else -1) for i, n in enumerate(kept)}
         record["dist"] = [sparse(tree.value[n]) for n in kept]

@@ -271,6 +271,7 @@
     fact("training weight", amount(t.w[i]));
     if (data.regression) fact(data.value_name, fixed(t.value[i], 4));
     else fact("predicts", data.classes[t.pred[i]]);
+    if (t.model && t.model[i]) fact("model", t.model[i]);
     var scores = t.scores ? t.scores[i] : null;
     if (scores) fact("rows of the data here", scores.n + (scores.w !== scores.n ? " (weight " + amount(scores.w) + ")" : ""));
     box.appendChild(facts);
@@ -308,7 +309,7 @@
     current.render(document.getElementById("tree-view"));
   }
 
-  if (data.tree) show(data.tree);
+  if (data.tree) show(data.tree, { noScores: data.tree_note });
   var select = document.getElementById("tree-select");
   if (data.forest && select) {
     data.forest.trees.forEach(function (tree, k) {
