@@ -306,3 +306,53 @@ def test_weka_numbers_round_half_away_from_zero():
     assert weka_number(-0.00004, 4) == "0"
     assert weka_number(15.0, 3) == "15"
     assert weka_number(-8.27172, 4) == "-8.2717"
+
+
+# ---------------------------------------------------------------------------------------------
+# Linear leaves on the other regression trees
+
+
+def test_regression_tree_with_linear_leaves_fits_piecewise_lines():
+    rng = np.random.default_rng(3)
+    x = rng.uniform(-1, 1, size=400)
+    y = np.where(x < 0, 3.0 * x + 10.0, -2.0 * x - 10.0)  # the jump places the split at 0
+    X = pd.DataFrame({"x": x, "noise": rng.normal(size=400)})
+    mean = quercus.DecisionTreeRegressor(max_depth=1).fit(X, y)
+    linear = quercus.DecisionTreeRegressor(max_depth=1, leaf_model="linear").fit(X, y)
+    assert linear.get_n_leaves() == 2
+    np.testing.assert_allclose(linear.predict(X), y, atol=1e-9)
+    assert np.abs(mean.predict(X) - y).max() > 0.5
+    assert linear.export_text().count("LM") == 4  # two leaves, two equations
+    # An exact fit (no error left) eliminates no term, as in M5P: the noise's coefficient is ~0.
+    assert re.search(r"LM1: y = 3 \* x .*\+ 10\n", linear.export_text())
+
+
+def test_linear_leaves_are_each_leafs_own_fit():
+    frame = quercus.datasets.load("abalone")
+    X, y = frame.iloc[:, :-1], frame.iloc[:, -1].to_numpy(dtype=float)
+    est = quercus.DecisionTreeRegressor(max_depth=2, leaf_model="linear").fit(X, y)
+    terms = est.terms_.terms(est._predict_matrix(X))
+    leaf = est.apply(X)
+    for node in np.unique(leaf):
+        rows = leaf == node
+        own = fit_linear(
+            node_moments(terms[rows], y[rows], np.ones(rows.sum())),
+            np.arange(est.terms_.n_terms),
+            est.terms_.n_terms,
+        )
+        np.testing.assert_allclose(est.tree_.leaf_params[node, :-2], own.coef)
+        assert est.tree_.leaf_params[node, -2] == pytest.approx(own.intercept)
+
+
+def test_linear_leaves_need_least_squares_and_a_local_fit():
+    with pytest.raises(quercus.InvalidParameterError, match="leaf_model"):
+        quercus.DecisionTreeRegressor(criterion="absolute_error", leaf_model="linear").fit(
+            [[1.0], [2.0], [3.0]], [1.0, 2.0, 3.0]
+        )
+    from quercus.distributed.estimators import refuse_local_only
+
+    with pytest.raises(quercus.InvalidParameterError, match="leaf_model"):
+        refuse_local_only({"leaf_model": "linear"})
+    est = quercus.DecisionTreeRegressor(leaf_model="linear").fit([[1.0], [2.0]], [1.0, 2.0])
+    with pytest.raises(ValueError, match="M5P's layout"):
+        est.export_text(style="weka")

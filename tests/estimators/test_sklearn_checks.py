@@ -17,6 +17,7 @@ ESTIMATORS = [
     quercus.CARTClassifier(random_state=0),
     quercus.CARTRegressor(random_state=0),
     quercus.ModelTreeRegressor(),
+    quercus.DecisionTreeRegressor(leaf_model="linear", max_depth=3),
 ]
 SKIPPED = {}  # check name -> reason
 

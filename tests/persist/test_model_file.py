@@ -147,6 +147,10 @@ CASES = {
     ),
     "model-tree": (lambda: Q.ModelTreeRegressor(ordinal_features=ORDINAL), "mixed-regression"),
     "model-tree-unsmoothed": (lambda: Q.ModelTreeRegressor(smoothing=False), "mixed-regression"),
+    "regressor-linear-leaves": (
+        lambda: Q.DecisionTreeRegressor(leaf_model="linear", max_depth=2, ordinal_features=ORDINAL),
+        "mixed-regression",
+    ),
 }
 
 

@@ -23,6 +23,7 @@ from ..persist.model_file import save_model
 from ..pruning import cost_complexity_path
 from ..pruning.cost_complexity import held_out_errors, pruning_steps
 from ..pruning.sequence import PruningLog, leaves_after_cuts
+from ..tree import leaves
 from ..tree._predict import apply_rows, fractional_rows, path_rows
 from ..tree.grower import GrowthParams, grow_binned, tree_from_grown
 from .folds import cv_folds
@@ -323,6 +324,12 @@ class BaseDecisionTree(TabularInput, BaseEstimator):
         """Write the fitted model to ``path`` as a JSON model file (``quercus.load`` reads
         it back; the format is described in docs/model-format.md)."""
         return save_model(self, path)
+
+    def _linear_predictions(self, X) -> np.ndarray:
+        """A tree of linear leaves: each row's leaf model applied to the row's terms."""
+        matrix = self._predict_matrix(X)
+        leaf = run_parallel(apply_rows, matrix, *self._tree_args())
+        return leaves.linear_predictions(self.tree_.leaf_params, leaf, self.terms_.terms(matrix))
 
     def _leaf_values(self, X) -> np.ndarray:
         """The tree's prediction for every row: its leaf's values, or for rows with a missing

@@ -176,9 +176,7 @@ class ModelTreeRegressor(RegressorMixin, BaseDecisionTree):
     def predict(self, X) -> np.ndarray:
         """The leaf model's prediction for each row of ``X``."""
         check_is_fitted(self, "tree_")
-        matrix = self._predict_matrix(X)
-        leaf = run_parallel(apply_rows, matrix, *self._tree_args())
-        return leaves.linear_predictions(self.tree_.leaf_params, leaf, self.terms_.terms(matrix))
+        return self._linear_predictions(X)
 
     def gain_table(self, X, y, node: int = 0, sample_weight=None):
         """Not for model trees: their splits are searched on the filled and ranked terms

@@ -278,6 +278,12 @@ def check_params(estimator) -> None:
             f"criterion {criterion!r} scores binary splits only; it needs nominal_split='binary'",
             "criterion",
         )
+    if params.get("leaf_model") == "linear" and criterion == "absolute_error":
+        raise InvalidParameterError(
+            "leaf_model='linear' fits least-squares models: it needs criterion "
+            "'squared_error' or 'm5', not 'absolute_error'",
+            "leaf_model",
+        )
     if params.get("oob_score") and not params.get("bootstrap", True):
         raise InvalidParameterError(
             "oob_score needs bootstrap=True or 'poisson' (no row is out of bag otherwise)",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 
 import numpy as np
@@ -12,7 +13,10 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._parallel import run_parallel
 from ..criteria import registry
+from ..pruning.m5 import fit_leaf_models
+from ..tree import leaves
 from ..tree._predict import apply_rows
+from ..tree.terms import fit_terms
 from ..tree.thresholds import thresholds_at_training_values
 from .base import C45_TOLERANCE, BaseDecisionTree
 from .params import check_params
@@ -309,6 +313,7 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         self,
         *,
         criterion="squared_error",
+        leaf_model="mean",
         nominal_split="binary",
         max_depth=None,
         min_samples_split=2,
@@ -325,6 +330,7 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         n_jobs=-1,
     ):
         self.criterion = criterion
+        self.leaf_model = leaf_model
         self.nominal_split = nominal_split
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
@@ -356,11 +362,29 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         w = self._check_sample_weight(sample_weight, len(y_value))
         y_class = np.zeros(len(y_value), dtype=np.int32)
         self._grow(typed, y_class, y_value, w, 3, trace)
+        if self.leaf_model == "linear":
+            self._fit_leaf_models(typed, y_value, w)
+        elif hasattr(self, "terms_"):
+            del self.terms_
         return self
 
+    def _fit_leaf_models(self, typed, y_value, w) -> None:
+        """Replace each leaf's mean by a linear model of every term (``terms_``), fitted on
+        the leaf's training rows as M5 fits a model."""
+        keep = w > 0
+        matrix = self._routing_matrix(typed)[keep]
+        y_value, w = y_value[keep], w[keep]
+        self.terms_ = fit_terms(matrix, y_value, w, self.schema_)
+        leaf = run_parallel(apply_rows, matrix, *self._tree_args())
+        params = fit_leaf_models(self.tree_, leaf, self.terms_.terms(matrix), y_value, w)
+        self.tree_ = dataclasses.replace(self.tree_, leaf_model=leaves.LINEAR, leaf_params=params)
+
     def predict(self, X) -> np.ndarray:
-        """Mean (absolute error: median) training target of each sample's leaf."""
+        """Mean (absolute error: median; linear leaves: their model) training target of each
+        sample's leaf."""
         check_is_fitted(self, "tree_")
+        if self.tree_.leaf_model == leaves.LINEAR:
+            return self._linear_predictions(X)
         return self._leaf_values(X)[:, 0]
 
     def __sklearn_tags__(self):
@@ -435,6 +459,15 @@ _CLS, _REG = (
     "{" + ", ".join(repr(name) for name in registry.names(task, aliases=False)) + "}"
     for task in (registry.CLASSIFICATION, registry.REGRESSION)
 )
+_REGRESSION_NOTE = """ 'm5': Weka M5P's (the decrease of the fifth root of
+        the variance, each side of a split more than a fifth of its node).
+    leaf_model : {'mean', 'linear'}, default 'mean'
+        What a leaf predicts: its mean (``criterion='absolute_error'``: its median), or a
+        linear model of every feature fitted on the leaf's rows (numeric features as they
+        are, a nominal one as indicator terms; terms chosen as M5 chooses them, see
+        ``ModelTreeRegressor``, whose pruning and smoothing this tree does not do). Best
+        with shallow trees (``max_depth``, ``min_samples_leaf``); ``terms_`` holds the
+        terms."""
 _GAIN_RATIO_NOTE = (
     " 'gain_ratio' follows C4.5: only attributes with at least the\n        average gain"
     " compete on gain ratio; a numeric cut is chosen by gain."
@@ -480,7 +513,7 @@ for _cls, _summary, _crit, _split in [
             criteria=_criteria,
             criterion=_crit,
             nominal_split=_split,
-            criterion_note="" if _cls._regression else _GAIN_RATIO_NOTE,
+            criterion_note=_REGRESSION_NOTE if _cls._regression else _GAIN_RATIO_NOTE,
         ),
         _cls,
     )

@@ -124,8 +124,8 @@ def m5p_text(estimator) -> str:
     Rules``). Its options show in the heading: unpruned, regression tree (constant
     leaves), without smoothed models."""
     tree = fitted_tree(estimator)
-    if tree.leaf_model != leaves.LINEAR:
-        raise ValueError("M5P's layout is for model trees (ModelTreeRegressor)")
+    if tree.leaf_model != leaves.LINEAR or not hasattr(estimator, "smoothing"):
+        raise ValueError("M5P's layout is for M5's model trees (ModelTreeRegressor)")
     pruned = "pruned" if estimator.pruning else "unpruned"
     kind = "model" if estimator.leaf_model == "linear" else "regression"
     lines = [f"M5 {pruned} {kind} tree:"]

@@ -481,7 +481,8 @@ def _model_from_dict(doc: dict, classes: dict):
         estimator.classes_ = _classes_from_dict(doc["classes"])
         n_classes = estimator.classes_.shape[0]
         estimator.n_classes_ = n_classes
-    terms = _terms_from_dict(doc, schema, cls) if "terms" in doc or hasattr(cls, "_m5") else None
+    linear = hasattr(cls, "_m5") or doc["params"].get("leaf_model") == "linear"
+    terms = _terms_from_dict(doc, schema, linear) if "terms" in doc or linear else None
     n_terms = None if terms is None else terms.n_terms
     tree = _tree_from_dict(doc["tree"], schema, n_classes, n_terms)
     if terms is not None:
@@ -601,11 +602,12 @@ def _floats_of(values, what: str) -> np.ndarray:
         raise ModelError(f"field {what}: a number out of range for float64") from None
 
 
-def _terms_from_dict(doc: dict, schema: Schema, cls):
-    """A model tree's :class:`~quercus.tree.terms.TermEncoding` (field ``terms``)."""
+def _terms_from_dict(doc: dict, schema: Schema, linear: bool):
+    """The :class:`~quercus.tree.terms.TermEncoding` of a tree with linear leaves (field
+    ``terms``; ``linear``: whether the estimator has them)."""
     from ..tree.terms import encoding_of
 
-    if not hasattr(cls, "_m5") or "terms" not in doc:
+    if not linear or "terms" not in doc:
         raise ModelError(
             f"field terms: {'missing from' if 'terms' not in doc else 'present in'} a model of "
             f"{doc['estimator']}"

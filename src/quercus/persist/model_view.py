@@ -13,7 +13,7 @@ from .model_file import MODEL_ESTIMATORS, read_model
 
 # The parameters of the tree estimators, by task. tests/persist checks them against the
 # estimator classes, whose signatures they come from.
-_REGRESSOR_PARAMS = (
+_TREE_PARAMS = (
     "ccp_alpha",
     "criterion",
     "max_bins",
@@ -30,8 +30,9 @@ _REGRESSOR_PARAMS = (
     "ordinal_features",
     "random_state",
 )
+_REGRESSOR_PARAMS = (*_TREE_PARAMS, "leaf_model")
 _CLASSIFIER_PARAMS = (
-    *_REGRESSOR_PARAMS,
+    *_TREE_PARAMS,
     "c45_thresholds",
     "c45_variant",
     "class_weight",

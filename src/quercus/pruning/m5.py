@@ -26,7 +26,7 @@ from ..tree.arrays import Tree
 from ..tree.linear_fit import fit_linear, node_moments
 from .subtree import collapse, kept_nodes
 
-__all__ = ["M5Models", "SMOOTHING", "fit_m5"]
+__all__ = ["M5Models", "SMOOTHING", "fit_leaf_models", "fit_m5"]
 
 SMOOTHING = 15.0  # M5's smoothing constant k
 PRUNING_MULTIPLIER = 2.0  # Weka's: (n + 2v) / (n - v)
@@ -61,7 +61,9 @@ def _row_ranges(tree: Tree, order: np.ndarray, leaf_of_row: np.ndarray):
         if tree.kind[node] == LEAF:
             first[node] = last[node] = leaf_rank[node]
         else:
-            kids = tree.children[tree.child_start[node] : tree.child_start[node] + 2]
+            kids = tree.children[
+                tree.child_start[node] : tree.child_start[node] + tree.n_children[node]
+            ]
             first[node] = first[kids].min()
             last[node] = last[kids].max()
     return rows, bounds[first], bounds[last + 1]
@@ -131,6 +133,32 @@ def fit_m5(
     if smooth and pruned.node_count > 1:
         _smooth(pruned, params, n_terms)
     return M5Models(pruned, params, grown_ids, collapsed[grown_ids])
+
+
+def fit_leaf_models(
+    tree: Tree, leaf_of_row: np.ndarray, terms: np.ndarray, y: np.ndarray, w: np.ndarray
+) -> np.ndarray:
+    """A linear model in each leaf of ``tree`` over every term, fitted on the leaf's rows as
+    M5 fits a node's model, without pruning or smoothing; the rows of
+    :attr:`M5Models.params` (inner nodes: their mean)."""
+    order = tree.preorder()
+    rows, start, end = _row_ranges(tree, order, leaf_of_row)
+    n_terms = terms.shape[1]
+    params = np.zeros((tree.node_count, n_terms + 2))
+    everything = np.arange(n_terms)
+    means = tree.leaf_values()[:, 0]
+    for node in order:
+        index = rows[start[node] : end[node]]
+        used = everything if tree.kind[node] == LEAF else everything[:0]
+        if len(index) == 0:  # an empty leaf: its parent's routing made it; predict its mean
+            params[node, n_terms] = means[node]
+            continue
+        moments = node_moments(terms[np.ix_(index, used)], y[index], w[index])
+        model = fit_linear(moments, np.arange(len(used)), len(used))
+        params[node, used] = model.coef
+        params[node, n_terms] = model.intercept
+        params[node, n_terms + 1] = np.sqrt(model.sse / moments.weight)
+    return params
 
 
 def _smooth(tree: Tree, params: np.ndarray, n_terms: int) -> None:
