@@ -111,6 +111,8 @@ def refuse_local_only(params: dict) -> None:
         _refuse("missing", "fractional", "C4.5's weighted copies of a row are grown locally")
     if params.get("criterion") == "absolute_error":
         _refuse("criterion", "absolute_error", "it ranks a node's rows, not sums over them")
+    if params.get("lookahead"):
+        _refuse("lookahead", params["lookahead"], "it reads a node's rows between levels")
     if params.get("leaf_model") == "linear":
         _refuse("leaf_model", "linear", "a leaf's model is fitted on the leaf's rows")
     if params.get("max_leaf_nodes") is not None:

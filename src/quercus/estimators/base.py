@@ -26,8 +26,9 @@ from ..pruning.sequence import PruningLog, leaves_after_cuts
 from ..tree import leaves
 from ..tree._predict import apply_rows, fractional_rows, path_rows
 from ..tree.grower import GrowthParams, grow_binned, tree_from_grown
+from ..tree.levelwise import LOOKAHEAD_CUTS
 from .folds import cv_folds
-from .params import growth_params
+from .params import check_lookahead_budget, growth_params
 from .validate import TabularInput
 
 _CV_FOLDS = 10  # folds of ccp_alpha="cv", as `quercus cv` makes them by default
@@ -101,6 +102,8 @@ class BaseDecisionTree(TabularInput, BaseEstimator):
         if not keep.all():  # a zero weight is the same as an absent row
             typed, y_class, y_value, w = typed[keep], y_class[keep], y_value[keep], w[keep]
         params = self._growth_params(typed.shape[1], float(w.sum()))
+        if params.lookahead:
+            check_lookahead_budget(params.lookahead, len(typed), typed.shape[1], LOOKAHEAD_CUTS)
         threads = n_threads(getattr(self, "n_jobs", None))
         data = bin_frame(typed, self.schema_, self.max_bins, threads)
         # The kernel overwrites its arrays: it gets its own copies, never the caller's arrays

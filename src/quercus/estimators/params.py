@@ -230,6 +230,7 @@ PARAM_RULES: dict[str, ParamRule] = {
         lambda v, e: isinstance(v, str) and v in _missing_policies(e),
         lambda e: _listed(_missing_policies(e)),
     ),
+    "lookahead": _fixed(lambda v: _is_int(v) and 0 <= v <= 2, "0, 1 or 2"),
     "max_leaf_nodes": _int_at_least(2, allow_none=True),
     "max_features": _fixed(
         _max_features_ok, "None, 'sqrt', 'log2', an integer >= 1 or a float in (0, 1]"
@@ -284,10 +285,49 @@ def check_params(estimator) -> None:
             "'squared_error' or 'm5', not 'absolute_error'",
             "leaf_model",
         )
+    if params.get("lookahead"):
+        _check_lookahead(params)
     if params.get("oob_score") and not params.get("bootstrap", True):
         raise InvalidParameterError(
             "oob_score needs bootstrap=True or 'poisson' (no row is out of bag otherwise)",
             "oob_score",
+        )
+
+
+def _check_lookahead(params: Mapping) -> None:
+    """The look-ahead grows level by level: what only the compiled grower does is refused."""
+    for name, value, why in (
+        ("missing", "fractional", "C4.5's weighted copies of a row"),
+        ("criterion", "absolute_error", "it ranks a node's rows by target"),
+    ):
+        if params.get(name) == value:
+            raise InvalidParameterError(
+                f"lookahead does not combine with {name}={value!r} ({why} need the greedy "
+                "compiled grower)",
+                "lookahead",
+            )
+    if params.get("max_leaf_nodes") is not None:
+        raise InvalidParameterError(
+            "lookahead does not combine with max_leaf_nodes (best-first growth)", "lookahead"
+        )
+
+
+#: The most work (rows x features x (features x cuts)^lookahead) a look-ahead may take at
+#: the root: about a minute of the kernel.
+LOOKAHEAD_BUDGET = 2e10
+
+
+def check_lookahead_budget(lookahead: int, n_rows: int, n_features: int, cuts: int) -> None:
+    """An :class:`InvalidParameterError` when the look-ahead's work at the root alone would
+    pass :data:`LOOKAHEAD_BUDGET` (hours, not a silent wait)."""
+    work = float(n_rows) * n_features * float(n_features * cuts) ** lookahead
+    if work > LOOKAHEAD_BUDGET:
+        raise InvalidParameterError(
+            f"lookahead={lookahead} on {n_rows:,} rows and {n_features} features would scan "
+            f"about {work:.1e} rows at the root alone (rows x features x (features x {cuts} "
+            f"cuts)^{lookahead}; the limit is {LOOKAHEAD_BUDGET:.0e}): use lookahead=1, fewer "
+            "rows or fewer features",
+            "lookahead",
         )
 
 
@@ -337,4 +377,5 @@ def growth_params(values: Mapping, n_features: int, total_weight: float, seed: i
         seed=seed,
         ccp_alpha=0.0 if ccp_alpha == "cv" else float(ccp_alpha),
         missing=MISSING_POLICIES[values["missing"]],
+        lookahead=int(values.get("lookahead", 0)),
     )

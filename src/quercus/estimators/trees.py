@@ -89,6 +89,16 @@ _COMMON_DOC = """
         'majority'. 'learned' (CART, as scikit-learn, LightGBM and XGBoost): each split
         sends missing values to the branch that gives the highest gain, remembered for
         prediction (the heaviest branch when training had none there).
+    lookahead : {{0, 1, 2}}, default 0
+        Levels to look ahead when choosing a split: 0 is greedy; with k > 0 each candidate
+        split is scored by the least impurity its children reach after k more levels of
+        splits, each chosen as well as possible (the lectures' remedy for parity, where
+        every single split gains nothing). Budget: at each level but the last, a numeric
+        feature offers at most 16 cuts (its greedy best and others evenly spaced); the
+        work at a node grows as rows x features x (features x 16)^k, and a fit whose root
+        alone would pass 2e10 is refused. Grows level by level (not with
+        ``missing='fractional'``, ``criterion='absolute_error'``, ``max_leaf_nodes`` or
+        ``trace``), on one thread.
     max_leaf_nodes : int or None, default None
         Grow best-first, splitting the leaf of largest impurity decrease, up to this many
         leaves.
@@ -148,6 +158,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         c45_variant="j48",
         collapse=False,
         missing="learned",
+        lookahead=0,
         max_leaf_nodes=None,
         max_features=None,
         max_bins="auto",
@@ -173,6 +184,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         self.c45_variant = c45_variant
         self.collapse = collapse
         self.missing = missing
+        self.lookahead = lookahead
         self.max_leaf_nodes = max_leaf_nodes
         self.max_features = max_features
         self.max_bins = max_bins
@@ -321,6 +333,7 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         min_impurity_decrease=0.0,
         ccp_alpha=0.0,
         missing="learned",
+        lookahead=0,
         max_leaf_nodes=None,
         max_features=None,
         max_bins="auto",
@@ -338,6 +351,7 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         self.min_impurity_decrease = min_impurity_decrease
         self.ccp_alpha = ccp_alpha
         self.missing = missing
+        self.lookahead = lookahead
         self.max_leaf_nodes = max_leaf_nodes
         self.max_features = max_features
         self.max_bins = max_bins

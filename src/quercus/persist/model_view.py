@@ -16,6 +16,7 @@ from .model_file import MODEL_ESTIMATORS, read_model
 _TREE_PARAMS = (
     "ccp_alpha",
     "criterion",
+    "lookahead",
     "max_bins",
     "max_depth",
     "max_features",

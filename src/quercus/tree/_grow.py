@@ -143,6 +143,9 @@ class Settings(NamedTuple):
     # A node whose impurity is below this stays a leaf (M5: a standard deviation under 5%
     # of the whole training set's).
     min_impurity_split: float = 0.0
+    # > 0: splits are chosen by looking this many levels ahead (the level-wise grower only:
+    # tree/levelwise.py, splitting/_lookahead.py).
+    lookahead: int = 0
 
 
 @njit

@@ -12,7 +12,7 @@ from . import leaves
 from ._grow import Bins, Settings, grow_tree, root_draw_key
 from ._records import GrownArrays
 from .arrays import Tree
-from .levelwise import grow_level_wise
+from .levelwise import grow_level_wise, grow_local
 from .statistics import StatisticsProvider
 from .threads import can_thread, grow_tree_threaded
 
@@ -39,6 +39,7 @@ class GrowthParams:
     ccp_alpha: float
     missing: int
     min_impurity_split: float = 0.0  # a node below this impurity stays a leaf
+    lookahead: int = 0  # levels looked ahead when choosing a split (0: greedy)
 
 
 def growth_setup(
@@ -75,6 +76,7 @@ def growth_setup(
         # np.uint64: a Python int would type as int64 or uint64 by its size, two signatures
         root_key=np.uint64(root_draw_key(int(params.seed))),
         min_impurity_split=float(params.min_impurity_split),
+        lookahead=int(params.lookahead),
     )
     return bins, settings
 
@@ -125,6 +127,8 @@ def grow_binned(
     bins, settings = growth_setup(data, params, **setup)
     if provider is not None:
         return grow_level_wise(provider, bins, settings)
+    if settings.lookahead > 0:  # the look-ahead reads a node's rows between levels
+        return grow_local(binned, y_class, y_value, w, bins, settings)
     settings = settings._replace(subtract_rows=subtraction_rows(w, settings, len(bins.kinds)))
     if n_threads > 1 and can_thread(len(binned), settings):
         return grow_tree_threaded(binned, y_class, y_value, w, bins, settings, n_threads)

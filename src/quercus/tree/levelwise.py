@@ -55,6 +55,11 @@ from ._grow import (
 from ._records import CANDIDATE, NODE, TRACE, GrownArrays
 from .statistics import Histograms, LocalStatistics, Split, StatisticsProvider
 
+#: The look-ahead's budget: a threshold feature offers at most this many cuts at each level
+#: but the last (``splitting/_lookahead.py``).
+LOOKAHEAD_CUTS = 16
+LOOKAHEAD_UNLIMITED = 1 << 30  # the levels left without max_depth
+
 
 def check_level_wise(s: Settings) -> None:
     """Raise ``ValueError`` for settings only the compiled grower supports (see the module
@@ -183,9 +188,21 @@ def level_steps(root, bins: Bins, s: Settings, small_rows: int = 0):
         if not splittable:
             break
         histograms = yield Request("histograms", [grown.keys[node] for node in splittable])
+        searched = [
+            _search(grown, node, h, bins, s) for node, h in zip(splittable, histograms, strict=True)
+        ]
+        if s.lookahead > 0:
+            ahead = yield Request(
+                "lookahead",
+                [
+                    (grown.keys[node], *_lookahead_question(grown, node, found, bins, s))
+                    for node, found in zip(splittable, searched, strict=True)
+                ],
+            )
+            searched = [_look_ahead(f, a) for f, a in zip(searched, ahead, strict=True)]
         chosen = []
-        for node, h in zip(splittable, histograms, strict=True):
-            choice = _choose(grown, node, h, w_root, bins, s)
+        for node, found in zip(splittable, searched, strict=True):
+            choice = _choose(grown, node, found, w_root, bins, s)
             if choice is not None:
                 chosen.append(choice)
         dropped = [grown.keys[node] for node in set(splittable) - {c.node for c in chosen}]
@@ -342,9 +359,19 @@ class _Choice(NamedTuple):
     improvement: float
 
 
-def _choose(grown: _Nodes, node: int, h: Histograms, w_root: float, bins: Bins, s: Settings):
-    """The best split of ``node`` from its histograms ``h`` as a :class:`_Choice`, or None
-    when no split is admissible or it improves too little."""
+class _Search(NamedTuple):
+    """A node's candidate features (``features[:n_cand]``), the best split of each
+    (``candidates``, ``sides``) and the index of the winner (-1: none)."""
+
+    features: np.ndarray
+    n_cand: int
+    candidates: np.ndarray
+    sides: np.ndarray
+    chosen: int
+
+
+def _search(grown: _Nodes, node: int, h: Histograms, bins: Bins, s: Settings) -> _Search:
+    """The greedy search of ``node`` from its histograms ``h``."""
     p = len(bins.kinds)
     features = np.zeros(p, dtype=np.int64)
     draw_key = grown.records["draw_key"][node]
@@ -363,13 +390,65 @@ def _choose(grown: _Nodes, node: int, h: Histograms, w_root: float, bins: Bins, 
         candidates,
         sides,
     )
-    if chosen < 0:
+    return _Search(features, n_cand, candidates, sides, chosen)
+
+
+def _lookahead_question(grown: _Nodes, node: int, found: _Search, bins: Bins, s: Settings):
+    """What the provider's ``lookahead`` needs besides the node: the candidate features,
+    their greedy sides, the levels ``max_depth`` leaves below the children, the depth of
+    the look-ahead and the kernel's context (``splitting._lookahead.lookahead_splits``)."""
+    depth = int(grown.records["depth"][node])
+    levels = LOOKAHEAD_UNLIMITED if s.max_depth < 0 else s.max_depth - depth - 1
+    context = (
+        bins.kinds,
+        np.asarray(bins.n_bins, dtype=np.int64),
+        int(bins.missing_code),
+        int(s.criterion),
+        bool(s.regression),
+        int(s.n_stats),
+        float(s.min_leaf),
+        float(s.min_split),
+        bool(s.multiway),
+        LOOKAHEAD_CUTS,
+    )
+    return found.features[: found.n_cand], found.sides, levels, int(s.lookahead), context
+
+
+def _look_ahead(found: _Search, scores: np.ndarray) -> _Search:
+    """The search with the winner by look-ahead: the least look-ahead cost (``scores[j]``:
+    cost, threshold codes, greedy gain), ties to the higher greedy gain, then the first."""
+    best = -1
+    for j in range(found.n_cand):
+        cost, gain = scores[j, 0], scores[j, 3]
+        if not np.isfinite(cost):
+            continue
+        if best < 0:
+            best = j
+            continue
+        scale = 1e-12 * max(abs(scores[best, 0]), 1.0)
+        if cost < scores[best, 0] - scale or (
+            abs(cost - scores[best, 0]) <= scale and gain > scores[best, 3] + 1e-12
+        ):
+            best = j
+    if best >= 0 and scores[best, 1] >= 0:  # a threshold: the cut the look-ahead chose
+        cand = found.candidates[best]
+        cand["lo"], cand["hi"] = int(scores[best, 1]), int(scores[best, 2])
+        cand["gain"] = scores[best, 3]
+        cand["missing"] = -1  # the heavier side, as the look-ahead placed them
+    return found._replace(chosen=best)
+
+
+def _choose(grown: _Nodes, node: int, found: _Search, w_root: float, bins: Bins, s: Settings):
+    """The winning split of ``node``'s search as a :class:`_Choice`, or None when no split
+    is admissible or it improves too little."""
+    if found.chosen < 0:
         return None
-    cand = candidates[chosen]
+    cand = found.candidates[found.chosen]
     improvement = grown.records["weight"][node] / w_root * cand["gain"]
     if improvement + LEAF_EPSILON < s.min_impurity_decrease:
         return None
-    return _Choice(node, cand, _split_of(cand, sides[chosen], bins, s.multiway), improvement)
+    split = _split_of(cand, found.sides[found.chosen], bins, s.multiway)
+    return _Choice(node, cand, split, improvement)
 
 
 def _apply(grown: _Nodes, c: _Choice, heaviest: int, missing_child: int, kids, part, bins):

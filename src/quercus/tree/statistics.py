@@ -22,6 +22,7 @@ import numpy as np
 
 from .._config import NUMERIC_SPLIT
 from ..splitting._histogram import node_histograms, rows_stats
+from ..splitting._lookahead import lookahead_splits
 from ..splitting._partition import branch_of_rows, branch_weights
 from ..splitting._significance import branch_class_table
 from ._grow import grow_tree
@@ -231,6 +232,29 @@ class LocalStatistics:
                     settings,
                 )
             )
+        return out
+
+    def lookahead(self, items):
+        """For each ``(key, features, sides, levels, depth, context)``: each candidate
+        feature's best split by look-ahead (``splitting._lookahead.lookahead_splits``)."""
+        out = []
+        for key, features, sides, levels, depth, context in items:
+            rows = self.rows[key]
+            scores = np.zeros((len(features), 4))
+            lookahead_splits(
+                self.data[rows],
+                self.y_class[rows],
+                self.y_value[rows],
+                self.w[rows],
+                features,
+                len(features),
+                depth,
+                levels,
+                context,
+                sides,
+                scores,
+            )
+            out.append(scores)
         return out
 
     def drop(self, keys):
