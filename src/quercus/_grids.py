@@ -39,4 +39,7 @@ DEFAULT_GRIDS: dict[str, list[dict]] = {
     "DecisionTreeRegressor": _CART_REGRESSOR,
     "RandomForestClassifier": [{"max_features": ["sqrt", None], "min_samples_leaf": [1, 2, 5]}],
     "RandomForestRegressor": [{"max_features": [1.0, "sqrt"], "min_samples_leaf": [1, 2, 5]}],
+    # M5's stopping rule (M5P's -M) and whether the leaves' models are smoothed (M5P's -U);
+    # pruning stays on: an unpruned model tree has hundreds of linear models.
+    "ModelTreeRegressor": [{"min_samples_split": [4, 10, 25], "smoothing": [True, False]}],
 }

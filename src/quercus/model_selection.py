@@ -49,6 +49,7 @@ from .estimators import (
     DecisionTreeClassifier,
     DecisionTreeRegressor,
     ID3Classifier,
+    ModelTreeRegressor,
 )
 
 __all__ = [
@@ -288,6 +289,7 @@ _GRIDS: dict[type, list[dict]] = {
         CARTRegressor,
         DecisionTreeClassifier,
         DecisionTreeRegressor,
+        ModelTreeRegressor,
         RandomForestClassifier,
         RandomForestRegressor,
     )
@@ -318,6 +320,8 @@ def default_grid(estimator) -> list[dict]:
                                    {1, 2, 5} (6 candidates)
     RandomForestRegressor          ``max_features`` 1.0 or 'sqrt', ``min_samples_leaf`` in
                                    {1, 2, 5} (6 candidates)
+    ModelTreeRegressor             ``min_samples_split`` in {4, 10, 25}, ``smoothing`` True or
+                                   False (6 candidates)
     ============================== ===============================================================
 
     ``DecisionTreeClassifier`` and ``DecisionTreeRegressor`` get CART's grids.

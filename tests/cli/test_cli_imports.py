@@ -139,6 +139,15 @@ def test_show_of_a_rules_model_imports_neither_scikit_learn_nor_numba(tmp_path, 
     }
 
 
+@pytest.mark.parametrize("fmt", ["text", "weka"])
+def test_show_of_a_model_tree_imports_neither_scikit_learn_nor_numba(tmp_path, fmt):
+    frame = quercus.datasets.load("abalone").iloc[:400]
+    model = tmp_path / "m5.json"
+    quercus.ModelTreeRegressor().fit(frame.iloc[:, :-1], frame.iloc[:, -1]).save(model)
+    modules = imported(tmp_path, "show", str(model), "--format", fmt)
+    assert not top_level(modules) & {"sklearn", "numba", "scipy"}
+
+
 def test_the_errors_main_reports_as_bad_input_are_value_errors():
     # main catches ValueError without importing DataError and ModelError (pandas and
     # scikit-learn would come with them): both must stay ValueErrors.

@@ -146,7 +146,8 @@ def _algorithm(parser: argparse.ArgumentParser, default: str | None, note: str =
         choices=list(ALGORITHM_CLASSES),
         default=default,
         help="id3, c45 (C4.5), c45rules (C4.5's rules), cart (classification, or a regression "
-        f"tree for a numeric target) or forest (a random forest of either){note}",
+        "tree for a numeric target), forest (a random forest of either) or m5 (a model tree, "
+        f"M5P's: a linear model in each leaf; numeric targets only){note}",
     )
 
 
@@ -170,7 +171,7 @@ _DATA_HELP = "a data file: CSV, TSV, ARFF, Parquet or C4.5 .names/.data"
 def build_parser() -> argparse.ArgumentParser:
     """The parser of ``quercus`` and its subcommands."""
     parser = argparse.ArgumentParser(
-        prog="quercus", description="Decision trees: ID3, C4.5, CART and forests."
+        prog="quercus", description="Decision trees: ID3, C4.5, CART, M5 and forests."
     )
     parser.add_argument("--version", action="version", version=f"quercus {__version__}")
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
@@ -224,11 +225,12 @@ def _add_fit(sub, training: list) -> None:
         "Learn a tree (or a forest) from DATA, print it and its training accuracy (R^2 for "
         "regression), save it with -o, and evaluate it on a test file with --test. A CART "
         "regression tree is grown readable by default (rpart's settings: at least 20 rows to "
-        "split, 7 in a leaf, cost-complexity pruning chosen by cross-validation). With "
-        "--dask, the rows stay on a Dask cluster: DATA is a Parquet file or directory, a CSV "
-        "file, or a glob of either (data/part*.parquet), which the workers read, and the "
-        "algorithm is cart, id3 or forest (C4.5 needs the rows in memory); the output is "
-        "a local fit's, and -o saves the same model file.",
+        "split, 7 in a leaf, cost-complexity pruning chosen by cross-validation); --algorithm "
+        "m5 learns a model tree, as Weka's M5P (a numeric target, also one of a few integer "
+        "values, is learned as numbers). With --dask, the rows stay on a Dask cluster: DATA "
+        "is a Parquet file or directory, a CSV file, or a glob of either (data/part*.parquet), "
+        "which the workers read, and the algorithm is cart, id3 or forest (C4.5 and M5 need "
+        "the rows in memory); the output is a local fit's, and -o saves the same model file.",
     )
     fit.add_argument("data", metavar="DATA", help=_DATA_HELP + "; with --dask, see above")
     _algorithm(fit, None, " (default: c45; with --dask, give cart, id3 or forest)")
@@ -300,17 +302,19 @@ def _add_model_commands(sub, quiet: argparse.ArgumentParser) -> None:
         "show",
         "show:run_show",
         [quiet],
-        "show a saved model as text, rules, DOT, SVG, PNG or JSON",
-        "Show a saved tree as text, rules, DOT, SVG, PNG or JSON, or summarise a saved forest "
-        "(trees, leaves, out-of-bag score, importances) and show its tree K with --tree K. "
-        "SVG is drawn by Graphviz's dot when installed, else by matplotlib; PNG by matplotlib.",
+        "show a saved model as text, rules, DOT, SVG, PNG, JSON or Weka's text",
+        "Show a saved tree as text, rules, DOT, SVG, PNG, JSON or as Weka prints it, or "
+        "summarise a saved forest (trees, leaves, out-of-bag score, importances) and show its "
+        "tree K with --tree K. SVG is drawn by Graphviz's dot when installed, else by "
+        "matplotlib; PNG by matplotlib.",
     )
     show.add_argument("model", metavar="MODEL", help="a model file saved by quercus fit -o")
     show.add_argument(
         "--format",
         choices=list(FORMATS),
         default="text",
-        help="text (default), rules, dot (Graphviz), svg, png (needs -o) or json",
+        help="text (default), rules, dot (Graphviz), svg, png (needs -o), json or weka (as "
+        "Weka prints it: J48's layout for a classification tree, M5P's for a model tree)",
     )
     show.add_argument("--tree", metavar="K", type=_whole(0), help="tree K of a forest")
     show.add_argument(
@@ -344,10 +348,10 @@ def _add_gain_and_cv(sub, training: list) -> None:
         "k-fold cross-validated accuracy (or R^2), its spread, and two algorithms compared",
         "Cross-validate an algorithm on DATA: the score of every fold, their mean, standard "
         "deviation and 95% confidence interval, and the confusion matrix of the out-of-fold "
-        "predictions. With --compare, a second algorithm on the same folds and the corrected "
-        "resampled t-test of the two (Nadeau and Bengio 2003, as Weka's Experimenter); "
-        "--repeats repeats the cross-validation with other shuffles (r x k scores). --set "
-        "applies to each algorithm that has the parameter.",
+        "predictions (for regression, their RMSE and MAE). With --compare, a second algorithm "
+        "on the same folds and the corrected resampled t-test of the two (Nadeau and Bengio "
+        "2003, as Weka's Experimenter); --repeats repeats the cross-validation with other "
+        "shuffles (r x k scores). --set applies to each algorithm that has the parameter.",
     )
     cv.add_argument("data", metavar="DATA", help=_DATA_HELP)
     _algorithm(cv, "c45", " (default: c45)")
@@ -404,8 +408,9 @@ def _add_tune(sub, training: list) -> None:
         type=parse_algorithms,
         action="extend",
         default=None,
-        help="the algorithm to tune: id3, c45, c45rules, cart or forest (default: c45); "
-        "repeat it, or give a list (c45,cart), to search across algorithms",
+        help="the algorithm to tune: id3, c45, c45rules, cart, forest or m5 (default: c45); "
+        "repeat it, or give a list (c45,cart), to search across algorithms (with m5, a "
+        "numeric target is a regression for all)",
     )
     tune.add_argument(
         "--grid",

@@ -41,6 +41,7 @@ from .tasks import (
     check_settings,
     defaults_note,
     learning_task,
+    learns_numbers_only,
     make_estimator,
     numeric_target,
     read_data,
@@ -185,6 +186,12 @@ def run_gain(args, out: TextIO) -> int:
     if not args.trace and (args.algorithm is not None or args.set):
         raise UsageError("--algorithm and --set apply only with --trace")
     algorithm = args.algorithm or "id3"
+    if args.trace and learns_numbers_only(algorithm):
+        raise UsageError(
+            f"--trace follows the growth of id3, c45, c45rules or cart; --algorithm {algorithm} "
+            f"({ALGORITHMS[algorithm].label}) scores its splits on its own terms and records no "
+            "trace"
+        )
     if args.trace:
         check_settings(algorithm, args.set)
     table = _read_training(args)

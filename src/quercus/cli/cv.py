@@ -30,9 +30,10 @@ from .tasks import (
     check_settings,
     defaults_note,
     learning_task,
+    learns_numbers_only,
     make_estimator,
-    numeric_target,
     read_data,
+    regression_why,
     settings_by_algorithm,
     task_line,
 )
@@ -53,18 +54,29 @@ def _check_compare(args) -> dict[str, list]:
     return settings
 
 
-def _compare_task(table, regression: bool, algorithm: str, compare: str) -> None:
-    """Both algorithms must learn the same task: a :class:`DataError` when the target calls
-    for regression and ``compare`` learns classes only."""
-    if regression and ALGORITHMS[compare].regressor is None:
+def _cv_task(table, algorithm: str, compare: str | None):
+    """The task of ``algorithm`` (:func:`learning_task`), which both algorithms must learn:
+    an algorithm that learns numbers only (m5), either of the two, makes a numeric target a
+    regression for both; a :class:`DataError` when the target calls for regression and the
+    other learns classes only."""
+    if compare is None:
+        return learning_task(table, algorithm)
+    lead, other = algorithm, compare
+    if learns_numbers_only(compare):
+        lead, other = compare, algorithm
+    regression, y = learning_task(table, lead)
+    if regression and ALGORITHMS[other].regressor is None:
+        option = {algorithm: "--algorithm", compare: "--compare"}
         raise DataError(
-            f"{table.source}: target {table.schema.target!r} is {numeric_target(table)}, a "
-            f"regression for --algorithm {algorithm}, but --compare {compare} "
-            f"({ALGORITHMS[compare].label}) learns classes: the two cannot be compared "
+            f"{table.source}: target {table.schema.target!r} is "
+            f"{regression_why(table, lead, short=True)}, a regression for {option[lead]} {lead} "
+            f"({ALGORITHMS[lead].label}), but {option[other]} {other} "
+            f"({ALGORITHMS[other].label}) learns classes: the two cannot be compared "
             "(cart and forest learn both)",
             column=table.schema.target,
             source=table.source,
         )
+    return regression, y
 
 
 def _partial_settings(given: list, settings: dict[str, list]) -> str:
@@ -114,10 +126,8 @@ def run_cv(args, out: TextIO) -> int:
     resampled t-test of the two; with --repeats, the cross-validation repeated."""
     settings = _check_compare(args)
     table = read_data(args.data, args.target, nominal=args.nominal, ordinal=args.ordinal)
-    regression, y = learning_task(table, args.algorithm)
+    regression, y = _cv_task(table, args.algorithm, args.compare)
     algorithms = list(settings)
-    if args.compare is not None:
-        _compare_task(table, regression, args.algorithm, args.compare)
     estimators = {a: make_estimator(a, regression, settings[a]) for a in algorithms}
     splits = cv_splits(
         y, folds=args.folds, seed=args.seed, repeats=args.repeats, regression=regression
@@ -139,7 +149,7 @@ def run_cv(args, out: TextIO) -> int:
         bar.close()
     score = "R^2" if regression else "accuracy"
     first = algorithms[0]
-    out.write(task_line(table, y, regression, first, estimators[first]))
+    out.write(task_line(table, y, regression, first, estimators[first], algorithms[1:]))
     if args.compare is not None:
         out.write(f"compared with {algorithm_name(args.compare, estimators[args.compare])}\n")
     for algorithm in algorithms:
@@ -164,7 +174,14 @@ def run_cv(args, out: TextIO) -> int:
         (name_a, a), (name_b, b) = results.items()
         test = corrected_ttest(a.scores, b.scores, n_train=a.n_train, n_test=a.n_test)
         out.write(format_comparison(test, (name_a, name_b), score, spread_of))
-    elif not regression:
+    if regression:
+        counted = f", over the {args.repeats} repetitions" if args.repeats > 1 else ""
+        out.write(f"\nerrors of the pooled out-of-fold predictions{counted}\n")
+        width = max(len(name) for name in results)
+        for name, result in results.items():
+            label = f"{name:<{width}}  " if len(results) > 1 else ""
+            out.write(f"  {label}RMSE {result.rmse:.4g}, MAE {result.mae:.4g}\n")
+    elif len(results) == 1:
         (result,) = results.values()
         counted = f", summed over the {args.repeats} repetitions" if args.repeats > 1 else ""
         out.write(

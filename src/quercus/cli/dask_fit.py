@@ -11,7 +11,8 @@ here for the fit (and closed after it).
 
 Only the algorithms that grow level by level over sums of rows run on Dask: ``cart``,
 ``id3`` and ``forest``. C4.5 needs the rows in memory (a row with a missing value goes down
-every branch with a fraction of its weight, and pessimistic pruning re-routes the rows), as
+every branch with a fraction of its weight, and pessimistic pruning re-routes the rows),
+and so does M5 (``m5``: a linear model fitted at every node, then pruned and smoothed), as
 do the command line's defaults ``ccp_alpha='cv'`` (a regression tree) and
 ``oob_score=True`` (a forest), which are left out on Dask.
 """
@@ -66,6 +67,11 @@ _C45_WHY = (
     "C4.5's fractional missing values and pessimistic pruning need the rows in memory; "
     "use --algorithm cart, id3 or forest (or quercus fit without --dask)"
 )
+# Why an algorithm other than C4.5 is not available on Dask.
+_NOT_ON_DASK = {
+    "m5": "M5's model trees fit a linear model at every node and prune and smooth them over "
+    "the rows in memory; use --algorithm cart, id3 or forest (or quercus fit without --dask)",
+}
 _INSTALL = 'fitting on a Dask cluster (--dask) needs Dask: pip install "quercus[dask]"'
 _LEVELS_LOGGER = "quercus.distributed.estimators"
 _GLOB = re.compile(r"[*?\[]")
@@ -126,7 +132,8 @@ def _dask_algorithm(algorithm: str | None) -> str:
             + _C45_WHY.replace("use --algorithm cart", "give --algorithm cart", 1)
         )
     if algorithm not in DASK_ESTIMATORS:
-        raise UsageError(f"--algorithm {algorithm} is not available with --dask: {_C45_WHY}")
+        why = _NOT_ON_DASK.get(algorithm, _C45_WHY)
+        raise UsageError(f"--algorithm {algorithm} is not available with --dask: {why}")
     return algorithm
 
 

@@ -40,6 +40,9 @@ class CVResult:
     confusion : ndarray of shape (n_classes, n_classes) or None
         Confusion matrix of the pooled out-of-fold predictions, summed over the
         repetitions (each row counted once per repetition); rows are the true classes.
+    rmse, mae : float or None
+        Root mean squared and mean absolute error of the pooled out-of-fold predictions,
+        over the repetitions (each row counted once per repetition) (regression).
     """
 
     scores: np.ndarray
@@ -49,6 +52,8 @@ class CVResult:
     repeats: int = 1
     labels: list | None = None
     confusion: np.ndarray | None = None
+    rmse: float | None = None
+    mae: float | None = None
 
     @property
     def mean(self) -> float:
@@ -134,6 +139,7 @@ def cross_validate(
     scores = []
     labels = None if regression else _class_labels(y)
     confusion = None if regression else np.zeros((len(labels), len(labels)), dtype=np.int64)
+    errors = []  # regression: the out-of-fold errors of every fold
     per_repetition = len(splits) // repeats
     for i, (train, test) in enumerate(splits, start=1):
         if on_fold is not None:
@@ -142,12 +148,14 @@ def cross_validate(
         predicted[test] = model.predict(X.iloc[test])
         if regression:
             scores.append(r2_score(truth[test], predicted[test]))
+            errors.append(predicted[test] - truth[test])
         else:
             scores.append(float(np.mean(predicted[test] == truth[test])))
         if not regression and i % per_repetition == 0:  # a repetition predicted every row
             confusion += _confusion(truth, predicted, labels)
     sizes = np.array([(len(train), len(test)) for train, test in splits], dtype=np.float64)
     n_train, n_test = sizes.mean(axis=0)
+    error = np.concatenate(errors) if regression else None
     return CVResult(
         np.asarray(scores, dtype=np.float64),
         regression=regression,
@@ -156,6 +164,8 @@ def cross_validate(
         repeats=repeats,
         labels=labels,
         confusion=confusion,
+        rmse=float(np.sqrt(np.mean(error**2))) if regression else None,
+        mae=float(np.mean(np.abs(error))) if regression else None,
     )
 
 

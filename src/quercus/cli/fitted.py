@@ -10,6 +10,7 @@ from sklearn.base import is_regressor
 
 from .._files import check_writable
 from ..data import DataError
+from ..data.schema import NUMERIC_KIND
 from ..ensemble import RandomForestClassifier, RandomForestRegressor
 from ..estimators import C45RulesClassifier
 from ..export import export_text
@@ -59,7 +60,13 @@ def evaluation(estimator, path: str, target: str | None, quiet: bool) -> str:
         progress.update(f"evaluate: reading {path}")
         table = read_data(path, target)
         truth = table.y
-        if target_task(table)[0] != is_regressor(estimator):
+        # A regression model takes any numeric target (a model tree learns one of a few
+        # integer values too); a classification model, one that target_task takes as classes.
+        if is_regressor(estimator):
+            fits = table.schema.target_kind == NUMERIC_KIND
+        else:
+            fits = not target_task(table)[0]
+        if not fits:
             kind = "a regression" if is_regressor(estimator) else "a classification"
             raise DataError(
                 f"{path}: target {table.schema.target!r} does not fit {kind} model",

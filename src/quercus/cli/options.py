@@ -36,11 +36,13 @@ def parse_value(text: str):
 
 
 class AlgorithmClasses(NamedTuple):
-    """One ``--algorithm``: the name people use, and the names of its classifier's class and
-    (if it has one) its regressor's, which :data:`quercus.cli.tasks.ALGORITHMS` resolves."""
+    """One ``--algorithm``: the name people use, and the names of its classifier's class (if
+    it has one) and its regressor's (if it has one), which
+    :data:`quercus.cli.tasks.ALGORITHMS` resolves. An algorithm without a classifier learns
+    numeric targets only (M5's model trees)."""
 
     label: str
-    classifier: str
+    classifier: str | None
     regressor: str | None = None
 
 
@@ -51,12 +53,13 @@ ALGORITHM_CLASSES = {
     "c45rules": AlgorithmClasses("C4.5rules", "C45RulesClassifier"),
     "cart": AlgorithmClasses("CART", "CARTClassifier", "CARTRegressor"),
     "forest": AlgorithmClasses("random forest", "RandomForestClassifier", "RandomForestRegressor"),
+    "m5": AlgorithmClasses("M5 model tree", None, "ModelTreeRegressor"),
 }
 
 
 # -- quercus show --------------------------------------------------------------------------------
 
-FORMATS = ("text", "rules", "dot", "svg", "png", "json")
+FORMATS = ("text", "rules", "dot", "svg", "png", "json", "weka")
 
 
 # -- quercus fit --dask ------------------------------------------------------------------------
@@ -167,9 +170,13 @@ def _grid_text(grid: list[dict]) -> str:
 
 
 def _default_grids_help() -> str:
-    """Each algorithm's default grid, and its regressor's where it has one, in one text."""
+    """Each algorithm's default grid, and its regressor's where it has one (an algorithm
+    without a classifier: its regressor's alone), in one text."""
     parts = []
     for name, entry in ALGORITHM_CLASSES.items():
+        if entry.classifier is None:
+            parts.append(f"{name} (regression only): {_grid_text(DEFAULT_GRIDS[entry.regressor])}")
+            continue
         grids = [f"{_grid_text(DEFAULT_GRIDS[entry.classifier])}"]
         if entry.regressor is not None:
             grids.append(f"for regression {_grid_text(DEFAULT_GRIDS[entry.regressor])}")

@@ -1,5 +1,5 @@
-"""``quercus show``: a saved tree as text, rules, DOT, SVG, PNG or JSON; a saved forest as a
-summary, or one of its trees.
+"""``quercus show``: a saved tree as text, rules, DOT, SVG, PNG, JSON or Weka's text (J48's
+layout, or M5P's for a model tree); a saved forest as a summary, or one of its trees.
 
 Pictures: SVG is drawn by Graphviz's ``dot`` when it is installed, else (like PNG, always)
 by matplotlib through :func:`quercus.plot.plot_tree`; a note on stderr says which drew it.
@@ -31,7 +31,7 @@ from .output import plural, write_bytes, write_text
 
 
 def run_show(args, out: TextIO) -> int:
-    """``quercus show``: a saved model as text, rules, DOT, SVG, PNG or JSON."""
+    """``quercus show``: a saved model as text, rules, DOT, SVG, PNG, JSON or Weka's text."""
     model = _read(args.model)  # checks the file, whatever the format asked
     fmt = args.format
     if fmt == "png" and args.output is None:
@@ -51,6 +51,8 @@ def run_show(args, out: TextIO) -> int:
     elif args.tree is not None:
         raise UsageError(f"--tree K picks a tree of a forest; {args.model} holds a single tree")
     depth = args.max_depth
+    if fmt == "weka" and depth is not None:
+        raise UsageError("--max-depth does not apply to --format weka, which is Weka's whole tree")
     if fmt == "png":
         picture, drawn = _matplotlib_picture(model, "png", depth)
         write_bytes(picture, args.output)
@@ -63,6 +65,8 @@ def run_show(args, out: TextIO) -> int:
         return 0
     if fmt == "text":
         text = export_text(model, max_depth=depth)
+    elif fmt == "weka":
+        text = _weka_text(model, args.model)
     elif fmt == "rules":
         text = model.export_rules() if getattr(model, "_has_rules", False) else export_rules(model)
     elif fmt == "dot":
@@ -74,6 +78,19 @@ def run_show(args, out: TextIO) -> int:
         text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
     write_text(text, args.output, out)
     return 0
+
+
+def _weka_text(model, path: str) -> str:
+    """The tree as Weka prints it: J48's layout for a classification tree, M5P's for a model
+    tree; a ValueError naming the file for a regression tree, which has neither."""
+    try:
+        return export_text(model, style="weka")
+    except ValueError:
+        name = type(model).__name__.removesuffix("View")
+        raise ValueError(
+            f"--format weka: {path} holds a {name}; Weka's layouts are J48's, for "
+            "classification trees, and M5P's, for model trees (--algorithm m5)"
+        ) from None
 
 
 def _read(path: str):

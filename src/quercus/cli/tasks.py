@@ -26,6 +26,7 @@ from ..estimators import (
     CARTClassifier,
     CARTRegressor,
     ID3Classifier,
+    ModelTreeRegressor,
 )
 from ..estimators.params import InvalidParameterError, check_param, check_params
 from .options import ALGORITHM_CLASSES, UsageError
@@ -34,11 +35,11 @@ from .output import plural
 
 @dataclass(frozen=True)
 class Algorithm:
-    """One ``--algorithm``: the name people use, its classifier and (if it has one) its
-    regressor."""
+    """One ``--algorithm``: the name people use, its classifier and its regressor (either may
+    be None: an algorithm learns classes, numbers or both)."""
 
     label: str
-    classifier: type
+    classifier: type | None
     regressor: type | None = None
 
 
@@ -52,12 +53,13 @@ _CLASSES = {
         CARTRegressor,
         RandomForestClassifier,
         RandomForestRegressor,
+        ModelTreeRegressor,
     )
 }
 # The algorithms of quercus.cli.options (which names their classes, for the parser) with
 # their classes.
 ALGORITHMS = {
-    name: Algorithm(entry.label, _CLASSES[entry.classifier], _CLASSES.get(entry.regressor))
+    name: Algorithm(entry.label, _CLASSES.get(entry.classifier), _CLASSES.get(entry.regressor))
     for name, entry in ALGORITHM_CLASSES.items()
 }
 
@@ -82,9 +84,10 @@ FOREST_DEFAULTS = {"oob_score": True, "random_state": 0}
 
 def estimator_classes(algorithm: str, regression: bool | None) -> list[type]:
     """The estimator classes ``algorithm`` may build; ``regression=None`` (task not known
-    yet): the classifier, and the regressor where there is one."""
+    yet): the classifier, and the regressor where there is one. An algorithm that learns
+    numbers only builds its regressor (:func:`learning_task` refuses a class target)."""
     entry = ALGORITHMS[algorithm]
-    if regression:
+    if regression or entry.classifier is None:
         return [entry.regressor]
     if regression is None and entry.regressor is not None:
         return [entry.classifier, entry.regressor]
@@ -244,21 +247,90 @@ def numeric_target_text(distinct: int, integral: bool) -> str:
     return f"numeric with {distinct} distinct values, not all integers"
 
 
+def learns_numbers_only(algorithm: str) -> bool:
+    """Whether ``algorithm`` has no classifier: it learns numeric targets only (m5)."""
+    return ALGORITHMS[algorithm].classifier is None
+
+
 def learning_task(table: Table, algorithm: str) -> tuple[bool, pd.Series]:
     """:func:`target_task`, with a :class:`DataError` when ``algorithm`` learns only classes
-    and the target is a regression target."""
+    and the target is a regression target. An algorithm that learns numbers only takes any
+    numeric target as a regression target (also a few integer values, which the others take
+    as classes), and a class target is a :class:`DataError`."""
+    if learns_numbers_only(algorithm):
+        if table.schema.target_kind != NUMERIC_KIND:
+            raise numbers_only(table.source, table.schema.target, class_target(table), algorithm)
+        return True, table.y
     regression, y = target_task(table)
     if regression and ALGORITHMS[algorithm].regressor is None:
         raise classes_only(table.source, table.schema.target, numeric_target(table), algorithm)
     return regression, y
 
 
+def common_task(table: Table, algorithms: list[str]) -> tuple[bool, pd.Series]:
+    """The learning task of several algorithms searched or compared on the same target: an
+    algorithm that learns numbers only (m5) makes a numeric target a regression target for
+    all of them; a :class:`DataError` when one of them cannot learn the task."""
+    lead = next((a for a in algorithms if learns_numbers_only(a)), algorithms[0])
+    regression, y = learning_task(table, lead)
+    for algorithm in algorithms:
+        if regression and ALGORITHMS[algorithm].regressor is None:
+            why = regression_why(table, lead, short=True)
+            if not target_task(table)[0]:  # a regression because lead learns numbers only
+                why += f", a regression for --algorithm {lead}"
+            raise classes_only(table.source, table.schema.target, why, algorithm)
+    return regression, y
+
+
+def regression_why(table: Table, algorithm: str, short: bool = False) -> str:
+    """Why the target is a regression target for ``algorithm``, for messages: as
+    :func:`numeric_target`, or (a numeric target of few integer values) because
+    ``algorithm`` learns numbers only; ``short``: without that reason."""
+    values = table.y.to_numpy(dtype=np.float64)
+    distinct = len(np.unique(values))
+    integral = bool(np.all(values == np.round(values)))
+    if not learns_numbers_only(algorithm) or not integral or distinct > MAX_NUMERIC_CLASSES:
+        return numeric_target_text(distinct, integral)
+    if short:
+        return f"numeric with {distinct} distinct integer values"
+    return (
+        f"numeric with {distinct} distinct integer values, learned as numbers by "
+        f"{ALGORITHMS[algorithm].label}; other algorithms take {MAX_NUMERIC_CLASSES} or fewer "
+        "as classes"
+    )
+
+
+def _class_learners() -> str:
+    """The ``--algorithm`` names that learn classes: ``id3, c45, ... or forest``."""
+    names = [name for name, entry in ALGORITHMS.items() if entry.classifier is not None]
+    return ", ".join(names[:-1]) + " or " + names[-1]
+
+
 def classes_only(source: str, target: str, why: str, algorithm: str) -> DataError:
     """The error of an ``algorithm`` that learns only classes given a regression target
-    (``why``: :func:`numeric_target`)."""
+    (``why``: :func:`numeric_target` or :func:`regression_why`)."""
     return DataError(
         f"{source}: target {target!r} is {why}: {ALGORITHMS[algorithm].label} learns classes; "
-        "use --algorithm cart (or forest) for regression",
+        "use --algorithm cart (or forest) for regression, or m5 for a model tree",
+        column=target,
+        source=source,
+    )
+
+
+def class_target(table: Table) -> str:
+    """What the target is when it is not numeric, for messages: its kind and classes."""
+    y = table.y
+    present = set(y.dropna().unique())
+    labels = [c for c in y.cat.categories if c in present]
+    return f"{table.schema.target_kind} with {plural(len(labels), 'class')} ({shown(labels, 5)})"
+
+
+def numbers_only(source: str, target: str, why: str, algorithm: str) -> DataError:
+    """The error of an ``algorithm`` that learns only numbers (m5) given a class target
+    (``why``: :func:`class_target`), the counterpart of :func:`classes_only`."""
+    return DataError(
+        f"{source}: target {target!r} is {why}: {ALGORITHMS[algorithm].label} learns numeric "
+        f"targets; use --algorithm {_class_learners()} for classes",
         column=target,
         source=source,
     )
@@ -270,13 +342,17 @@ def shown(labels, limit: int = 10) -> str:
     return ", ".join(labels[:limit]) + more
 
 
-def task_line(table: Table, y: pd.Series, regression: bool, algorithm: str, estimator) -> str:
-    """One line saying what is learned from what, and with which estimator."""
+def task_line(
+    table: Table, y: pd.Series, regression: bool, algorithm: str, estimator, others=()
+) -> str:
+    """One line saying what is learned from what, and with which estimator (``others``: the
+    other algorithms of the run, whose task it is too)."""
     target = table.schema.target
     learner = algorithm_name(algorithm, estimator)
     size = (len(table), table.X.shape[1])
     if regression:
-        return task_text(target, learner, size, why=numeric_target(table))
+        lead = next((a for a in (algorithm, *others) if learns_numbers_only(a)), algorithm)
+        return task_text(target, learner, size, why=regression_why(table, lead))
     numeric = table.schema.target_kind == NUMERIC_KIND
     if numeric:
         labels = sorted(pd.unique(y))

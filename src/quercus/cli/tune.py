@@ -18,8 +18,9 @@ from sklearn.model_selection import GridSearchCV, ParameterGrid
 from sklearn.pipeline import Pipeline
 
 from .._files import check_writable
+from .._grids import DEFAULT_GRIDS
 from ..estimators.params import InvalidParameterError, check_params
-from ..model_selection import corrected_ttest, default_grid, score_spread
+from ..model_selection import corrected_ttest, score_spread
 from .evaluate import cv_splits, format_comparison, format_spread, splits_text
 from .options import UsageError, value_text
 from .output import plural
@@ -29,8 +30,8 @@ from .tasks import (
     algorithm_name,
     check_settings,
     cli_defaults,
+    common_task,
     estimator_classes,
-    learning_task,
     make_estimator,
     read_data,
     settings_by_algorithm,
@@ -126,8 +127,9 @@ def _grid_of(algorithm: str, estimator, grids, settings: list, regression: bool,
     else:
         fixed = dict(settings)
         grid = []
-        for entry in default_grid(estimator):
-            kept = {name: values for name, values in entry.items() if name not in fixed}
+        # The grids of quercus.model_selection.default_grid, read by class name.
+        for entry in DEFAULT_GRIDS[type(estimator).__name__]:
+            kept = {name: list(values) for name, values in entry.items() if name not in fixed}
             if kept not in grid:
                 grid.append(kept)
         source = f"the default grid of --algorithm {algorithm} with --set"
@@ -259,8 +261,8 @@ def run_tune(args, out: TextIO) -> int:
     if args.output is not None:
         check_writable(args.output)
     table = read_data(args.data, args.target, nominal=args.nominal, ordinal=args.ordinal)
-    for algorithm in algorithms:  # each must learn the task (a regression: cart, forest)
-        regression, y = learning_task(table, algorithm)
+    # Each must learn the task (a regression: cart, forest, m5; m5 makes it a regression).
+    regression, y = common_task(table, algorithms)
     bases = {a: _base_estimator(a, regression, settings[a], args.seed) for a in algorithms}
     param_grid = []
     for algorithm, base in bases.items():
@@ -273,7 +275,7 @@ def run_tune(args, out: TextIO) -> int:
         y, folds=args.folds, seed=args.seed, repeats=args.repeats, regression=regression
     )
     n_candidates = len(ParameterGrid(param_grid))
-    out.write(task_line(table, y, regression, algorithms[0], bases[algorithms[0]]))
+    out.write(task_line(table, y, regression, algorithms[0], bases[algorithms[0]], algorithms))
     for algorithm in algorithms[1:]:
         out.write(f"also searched: {algorithm_name(algorithm, bases[algorithm])}\n")
     kind = "" if regression else "stratified "

@@ -74,7 +74,7 @@ def leaf_summary(estimator, node: int, parent: int, decimals: int) -> str:
     regression."""
     tree = estimator.tree_
     weight = float(tree.weighted_n_node_samples[node])
-    if tree.leaf_model == leaves.LINEAR:  # the equations follow the tree
+    if tree.leaf_model == leaves.LINEAR and tree.kind[node] == LEAF:  # equations follow
         return f"LM{tree.leaf_number[node]} (n={number(weight, decimals)})"
     if tree.regression:
         value = tree.leaf_values()[node, 0]

@@ -138,7 +138,8 @@ def oc1_search(z, yc, yv, w, coef, criterion, regression, n_stats, min_leaf, jum
     values = z @ coef[:q] + coef[q]
     cost = split_cost(values, yc, yv, w, n_stats, criterion, regression, stats)
     direction = np.empty(n)
-    np.random.seed(seed)  # Numba's own generator, one per thread: seeded here, per node
+    # Numba compiles only the legacy API: its own generator, one per thread, seeded per node.
+    np.random.seed(seed)  # noqa: NPY002
     failures = 0
     while True:
         improved = True
@@ -157,7 +158,7 @@ def oc1_search(z, yc, yv, w, coef, criterion, regression, n_stats, min_leaf, jum
                     improved = True
         if failures >= jumps:
             return cost
-        r = np.random.standard_normal(q + 1)
+        r = np.random.standard_normal(q + 1)  # noqa: NPY002
         for i in range(n):
             direction[i] = z[i] @ r[:q] + r[q]
         new, step = line_search(
