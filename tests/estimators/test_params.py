@@ -21,6 +21,7 @@ ESTIMATORS = [
     quercus.CARTRegressor,
     quercus.RandomForestClassifier,
     quercus.RandomForestRegressor,
+    quercus.ModelTreeRegressor,
 ]
 
 # A value each parameter refuses, and the words of its message.
@@ -57,7 +58,13 @@ BAD = {
     "n_jobs": (0, "n_jobs must be None or a non-zero integer"),
     "verbose": (-1, "verbose must be an integer >= 0, got -1"),
     "warm_start": ("no", "warm_start must be True or False"),
+    "lookahead": (3, "lookahead must be 0, 1 or 2, got 3"),
+    "leaf_model": ("median", "leaf_model must be one of 'linear' or 'mean'"),
+    "smoothing": ("yes", "smoothing must be True or False, got 'yes'"),
 }
+# Where a class's parameter of the same name takes other values (a model tree's pruning is
+# on or off).
+BAD_OF_CLASS = {("ModelTreeRegressor", "pruning"): ("prune", "pruning must be True or False")}
 
 CASES = [
     (cls, name)
@@ -87,7 +94,7 @@ def iris():
 @pytest.mark.parametrize("cls, name", CASES, ids=[f"{c.__name__}-{n}" for c, n in CASES])
 def test_fit_names_the_parameter(cls, name, iris):
     X, y = iris
-    value, words = BAD[name]
+    value, words = BAD_OF_CLASS.get((cls.__name__, name), BAD[name])
     y = X.iloc[:, 0] if cls._regression else y
     with pytest.raises(quercus.InvalidParameterError) as info:
         cls(**{name: value}).fit(X, y)
