@@ -224,6 +224,18 @@ def _winner_gain(
     return gain, split_info
 
 
+@njit(inline="always")
+def _side_minimum(min_leaf, c45_classes, criterion, regression, w_known, w_all):
+    """The least weight of a side: ``min_leaf``, or C4.5's ``0.1 * known weight / classes``
+    within ``[min_leaf, 25]``, or with M5's criterion more than a fifth of the node (Weka's
+    M5P: ``floor(n / 5) + 1`` rows)."""
+    if c45_classes > 0:
+        min_leaf = min(max(0.1 * w_known / c45_classes, min_leaf), 25.0)
+    if criterion == M5 and regression:
+        min_leaf = max(min_leaf, math.floor(w_all / 5.0 + 1e-9) + 1.0)
+    return min_leaf
+
+
 @njit(refcounts=False)
 def scan_threshold(
     present,
@@ -282,10 +294,7 @@ def scan_threshold(
     w_all = w_known + w_missing
     if n_present < 2 or w_known <= 0.0:
         return -1.0, -1, 0.0, -1
-    if c45_classes > 0:
-        min_leaf = min(max(0.1 * w_known / c45_classes, min_leaf), 25.0)
-    if criterion == M5 and regression:  # Weka's M5P: more than a fifth of the node a side
-        min_leaf = max(min_leaf, math.floor(w_all / 5.0 + 1e-9) + 1.0)
+    min_leaf = _side_minimum(min_leaf, c45_classes, criterion, regression, w_known, w_all)
     place = missing_mode != FRACTIONAL and w_missing > 0.0
     # Cuts within rounding, or within C4.5's tolerance, are tied: the lower one stays.
     tie = max(c45_tolerance * w_known, GAIN_EPS * w_all)
