@@ -40,7 +40,7 @@ from ..estimators.params import (
     growth_params,
 )
 from ..estimators.trees import DecisionTreeClassifier, DecisionTreeRegressor
-from ..estimators.validate import TabularInput, as_1d, classes_and_codes
+from ..estimators.validate import TabularInput, as_1d, classes_and_codes, numeric_targets
 from ..persist.forest_file import save_forest
 from ..tree import Tree
 from ..tree._predict import ROUTE_DTYPE, fractional_rows
@@ -727,12 +727,7 @@ class RandomForestRegressor(RegressorMixin, BaseForest):
     class_weight = None  # regression: no class weights
 
     def _encode_target(self, y):
-        try:
-            y_value = np.asarray(y, dtype=np.float64)
-        except (TypeError, ValueError):
-            raise ValueError("RandomForestRegressor needs numeric targets y") from None
-        if not np.isfinite(y_value).all():
-            raise ValueError("Input y contains NaN or infinity.")
+        y_value = numeric_targets(y, "RandomForestRegressor")
         return np.zeros(len(y_value), dtype=np.int32), y_value, 3
 
     def _store_oob(self, oob, seen, y, y_class, y_value):

@@ -19,7 +19,7 @@ from ..tree.grower import GrowthParams, grow_binned, tree_from_grown
 from ..tree.terms import fit_terms, growth_frame, in_feature_space, split_terms
 from .base import BaseDecisionTree
 from .params import check_params, size_in_weight
-from .validate import as_1d
+from .validate import as_1d, numeric_targets
 
 #: M5 stops at a node whose standard deviation is below this share of the whole set's.
 SPREAD_FRACTION = 0.05
@@ -104,13 +104,7 @@ class ModelTreeRegressor(RegressorMixin, BaseDecisionTree):
         check_params(self)
         typed = self._validate_X(X, reset=True)
         self._note_target(y)
-        y = as_1d(y, len(typed))
-        try:
-            y = np.asarray(y, dtype=np.float64)
-        except (TypeError, ValueError):
-            raise ValueError("ModelTreeRegressor needs numeric targets y") from None
-        if not np.isfinite(y).all():
-            raise ValueError("Input y contains NaN or infinity.")
+        y = numeric_targets(as_1d(y, len(typed)), type(self).__name__)
         w = self._check_sample_weight(sample_weight, len(y))
         keep = w > 0
         if not keep.any():

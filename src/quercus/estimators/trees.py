@@ -20,7 +20,7 @@ from ..tree.terms import fit_terms
 from ..tree.thresholds import thresholds_at_training_values
 from .base import C45_TOLERANCE, BaseDecisionTree
 from .params import check_params
-from .validate import as_1d, classes_and_codes
+from .validate import as_1d, classes_and_codes, numeric_targets
 
 _COMMON_DOC = """
     max_depth : int or None, default None
@@ -366,13 +366,7 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         check_params(self)
         typed = self._validate_X(X, reset=True)
         self._note_target(y)
-        y = as_1d(y, len(typed))
-        try:
-            y_value = np.asarray(y, dtype=np.float64)
-        except (TypeError, ValueError):
-            raise ValueError("DecisionTreeRegressor needs numeric targets y") from None
-        if not np.isfinite(y_value).all():
-            raise ValueError("Input y contains NaN or infinity.")
+        y_value = numeric_targets(as_1d(y, len(typed)), "DecisionTreeRegressor")
         w = self._check_sample_weight(sample_weight, len(y_value))
         y_class = np.zeros(len(y_value), dtype=np.int32)
         self._grow(typed, y_class, y_value, w, 3, trace)

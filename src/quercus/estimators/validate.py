@@ -21,6 +21,7 @@ from ..data.schema import NUMERIC_KIND, Schema
 __all__ = [
     "TabularInput",
     "as_1d",
+    "numeric_targets",
     "as_counts",
     "classes_and_codes",
     "counts_of_shares",
@@ -81,6 +82,18 @@ def as_1d(y, n):
     if y.dtype == object and pd.isna(y).any():
         raise ValueError("Input y contains NaN (missing labels): drop those rows first")
     return y
+
+
+def numeric_targets(y, estimator: str) -> np.ndarray:
+    """A regressor's targets as finite float64 (a clear error naming ``estimator`` for
+    values that are not numbers, NaN or infinity)."""
+    try:
+        values = np.asarray(y, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"{estimator} needs numeric targets y") from None
+    if not np.isfinite(values).all():
+        raise ValueError("Input y contains NaN or infinity.")
+    return values
 
 
 def with_target_name(schema: Schema, y) -> Schema:

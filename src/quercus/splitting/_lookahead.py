@@ -29,26 +29,10 @@ from __future__ import annotations
 import numpy as np
 
 from .._config import NOMINAL, njit
-from ..criteria._impurity import impurity
+from ..criteria._impurity import impurity, stats_weight
+from ._histogram import rows_stats
 
 LEAF_EPSILON = np.finfo(np.float64).eps * 10  # as the grower: below it, a node is pure
-
-
-@njit
-def _node_stats(yc, yv, w, rows, regression, n_stats, out):
-    """The statistics of ``rows`` into ``out[0]``; returns their weight."""
-    out[0, :] = 0.0
-    total = 0.0
-    for t in range(rows.shape[0]):
-        r = rows[t]
-        total += w[r]
-        if regression:
-            out[0, 0] += w[r]
-            out[0, 1] += w[r] * yv[r]
-            out[0, 2] += w[r] * yv[r] * yv[r]
-        else:
-            out[0, yc[r]] += w[r]
-    return total
 
 
 @njit
@@ -70,19 +54,9 @@ def _feature_hist(x, yc, yv, w, rows, f, n_codes, missing_code, regression, hist
 
 
 @njit
-def _weight(stats, i, regression):
-    if regression:
-        return stats[i, 0]
-    total = 0.0
-    for k in range(stats.shape[1]):
-        total += stats[i, k]
-    return total
-
-
-@njit
 def _cost(stats, i, criterion, regression):
     """``w * impurity`` of stats row ``i``: what the row's rows add to a weighted impurity."""
-    w = _weight(stats, i, regression)
+    w = stats_weight(stats, i, regression)
     if w <= 0.0:
         return 0.0
     return w * impurity(stats, i, criterion, regression)
@@ -95,7 +69,7 @@ def _scan_order(hist, n_codes, kind, multiway, regression, node_stats, order):
     their number."""
     n = 0
     for c in range(n_codes):
-        if _weight(hist, c, regression) > 0.0:
+        if stats_weight(hist, c, regression) > 0.0:
             order[n] = c
             n += 1
     if kind == NOMINAL and not multiway and n > 1:
@@ -107,7 +81,7 @@ def _scan_order(hist, n_codes, kind, multiway, regression, node_stats, order):
         keys = np.empty(n)
         for i in range(n):
             c = order[i]
-            wc = _weight(hist, c, regression)
+            wc = stats_weight(hist, c, regression)
             keys[i] = hist[c, 1] / wc if regression else hist[c, key_class] / wc
         sorted_codes = order[:n][np.argsort(keys, kind="mergesort")]
         order[:n] = sorted_codes
@@ -138,7 +112,7 @@ def _sides(hist, order, n_present, n_codes, regression, sides):
 
 @njit
 def _splittable(stats, n_rows, levels_left, criterion, regression, min_leaf, min_split):
-    w = _weight(stats, 0, regression)
+    w = stats_weight(stats, 0, regression)
     return (
         levels_left > 0
         and n_rows >= 2
@@ -150,8 +124,8 @@ def _splittable(stats, n_rows, levels_left, criterion, regression, min_leaf, min
 
 @njit
 def _side_ok(sides, i, regression, min_leaf):
-    wl = _weight(sides[i], 0, regression)
-    wr = _weight(sides[i], 1, regression)
+    wl = stats_weight(sides[i], 0, regression)
+    wr = stats_weight(sides[i], 1, regression)
     return wl >= min_leaf and wr >= min_leaf and wl > 0.0 and wr > 0.0
 
 
@@ -162,10 +136,10 @@ def _multiway_cost(hist, n_codes, criterion, regression, min_leaf, scratch):
     heaviest = -1
     big = 0
     for c in range(n_codes):
-        wc = _weight(hist, c, regression)
+        wc = stats_weight(hist, c, regression)
         if wc >= min_leaf and wc > 0.0:
             big += 1
-        if wc > 0.0 and (heaviest < 0 or wc > _weight(hist, heaviest, regression)):
+        if wc > 0.0 and (heaviest < 0 or wc > stats_weight(hist, heaviest, regression)):
             heaviest = c
     if big < 2:
         return -1.0
@@ -174,7 +148,7 @@ def _multiway_cost(hist, n_codes, criterion, regression, min_leaf, scratch):
         if c == heaviest:
             scratch[0] = hist[c] + hist[n_codes]
             cost += _cost(scratch, 0, criterion, regression)
-        elif _weight(hist, c, regression) > 0.0:
+        elif stats_weight(hist, c, regression) > 0.0:
             cost += _cost(hist, c, criterion, regression)
     return cost
 
@@ -185,7 +159,7 @@ def _best_last(x, yc, yv, w, rows, levels_left, ctx):
     kinds, n_bins, missing_code, criterion, regression, n_stats, min_leaf, min_split = ctx[:8]
     multiway = ctx[8]
     node = np.zeros((1, n_stats))
-    _node_stats(yc, yv, w, rows, regression, n_stats, node)
+    rows_stats(yc, yv, w, rows, regression, node)
     best = _cost(node, 0, criterion, regression)
     if not _splittable(
         node, rows.shape[0], levels_left, criterion, regression, min_leaf, min_split
@@ -280,7 +254,7 @@ def _best_deeper(x, yc, yv, w, rows, levels_left, ctx):
     kinds, n_bins, missing_code, criterion, regression, n_stats, min_leaf, min_split = ctx[:8]
     multiway, max_cuts = ctx[8], ctx[9]
     node = np.zeros((1, n_stats))
-    _node_stats(yc, yv, w, rows, regression, n_stats, node)
+    rows_stats(yc, yv, w, rows, regression, node)
     best = _cost(node, 0, criterion, regression)
     if not _splittable(
         node, rows.shape[0], levels_left, criterion, regression, min_leaf, min_split
@@ -325,7 +299,7 @@ def _multiway_table(hist, n_codes, regression):
     table = np.arange(n_codes)
     heaviest = 0
     for c in range(n_codes):
-        if _weight(hist, c, regression) > _weight(hist, heaviest, regression):
+        if stats_weight(hist, c, regression) > stats_weight(hist, heaviest, regression):
             heaviest = c
     return table, heaviest
 
@@ -338,7 +312,7 @@ def _cut_table(order, n_present, i, n_codes, sides, regression):
     for t in range(i + 1):
         table[order[t]] = 0
     # The missing rows joined the heavier known side in _sides: the same side here.
-    left = _weight(sides[i], 0, regression) >= _weight(sides[i], 1, regression)
+    left = stats_weight(sides[i], 0, regression) >= stats_weight(sides[i], 1, regression)
     return table, 0 if left else 1
 
 
@@ -358,7 +332,7 @@ def lookahead_splits(x, yc, yv, w, features, n_cand, depth, levels_left, ctx, si
     multiway, max_cuts = ctx[8], ctx[9]
     rows = np.arange(x.shape[0])
     node = np.zeros((1, n_stats))
-    total_w = _node_stats(yc, yv, w, rows, regression, n_stats, node)
+    total_w = rows_stats(yc, yv, w, rows, regression, node)
     node_impurity = impurity(node, 0, criterion, regression)
     width = int(n_bins.max()) + 1
     hist = np.zeros((width, n_stats))
@@ -393,7 +367,9 @@ def lookahead_splits(x, yc, yv, w, features, n_cand, depth, levels_left, ctx, si
                 for c in range(n_codes):
                     left[table[c]] += hist[c]
                 missing_side = (
-                    0 if _weight(left, 0, regression) >= _weight(left, 1, regression) else 1
+                    0
+                    if stats_weight(left, 0, regression) >= stats_weight(left, 1, regression)
+                    else 1
                 )
                 left[missing_side] += hist[n_codes]
                 greedy = _cost(left, 0, criterion, regression) + _cost(

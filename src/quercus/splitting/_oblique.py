@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._config import njit
-from ..criteria._impurity import impurity
+from ..criteria._impurity import impurity, stats_weight
 
 
 @njit
@@ -45,20 +45,10 @@ def split_cost(values, yc, yv, w, n_stats, criterion, regression, stats):
 
 
 @njit
-def _weight(stats, i, regression):
-    if regression:
-        return stats[i, 0]
-    total = 0.0
-    for k in range(stats.shape[1]):
-        total += stats[i, k]
-    return total
-
-
-@njit
 def _sides_cost(stats, criterion, regression):
     cost = 0.0
     for side in range(2):
-        wt = _weight(stats, side, regression)
+        wt = stats_weight(stats, side, regression)
         if wt > 0.0:
             cost += wt * impurity(stats, side, criterion, regression)
     return cost
@@ -121,7 +111,10 @@ def line_search(values, direction, yc, yv, w, criterion, regression, min_leaf, s
             step = 0.5 * (crossing[i] + crossing[order[t + 1]])
         else:
             step = crossing[i] + 1.0  # past the last crossing
-        if _weight(stats, 0, regression) < min_leaf or _weight(stats, 1, regression) < min_leaf:
+        if (
+            stats_weight(stats, 0, regression) < min_leaf
+            or stats_weight(stats, 1, regression) < min_leaf
+        ):
             continue
         cost = _sides_cost(stats, criterion, regression)
         if cost < best_cost - 1e-12 * max(abs(best_cost), 1.0):
