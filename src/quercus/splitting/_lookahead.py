@@ -154,21 +154,39 @@ def _multiway_cost(hist, n_codes, criterion, regression, min_leaf, scratch):
 
 
 @njit
-def _best_last(x, yc, yv, w, rows, levels_left, ctx):
-    """``B_1`` of the rows ``rows``: their cost as a leaf, or after their best split."""
-    kinds, n_bins, missing_code, criterion, regression, n_stats, min_leaf, min_split = ctx[:8]
-    multiway = ctx[8]
+def _open_rows(yc, yv, w, rows, levels_left, ctx):
+    """The statistics of ``rows`` (``(1, stats)``), their cost as a leaf, and whether they
+    may be split (``ctx``: as :func:`lookahead_splits` takes it)."""
+    criterion, regression, n_stats, min_leaf, min_split = ctx[3], ctx[4], ctx[5], ctx[6], ctx[7]
     node = np.zeros((1, n_stats))
     rows_stats(yc, yv, w, rows, regression, node)
-    best = _cost(node, 0, criterion, regression)
-    if not _splittable(
+    leaf = _cost(node, 0, criterion, regression)
+    splittable = _splittable(
         node, rows.shape[0], levels_left, criterion, regression, min_leaf, min_split
-    ):
-        return best
+    )
+    return node, leaf, splittable
+
+
+@njit
+def _scratch(n_bins, n_stats):
+    """A feature's histogram, scan order and cut sides, for any feature of ``n_bins``."""
     width = int(n_bins.max()) + 1
-    hist = np.zeros((width, n_stats))
-    order = np.zeros(width, dtype=np.int64)
-    sides = np.zeros((width, 3, n_stats))
+    return (
+        np.zeros((width, n_stats)),
+        np.zeros(width, dtype=np.int64),
+        np.zeros((width, 3, n_stats)),
+    )
+
+
+@njit
+def _best_last(x, yc, yv, w, rows, levels_left, ctx):
+    """``B_1`` of the rows ``rows``: their cost as a leaf, or after their best split."""
+    kinds, n_bins, missing_code, criterion, regression, n_stats, min_leaf = ctx[:7]
+    multiway = ctx[8]
+    node, best, splittable = _open_rows(yc, yv, w, rows, levels_left, ctx)
+    if not splittable:
+        return best
+    hist, order, sides = _scratch(n_bins, n_stats)
     for f in range(kinds.shape[0]):
         n_codes = n_bins[f]
         _feature_hist(x, yc, yv, w, rows, f, n_codes, missing_code, regression, hist)
@@ -251,19 +269,12 @@ def _cuts(sides, n_present, regression, min_leaf, criterion, max_cuts, out):
 def _best_deeper(x, yc, yv, w, rows, levels_left, ctx):
     """``B_2`` of the rows ``rows``: their cost as a leaf, or after the split whose children
     reach the least after one more split each."""
-    kinds, n_bins, missing_code, criterion, regression, n_stats, min_leaf, min_split = ctx[:8]
+    kinds, n_bins, missing_code, criterion, regression, n_stats, min_leaf = ctx[:7]
     multiway, max_cuts = ctx[8], ctx[9]
-    node = np.zeros((1, n_stats))
-    rows_stats(yc, yv, w, rows, regression, node)
-    best = _cost(node, 0, criterion, regression)
-    if not _splittable(
-        node, rows.shape[0], levels_left, criterion, regression, min_leaf, min_split
-    ):
+    node, best, splittable = _open_rows(yc, yv, w, rows, levels_left, ctx)
+    if not splittable:
         return best
-    width = int(n_bins.max()) + 1
-    hist = np.zeros((width, n_stats))
-    order = np.zeros(width, dtype=np.int64)
-    sides = np.zeros((width, 3, n_stats))
+    hist, order, sides = _scratch(n_bins, n_stats)
     cuts = np.zeros(max(max_cuts, 1), dtype=np.int64)
     for f in range(kinds.shape[0]):
         n_codes = n_bins[f]
@@ -334,10 +345,7 @@ def lookahead_splits(x, yc, yv, w, features, n_cand, depth, levels_left, ctx, si
     node = np.zeros((1, n_stats))
     total_w = rows_stats(yc, yv, w, rows, regression, node)
     node_impurity = impurity(node, 0, criterion, regression)
-    width = int(n_bins.max()) + 1
-    hist = np.zeros((width, n_stats))
-    order = np.zeros(width, dtype=np.int64)
-    sides = np.zeros((width, 3, n_stats))
+    hist, order, sides = _scratch(n_bins, n_stats)
     cuts = np.zeros(max(max_cuts, 1), dtype=np.int64)
     scratch = np.zeros((1, n_stats))
     for j in range(n_cand):

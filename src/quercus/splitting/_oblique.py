@@ -34,14 +34,19 @@ def split_cost(values, yc, yv, w, n_stats, criterion, regression, stats):
     over the sides of weight x impurity (``stats``: scratch of two rows)."""
     stats[:, :] = 0.0
     for i in range(values.shape[0]):
-        side = 0 if values[i] <= 0.0 else 1
-        if regression:
-            stats[side, 0] += w[i]
-            stats[side, 1] += w[i] * yv[i]
-            stats[side, 2] += w[i] * yv[i] * yv[i]
-        else:
-            stats[side, yc[i]] += w[i]
+        _add_row(stats, 0 if values[i] <= 0.0 else 1, i, yc, yv, w, regression)
     return _sides_cost(stats, criterion, regression)
+
+
+@njit(inline="always")
+def _add_row(stats, side, i, yc, yv, w, regression):
+    """Add row ``i`` to side ``side`` of ``stats``."""
+    if regression:
+        stats[side, 0] += w[i]
+        stats[side, 1] += w[i] * yv[i]
+        stats[side, 2] += w[i] * yv[i] * yv[i]
+    else:
+        stats[side, yc[i]] += w[i]
 
 
 @njit
@@ -91,13 +96,7 @@ def line_search(values, direction, yc, yv, w, criterion, regression, min_leaf, s
         else:
             crossing[i] = np.inf
             left = values[i] <= 0.0
-        side = 0 if left else 1
-        if regression:
-            stats[side, 0] += w[i]
-            stats[side, 1] += w[i] * yv[i]
-            stats[side, 2] += w[i] * yv[i] * yv[i]
-        else:
-            stats[side, yc[i]] += w[i]
+        _add_row(stats, 0 if left else 1, i, yc, yv, w, regression)
     order = np.argsort(crossing, kind="mergesort")
     best_cost, best_step = current, 0.0
     for t in range(n):
