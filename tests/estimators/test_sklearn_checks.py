@@ -18,6 +18,8 @@ ESTIMATORS = [
     quercus.CARTRegressor(random_state=0),
     quercus.ModelTreeRegressor(),
     quercus.DecisionTreeRegressor(leaf_model="linear", max_depth=3),
+    quercus.DecisionTreeClassifier(lookahead=1, max_depth=4),
+    quercus.DecisionTreeRegressor(lookahead=1, max_depth=4),
 ]
 SKIPPED = {}  # check name -> reason
 
