@@ -29,10 +29,9 @@ __all__ = ["LinearModel", "NodeMoments", "fit_linear", "node_moments"]
 
 
 class NodeMoments(NamedTuple):
-    """What a node's rows tell a linear fit: their count and weight, the weighted means of
-    the terms and the target, and the centred cross-products of terms and target."""
+    """What a node's rows tell a linear fit: their weight, the weighted means of the terms
+    and the target, and the centred cross-products of terms and target."""
 
-    n_rows: int
     weight: float
     mean: np.ndarray  # (p,) the terms' weighted means
     y_mean: float
@@ -66,9 +65,7 @@ def node_moments(z: np.ndarray, y: np.ndarray, w: np.ndarray) -> NodeMoments:
     dy = y - y_mean
     wz = dz * w[:, None]
     varies = (z.max(axis=0) > z.min(axis=0)) if len(z) else np.zeros(z.shape[1], dtype=bool)
-    return NodeMoments(
-        len(y), weight, mean, y_mean, wz.T @ dz, wz.T @ dy, float(w @ (dy * dy)), varies
-    )
+    return NodeMoments(weight, mean, y_mean, wz.T @ dz, wz.T @ dy, float(w @ (dy * dy)), varies)
 
 
 def _sse(m: NodeMoments, selected: np.ndarray, b: np.ndarray) -> float:
