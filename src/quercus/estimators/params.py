@@ -303,7 +303,7 @@ def _check_lookahead(params: Mapping) -> None:
         if params.get(name) == value:
             raise InvalidParameterError(
                 f"lookahead does not combine with {name}={value!r} ({why} need the greedy "
-                "compiled grower)",
+                f"compiled grower): set {name} to another value with it",
                 "lookahead",
             )
     if params.get("max_leaf_nodes") is not None:
