@@ -35,6 +35,14 @@ def _splits(x, f, kind):
     return [[x[:, f] <= c, x[:, f] > c] for c in codes[:-1]]
 
 
+def _admissible(masks, w, kind, min_leaf) -> bool:
+    """Whether the branches hold enough weight: two of a multiway split, both of a cut."""
+    weights = [w[m].sum() for m in masks]
+    if kind == NOMINAL:
+        return sum(wt >= min_leaf for wt in weights) >= 2
+    return min(weights) >= min_leaf
+
+
 def _reach(x, y, w, depth, levels, kinds, classes, criterion, min_leaf):
     leaf = _cost(y, w, classes, criterion)
     if depth == 0 or levels <= 0 or len(y) < 2 or w.sum() < 2 * min_leaf or leaf <= 1e-12:
@@ -42,10 +50,7 @@ def _reach(x, y, w, depth, levels, kinds, classes, criterion, min_leaf):
     best = leaf
     for f, kind in enumerate(kinds):
         for masks in _splits(x, f, kind):
-            weights = [w[m].sum() for m in masks]
-            if kind == NOMINAL and sum(wt >= min_leaf for wt in weights) < 2:
-                continue
-            if kind != NOMINAL and min(weights) < min_leaf:
+            if not _admissible(masks, w, kind, min_leaf):
                 continue
             total = sum(
                 _reach(x[m], y[m], w[m], depth - 1, levels - 1, kinds, classes, criterion, min_leaf)
@@ -61,10 +66,7 @@ def twin_costs(x, y, w, depth, kinds, classes, criterion, min_leaf=1.0):
     for f, kind in enumerate(kinds):
         best = np.inf
         for masks in _splits(x, f, kind):
-            weights = [w[m].sum() for m in masks]
-            if kind == NOMINAL and sum(wt >= min_leaf for wt in weights) < 2:
-                continue
-            if kind != NOMINAL and min(weights) < min_leaf:
+            if not _admissible(masks, w, kind, min_leaf):
                 continue
             reach = [
                 _reach(x[m], y[m], w[m], depth, 99, kinds, classes, criterion, min_leaf)

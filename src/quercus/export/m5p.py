@@ -98,19 +98,25 @@ def _tree_lines(estimator, numbers: dict[int, int]) -> list[str]:
     return lines
 
 
-def _equation_lines(estimator, node: int, target: str) -> list[str]:
-    """M5P's lines of one leaf's equation: the target, then a term a line, the intercept."""
+def _model_terms(estimator, node: int) -> tuple[list[tuple[float, str]], float]:
+    """A node's model: ``(coefficient, term name)`` of its nonzero terms in term order, and
+    its intercept."""
     params = estimator.tree_.leaf_params[node]
     n_terms = estimator.terms_.n_terms
+    names = estimator.terms_.names
+    terms = [(float(params[t]), names[t]) for t in np.flatnonzero(params[:n_terms] != 0.0)]
+    return terms, float(params[n_terms])
+
+
+def _equation_lines(estimator, node: int, target: str) -> list[str]:
+    """M5P's lines of one leaf's equation: the target, then a term a line, the intercept."""
+    terms, intercept = _model_terms(estimator, node)
     lines = [f"{target} = "]
-    for t in np.flatnonzero(params[:n_terms] != 0.0):
-        c = float(params[t])
-        name = estimator.terms_.names[t]
+    for c, name in terms:
         if len(lines) == 1:
             lines.append(f"\t{weka_number(c, 4)} * {name} ")
         else:
             lines.append(f"\t{'+' if c > 0 else '-'} {weka_number(abs(c), 4)} * {name} ")
-    intercept = float(params[n_terms])
     lines.append(f"\t{'+' if intercept > 0 else '-'} {weka_number(abs(intercept), 4)}")
     return lines
 
@@ -143,17 +149,13 @@ def equations(estimator, decimals: int = 4) -> list[str]:
     """Each leaf's model as one line, ``LM1: medv = 4.7924 * crim - 0.4795 * indus + 25.4161``,
     in leaf order."""
     tree = fitted_tree(estimator)
-    n_terms = estimator.terms_.n_terms
     target = _target_name(estimator)
     out = []
     for node, k in leaf_numbers(tree).items():
-        params = tree.leaf_params[node]
-        parts = []
-        for t in np.flatnonzero(params[:n_terms] != 0.0):
-            c = float(params[t])
-            sign = "-" if c < 0 else "+"
-            parts.append(f"{sign} {weka_number(abs(c), decimals)} * {estimator.terms_.names[t]}")
-        intercept = float(params[n_terms])
+        terms, intercept = _model_terms(estimator, node)
+        parts = [
+            f"{'-' if c < 0 else '+'} {weka_number(abs(c), decimals)} * {name}" for c, name in terms
+        ]
         parts.append(f"{'-' if intercept < 0 else '+'} {weka_number(abs(intercept), decimals)}")
         text = " ".join(parts)
         text = text[2:] if text.startswith("+ ") else "-" + text[2:]

@@ -53,8 +53,9 @@ def _row_ranges(tree: Tree, order: np.ndarray, leaf_of_row: np.ndarray):
     leaf_rank = np.full(tree.node_count, -1, dtype=np.int64)
     leaves = order[tree.kind[order] == LEAF]
     leaf_rank[leaves] = np.arange(len(leaves))
-    rows = np.argsort(leaf_rank[leaf_of_row], kind="stable")
-    bounds = np.searchsorted(leaf_rank[leaf_of_row][rows], np.arange(len(leaves) + 1))
+    rank_of_row = leaf_rank[leaf_of_row]
+    rows = np.argsort(rank_of_row, kind="stable")
+    bounds = np.searchsorted(rank_of_row[rows], np.arange(len(leaves) + 1))
     first = np.zeros(tree.node_count, dtype=np.int64)
     last = np.zeros(tree.node_count, dtype=np.int64)
     for node in order[::-1]:  # children before parents

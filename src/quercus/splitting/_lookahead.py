@@ -91,7 +91,7 @@ def _scan_order(hist, n_codes, kind, multiway, regression, node_stats, order):
 @njit
 def _sides(hist, order, n_present, n_codes, regression, sides):
     """``sides[i]``: statistics of the left (row 0) and right (row 1) of the cut after
-    ``order[i]``, the missing rows added to the heavier; weights in ``sides[i, 2, 0:2]``."""
+    ``order[i]``, the missing rows added to the heavier."""
     n_stats = hist.shape[1]
     total = np.zeros(n_stats)
     for t in range(n_present):
@@ -174,7 +174,7 @@ def _scratch(n_bins, n_stats):
     return (
         np.zeros((width, n_stats)),
         np.zeros(width, dtype=np.int64),
-        np.zeros((width, 3, n_stats)),
+        np.zeros((width, 2, n_stats)),
     )
 
 
