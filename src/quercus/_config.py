@@ -88,8 +88,8 @@ def _plain_types(dispatcher):
 
 
 # Node kinds of the flat tree arrays.
-LEAF, NUMERIC_SPLIT, MULTIWAY_SPLIT, SUBSET_SPLIT = 0, 1, 2, 3
-NODE_KIND_NAMES = ("leaf", "numeric", "multiway", "subset")
+LEAF, NUMERIC_SPLIT, MULTIWAY_SPLIT, SUBSET_SPLIT, OBLIQUE_SPLIT = 0, 1, 2, 3, 4
+NODE_KIND_NAMES = ("leaf", "numeric", "multiway", "subset", "oblique")
 
 # The criteria and their codes: quercus.criteria.registry.
 

@@ -59,6 +59,7 @@ BAD = {
     "verbose": (-1, "verbose must be an integer >= 0, got -1"),
     "warm_start": ("no", "warm_start must be True or False"),
     "lookahead": (3, "lookahead must be 0, 1 or 2, got 3"),
+    "split": ("diagonal", "split must be one of 'axis' or 'oblique'"),
     "leaf_model": ("median", "leaf_model must be one of 'linear' or 'mean'"),
     "smoothing": ("yes", "smoothing must be True or False, got 'yes'"),
 }

@@ -115,6 +115,8 @@ def refuse_local_only(params: dict) -> None:
         _refuse("lookahead", params["lookahead"], "it reads a node's rows between levels")
     if params.get("leaf_model") == "linear":
         _refuse("leaf_model", "linear", "a leaf's model is fitted on the leaf's rows")
+    if params.get("split") == "oblique":
+        _refuse("split", "oblique", "its search reads a node's rows")
     if params.get("max_leaf_nodes") is not None:
         _refuse(
             "max_leaf_nodes", params["max_leaf_nodes"], "best-first growth is not level by level"

@@ -8,6 +8,9 @@ estimator (see ``estimators/trees.py``).
 
 from __future__ import annotations
 
+import dataclasses
+import warnings
+
 import numpy as np
 import pandas as pd
 from scipy.sparse import csr_matrix
@@ -19,6 +22,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._config import J48_SMALL
 from .._parallel import n_threads, run_parallel
 from ..binning.binned import bin_frame
+from ..data.schema import NUMERIC_KIND
 from ..persist.model_file import save_model
 from ..pruning import cost_complexity_path
 from ..pruning.cost_complexity import held_out_errors, pruning_steps
@@ -104,6 +108,9 @@ class BaseDecisionTree(TabularInput, BaseEstimator):
         params = self._growth_params(typed.shape[1], float(w.sum()))
         if params.lookahead:
             check_lookahead_budget(params.lookahead, len(typed), typed.shape[1], LOOKAHEAD_CUTS)
+        values = self._oblique_values(typed) if params.oblique else None
+        if values is None:
+            params = dataclasses.replace(params, oblique=False)
         threads = n_threads(getattr(self, "n_jobs", None))
         data = bin_frame(typed, self.schema_, self.max_bins, threads)
         # The kernel overwrites its arrays: it gets its own copies, never the caller's arrays
@@ -116,6 +123,7 @@ class BaseDecisionTree(TabularInput, BaseEstimator):
             np.array(w, dtype=np.float64),
             params,
             n_threads=threads,
+            values=values,
             **self._growth_setup(n_stats, data.mapper, trace),
         )
         tree = tree_from_grown(grown, params, self._regression)
@@ -141,6 +149,23 @@ class BaseDecisionTree(TabularInput, BaseEstimator):
         self.max_features_ = params.max_features
         self._keep_pruning(log)
         return log
+
+    def _oblique_values(self, typed: pd.DataFrame) -> np.ndarray | None:
+        """The rows' values that oblique splits test; None, with a warning naming
+        ``split``, when fewer than two features are numeric (nothing to combine: the tree
+        gets single-feature splits, as with ``split='axis'``)."""
+        numeric = [f.name for f in self.schema_.features if f.kind == NUMERIC_KIND]
+        if len(numeric) >= 2:
+            return self._routing_matrix(typed)
+        shown = ", ".join(repr(name) for name in numeric) or "none"
+        warnings.warn(
+            f"split='oblique' combines numeric features, and X has {len(numeric)} ({shown}); "
+            "nominal and ordinal features keep single-feature splits, so the tree is the "
+            "one split='axis' grows",
+            UserWarning,
+            stacklevel=4,
+        )
+        return None
 
     def _keep_pruning(self, log: PruningLog) -> None:
         """Keep the grown tree, the pruning's steps and the grown id of each node of
@@ -207,7 +232,7 @@ class BaseDecisionTree(TabularInput, BaseEstimator):
     # -- routing --------------------------------------------------------------------------
 
     def _tree_args(self):
-        return self.tree_.routes, self.tree_.children, self.tree_.cat_table
+        return self.tree_.route_tables()
 
     def apply(self, X) -> np.ndarray:
         """Index of the leaf that each sample ends in."""
@@ -346,7 +371,7 @@ class BaseDecisionTree(TabularInput, BaseEstimator):
                 fractional_rows(
                     matrix,
                     rows,
-                    *self._tree_args(),
+                    *self._tree_args()[:3],
                     tree.child_start,
                     tree.n_children,
                     tree.weighted_n_node_samples,

@@ -114,9 +114,7 @@ class ModelTreeRegressor(RegressorMixin, BaseDecisionTree):
         self.terms_ = fit_terms(matrix, y, w, self.schema_)
         filled = self.terms_.filled(matrix)
         grown = self._grow_m5(filled, y, w)
-        leaf_of_row = run_parallel(
-            apply_rows, self.terms_.ranked(filled), grown.routes, grown.children, grown.cat_table
-        )
+        leaf_of_row = run_parallel(apply_rows, self.terms_.ranked(filled), *grown.route_tables())
         models = fit_m5(
             grown,
             leaf_of_row,

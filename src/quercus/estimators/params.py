@@ -231,6 +231,7 @@ PARAM_RULES: dict[str, ParamRule] = {
         lambda e: _listed(_missing_policies(e)),
     ),
     "lookahead": _fixed(lambda v: _is_int(v) and 0 <= v <= 2, "0, 1 or 2"),
+    "split": _choice("axis", "oblique"),
     "max_leaf_nodes": _int_at_least(2, allow_none=True),
     "max_features": _fixed(
         _max_features_ok, "None, 'sqrt', 'log2', an integer >= 1 or a float in (0, 1]"
@@ -287,6 +288,8 @@ def check_params(estimator) -> None:
         )
     if params.get("lookahead"):
         _check_lookahead(params)
+    if params.get("split") == "oblique":
+        _check_oblique(params)
     if params.get("oob_score") and not params.get("bootstrap", True):
         raise InvalidParameterError(
             "oob_score needs bootstrap=True or 'poisson' (no row is out of bag otherwise)",
@@ -310,6 +313,39 @@ def _check_lookahead(params: Mapping) -> None:
         raise InvalidParameterError(
             "lookahead does not combine with max_leaf_nodes (best-first growth)", "lookahead"
         )
+
+
+#: The criteria whose gain an oblique split's search minimises: an impurity decrease.
+OBLIQUE_CRITERIA = ("gini", "entropy", "information_gain", "misclassification", "squared_error")
+
+
+def _check_oblique(params: Mapping) -> None:
+    """Oblique splits grow level by level and score by an impurity's decrease: what does
+    not fit is refused."""
+    criterion = params.get("criterion")
+    if criterion not in OBLIQUE_CRITERIA:
+        raise InvalidParameterError(
+            "split='oblique' minimises an impurity: it needs criterion 'gini', 'entropy' or "
+            f"'misclassification' (classes) or 'squared_error' (regression), not {criterion!r}",
+            "split",
+        )
+    for name, value, why in (
+        ("missing", "fractional", "C4.5's weighted copies of a row"),
+        ("leaf_model", "linear", "linear leaves"),
+    ):
+        if params.get(name) == value:
+            raise InvalidParameterError(
+                f"split='oblique' does not combine with {name}={value!r} ({why}): use "
+                f"split='axis' or another {name}",
+                "split",
+            )
+    for name in ("lookahead", "max_leaf_nodes"):
+        if params.get(name):
+            raise InvalidParameterError(
+                f"split='oblique' does not combine with {name}={params[name]!r}: use one "
+                "or the other",
+                "split",
+            )
 
 
 #: The most work (rows x features x (features x cuts)^lookahead) a look-ahead may take at
@@ -378,4 +414,5 @@ def growth_params(values: Mapping, n_features: int, total_weight: float, seed: i
         ccp_alpha=0.0 if ccp_alpha == "cv" else float(ccp_alpha),
         missing=MISSING_POLICIES[values["missing"]],
         lookahead=int(values.get("lookahead", 0)),
+        oblique=values.get("split", "axis") == "oblique",
     )

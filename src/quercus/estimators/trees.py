@@ -99,6 +99,18 @@ _COMMON_DOC = """
         alone would pass 2e10 is refused. Grows level by level (not with
         ``missing='fractional'``, ``criterion='absolute_error'``, ``max_leaf_nodes`` or
         ``trace``), on one thread.
+    split : {{'axis', 'oblique'}}, default 'axis'
+        'axis': each split tests one feature. 'oblique': a node may also test a linear
+        combination of the numeric features, ``w . x <= t`` (CART-LC's multivariate
+        split), found by OC1's search: starting from the best single-feature split, each
+        weight in turn moves to its best value (an exact line search), then seeded random
+        directions are tried to escape local minima (``random_state``). The oblique split
+        is kept where it gains more than every single-feature split; nominal and ordinal
+        features keep their usual splits. A row with a missing value in a feature of the
+        combination goes to the heavier branch (or by the ``missing`` policy). Needs
+        'gini', 'entropy', 'misclassification' or 'squared_error', grows level by level
+        (see ``lookahead`` for what that excludes) on one thread, and takes no
+        ``lookahead``.
     max_leaf_nodes : int or None, default None
         Grow best-first, splitting the leaf of largest impurity decrease, up to this many
         leaves.
@@ -159,6 +171,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         collapse=False,
         missing="learned",
         lookahead=0,
+        split="axis",
         max_leaf_nodes=None,
         max_features=None,
         max_bins="auto",
@@ -185,6 +198,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         self.collapse = collapse
         self.missing = missing
         self.lookahead = lookahead
+        self.split = split
         self.max_leaf_nodes = max_leaf_nodes
         self.max_features = max_features
         self.max_bins = max_bins
@@ -231,8 +245,9 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
             self._prune_pessimistic(log, typed, y_class, w)
         elif self.pruning == "reduced_error":
             val_typed, val_class, val_w = validation
-            routes = (log.tree.routes, log.tree.children, log.tree.cat_table)
-            leaves = run_parallel(apply_rows, self._routing_matrix(val_typed), *routes)
+            leaves = run_parallel(
+                apply_rows, self._routing_matrix(val_typed), *log.tree.route_tables()
+            )
             log.reduced_error(leaves, val_class, val_w)
         self.tree_ = log.tree
         self._keep_pruning(log)
@@ -334,6 +349,7 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         ccp_alpha=0.0,
         missing="learned",
         lookahead=0,
+        split="axis",
         max_leaf_nodes=None,
         max_features=None,
         max_bins="auto",
@@ -352,6 +368,7 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         self.ccp_alpha = ccp_alpha
         self.missing = missing
         self.lookahead = lookahead
+        self.split = split
         self.max_leaf_nodes = max_leaf_nodes
         self.max_features = max_features
         self.max_bins = max_bins

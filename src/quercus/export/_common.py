@@ -8,9 +8,14 @@ from dataclasses import replace
 
 import numpy as np
 
-from .._config import LEAF
+from .._config import LEAF, OBLIQUE_SPLIT
 from ..tree import leaves
-from ..tree.conditions import Condition, reaching_branch_conditions
+from ..tree.conditions import (
+    Condition,
+    linear_sum,
+    oblique_terms,
+    reaching_branch_conditions,
+)
 
 
 def fitted_tree(estimator):
@@ -39,7 +44,16 @@ def conditions(estimator, node: int, names: Sequence[str]) -> list[Condition]:
     """The condition of each branch of ``node``, with the features called ``names`` (a
     category test names only the categories that can reach ``node``)."""
     out = reaching_branch_conditions(estimator.tree_, estimator.schema_, node)
-    return [replace(c, name=names[c.feature]) for c in out]
+    return [
+        replace(c, name=linear_sum(c.terms, names) if c.terms else names[c.feature]) for c in out
+    ]
+
+
+def tested(tree, node: int, names: Sequence[str]) -> str:
+    """What the split at ``node`` tests: a feature's name, or an oblique split's sum."""
+    if tree.kind[node] == OBLIQUE_SPLIT:
+        return linear_sum(oblique_terms(tree, node), names)
+    return names[tree.feature[node]]
 
 
 def children(tree, node: int) -> list[int]:

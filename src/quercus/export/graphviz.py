@@ -20,6 +20,9 @@ from ._common import (
     leaf_summary,
     printed_names,
 )
+from ._common import (
+    tested as tested_name,
+)
 
 # Fill colours of the leaves by predicted class (cycled), when ``filled``.
 _PALETTE = (
@@ -85,7 +88,7 @@ def export_graphviz(
             label = f"{leaf_summary(estimator, node, parent, decimals)}\n(subtree not shown)"
             lines.append(f"  n{node} [label={_quote(label)}, style=dashed];")
             continue
-        tested = names[tree.feature[node]]
+        tested = tested_name(tree, node, names)
         lines.append(f"  n{node} [label={_quote(tested + chr(10) + stats)}];")
         branches = list(zip(children(tree, node), conditions(estimator, node, names), strict=True))
         for kid, condition in branches:

@@ -61,10 +61,7 @@ def to_rules(estimator, *, feature_names: Sequence[str] | None = None) -> list[L
     if tree.leaf_model == leaves.LINEAR:
         from .m5p import equations
 
-        models = {
-            k: text.split(": ", 1)[1]
-            for k, text in enumerate(equations(estimator), start=1)
-        }
+        models = {k: text.split(": ", 1)[1] for k, text in enumerate(equations(estimator), start=1)}
     rules: list[LeafRule] = []
     stack: list[tuple[int, list[Condition]]] = [(0, [])]
     while stack:

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import math
 
-from .._config import J48_SMALL, LEAF, NUMERIC_SPLIT, SUBSET_SPLIT
+from .._config import J48_SMALL, LEAF, NUMERIC_SPLIT, OBLIQUE_SPLIT, SUBSET_SPLIT
 from ..data.schema import ORDINAL_KIND
-from ..tree.conditions import format_threshold
+from ..tree.conditions import branch_conditions, format_threshold
 
 
 def _java_double(x: float) -> str:
@@ -49,6 +49,8 @@ def _branch_labels(est, node: int) -> list[str]:
     tree, schema = est.tree_, est.schema_
     feature = schema.features[tree.feature[node]]
     name = feature.name
+    if tree.kind[node] == OBLIQUE_SPLIT:
+        return [str(c) for c in branch_conditions(tree, schema, node)]
     if tree.kind[node] == NUMERIC_SPLIT:
         if feature.kind == ORDINAL_KIND:
             level = feature.categories[int(tree.threshold[node] - 0.5)]

@@ -31,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .._config import LEAF, MULTIWAY_SPLIT, NUMERIC_SPLIT, SUBSET_SPLIT
+from .._config import LEAF, MULTIWAY_SPLIT, NUMERIC_SPLIT, OBLIQUE_SPLIT, SUBSET_SPLIT
 from .._files import write_atomically
 from .._version import __version__
 from ..data.schema import NOMINAL_KIND, NUMERIC_KIND, Feature, Schema
@@ -40,7 +40,7 @@ from ..tree import Tree, leaves
 from ..tree.conditions import Condition
 
 FORMAT = "quercus-model"
-FORMAT_VERSION = 2  # 2: model trees (``linear`` leaf models and their ``terms``)
+FORMAT_VERSION = 3  # 2: model trees (``linear`` leaf models and ``terms``); 3: ``oblique``
 #: The oldest version this quercus still reads (its files are read as they were written).
 OLDEST_FORMAT_VERSION = 1
 #: The estimators a model file can hold, by the class name it records (the public names of
@@ -272,6 +272,11 @@ def _tree_to_dict(tree: Tree) -> dict:
     out["median"] = None  # the leaf model's parameters, when it has any (tree/leaves.py)
     for key, params in leaves.to_file(tree.leaf_model, tree.leaf_params).items():
         out[key] = _floats(params) if params.ndim == 1 else [_floats(row) for row in params]
+    if tree.oblique is not None:
+        out["oblique"] = {
+            "nodes": np.flatnonzero(tree.kind == OBLIQUE_SPLIT).tolist(),
+            "weights": [_floats(row) for row in tree.oblique],
+        }
     return out
 
 
@@ -664,6 +669,7 @@ def _tree_from_dict(
     linear = _linear_of(doc.get("linear"), n, n_terms)
     try:
         check_tree(arrays, value, schema, regression)
+        oblique = _oblique_of(doc.get("oblique"), arrays, schema)
     except ModelError as exc:
         raise ModelError(f"field tree: {exc}") from None
     known = {f.name for f in fields(Tree)}
@@ -671,10 +677,41 @@ def _tree_from_dict(
         **{k: v for k, v in arrays.items() if k in known},
         value=value,
         **_leaf_fields(median, regression, linear),
+        oblique=oblique,
         regression=regression,
         fractional=doc["fractional"],
     )
     return compact_categories(tree, schema)
+
+
+def _oblique_of(field, a: dict, schema: Schema) -> np.ndarray | None:
+    """The oblique splits' weights of a file's tree (``tree.oblique``), one row per oblique
+    split in node order; None for a tree without oblique splits. Each oblique
+    split weighs numeric features only, finite and not all zero, its ``feature`` among
+    them, and the field names exactly the tree's oblique splits."""
+    splits = np.flatnonzero(a["kind"] == OBLIQUE_SPLIT)
+    if field is None:
+        if len(splits):
+            raise ModelError(f"node {splits[0]} is an oblique split without its weights")
+        return None
+    nodes, rows = field["nodes"], field["weights"]
+    if nodes != splits.tolist() or len(rows) != len(nodes):
+        raise ModelError("oblique: its nodes are not the tree's oblique splits")
+    p = len(schema.features)
+    if not all(isinstance(r, list) and len(r) == p for r in rows):
+        raise ModelError(f"oblique: not one weight per feature ({p}) per split")
+    weights = _floats_of([v for r in rows for v in r], "oblique.weights").reshape(-1, p)
+    numeric = np.array([f.kind == NUMERIC_KIND for f in schema.features], dtype=bool)
+    used = weights != 0
+    own = used[np.arange(len(splits)), a["feature"][splits]] if len(splits) else used[:, 0]
+    bad = ~np.isfinite(weights).all(axis=1) | (used & ~numeric).any(axis=1) | ~own
+    if bad.any():
+        node = int(splits[np.flatnonzero(bad)[0]])
+        raise ModelError(
+            f"node {node}: an oblique split's weights must be finite, on numeric features "
+            "only, and weigh the feature it names"
+        )
+    return weights
 
 
 def _linear_of(rows, n: int, n_terms: int | None) -> np.ndarray | None:
@@ -732,7 +769,7 @@ def check_tree(a: dict, value: np.ndarray, schema: Schema, regression: bool) -> 
     millions of nodes."""
     n = len(a["kind"])
     kind = a["kind"]
-    if not np.isin(kind, (LEAF, NUMERIC_SPLIT, MULTIWAY_SPLIT, SUBSET_SPLIT)).all():
+    if not np.isin(kind, (LEAF, NUMERIC_SPLIT, MULTIWAY_SPLIT, SUBSET_SPLIT, OBLIQUE_SPLIT)).all():
         raise ModelError("a node has an unknown kind")
     _check_statistics(a, value, regression)
     leaves = kind == LEAF
@@ -781,7 +818,7 @@ def check_tree(a: dict, value: np.ndarray, schema: Schema, regression: bool) -> 
         raise ModelError(f"node {first_bad(bad, nodes)} sends missing values to no branch")
     nominal_feature = np.array([ft.kind == NOMINAL_KIND for ft in schema.features], dtype=bool)
     n_categories = np.array([ft.n_categories for ft in schema.features], dtype=np.int64)
-    numeric = kind[nodes] == NUMERIC_SPLIT
+    numeric = np.isin(kind[nodes], (NUMERIC_SPLIT, OBLIQUE_SPLIT))
     bad = numeric & ((count != 2) | ~np.isfinite(a["threshold"][nodes]) | nominal_feature[f])
     if bad.any():
         node = first_bad(bad, nodes)

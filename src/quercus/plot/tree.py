@@ -29,6 +29,9 @@ from ..export._common import (
     leaf_summary,
     printed_names,
 )
+from ..export._common import (
+    tested as tested_name,
+)
 from ..export.graphviz import _PALETTE
 
 __all__ = ["plot_tree"]
@@ -102,7 +105,7 @@ def _boxes(estimator, names, max_depth, decimals, filled) -> list[_Node]:
             label = f"{summary}\n(subtree not shown)"
             boxes.append(_Node(node, parent, depth, label, edge, colour, True))
             continue
-        tested = names[tree.feature[node]]
+        tested = tested_name(tree, node, names)
         label = f"{tested}\n{distribution_text(estimator, node, decimals)}"
         boxes.append(_Node(node, parent, depth, label, edge, colour, False))
         branches = list(zip(children(tree, node), conditions(estimator, node, names), strict=True))

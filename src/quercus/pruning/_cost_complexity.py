@@ -22,7 +22,7 @@ import math
 import numpy as np
 
 from .._config import njit
-from ..tree._predict import _step, push_branches
+from ..tree._predict import _step, axis_step, push_branches
 
 # -- the pruning path ---------------------------------------------------------------------
 
@@ -232,7 +232,19 @@ def _row_error(predicted, target, weight, squared):
 
 @njit
 def path_error_deltas(
-    X, rows, routes, children, cat_table, step_of, predicted, target, weight, squared, sums, carries
+    X,
+    rows,
+    routes,
+    children,
+    cat_table,
+    oblique,
+    step_of,
+    predicted,
+    target,
+    weight,
+    squared,
+    sums,
+    carries,
 ):
     """Add the error changes of ``rows`` of ``X`` along the pruning path.
 
@@ -242,7 +254,7 @@ def path_error_deltas(
         Routing matrix (category codes for nominal columns, NaN for missing).
     rows : int64 (n,)
         The rows to add.
-    routes, children, cat_table
+    routes, children, cat_table, oblique
         The tree's routing arrays (``quercus.tree._predict``).
     step_of : int64 (n_nodes,)
         Step of the path (from 1) that makes each inner node a leaf, ``n_steps + 1`` for a
@@ -263,7 +275,7 @@ def path_error_deltas(
         node = 0
         path[0] = 0
         while routes[node].feature >= 0:
-            node = _step(X, i, node, routes, children, cat_table)
+            node = _step(X, i, node, routes, children, cat_table, oblique)
             depth += 1
             path[depth] = node
         # upper[d]: the first step that prunes a strict ancestor of path[d].
@@ -320,7 +332,7 @@ def _mix_row(
         n_reached += 1
         r = routes[node]
         if not math.isnan(X[i, r.feature]):
-            stack_node[top] = _step(X, i, node, routes, children, cat_table)
+            stack_node[top] = axis_step(X, i, node, routes, children, cat_table)
             stack_share[top] = share
             top += 1
             continue

@@ -167,13 +167,14 @@ def errors_along_cuts(
     sums = np.zeros(n_steps + 2)
     carries = np.zeros(n_steps + 2)
     mixed = np.isnan(matrix).any(axis=1) if tree.fractional else np.zeros(len(matrix), bool)
-    routes, children, cat_table = tree.routes, tree.children, tree.cat_table
+    routes, children, cat_table, oblique = tree.route_tables()
     path_error_deltas(
         matrix,
         np.flatnonzero(~mixed),
         routes,
         children,
         cat_table,
+        oblique,
         step_of,
         predicted,
         target,

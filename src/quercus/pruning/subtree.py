@@ -84,9 +84,19 @@ def collapse(tree: Tree, make_leaf: np.ndarray) -> Tree:
         depth=tree.depth[old].copy(),
         leaf_model=tree.leaf_model,
         leaf_params=None if tree.leaf_params is None else tree.leaf_params[old].copy(),
+        oblique=_oblique_kept(tree, old, leaf),
         regression=tree.regression,
         fractional=tree.fractional,
     )
+
+
+def _oblique_kept(tree: Tree, old: np.ndarray, leaf: np.ndarray) -> np.ndarray | None:
+    """The weights of the oblique splits that stay splits (in node order, as kept)."""
+    if tree.oblique is None:
+        return None
+    rows = tree.oblique_row[old[~leaf]]
+    rows = rows[rows >= 0]
+    return tree.oblique[rows].copy() if len(rows) else None
 
 
 def training_errors(tree: Tree) -> tuple[np.ndarray, np.ndarray]:

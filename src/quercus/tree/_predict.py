@@ -4,7 +4,9 @@ Routing reads a packed table of one 32-byte record per node (``ROUTE_DTYPE``), b
 flat tree's parallel arrays cost a cache miss each per step: the threshold, the feature (-1
 for a leaf), the node ids of a binary node's two children, the node id that takes a missing
 value, the node kind, and for nominal nodes where their categories start in ``cat_table``
-and their children in ``children``.
+and their children in ``children``. An oblique node (``w . x <= t``) keeps its ``t`` as the
+threshold and in place of a category start its row of the tree's ``oblique`` table of
+weights (a table of one zero row for a tree without oblique nodes).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import math
 import numba
 import numpy as np
 
-from .._config import LEAF, NUMERIC_SPLIT, njit
+from .._config import LEAF, NUMERIC_SPLIT, OBLIQUE_SPLIT, njit
 
 ROUTE_DTYPE = np.dtype(
     [
@@ -43,14 +45,57 @@ def pack_routes(tree) -> np.ndarray:
     routes["second"][binary] = tree.children[starts[binary] + 1]
     routes["missing"][inner] = tree.children[starts[inner] + tree.missing_child[inner]]
     # A nominal node keeps its child-list start in "second" (its children are not two).
-    nominal = inner & (tree.kind != NUMERIC_SPLIT)
+    nominal = inner & (tree.kind != NUMERIC_SPLIT) & (tree.kind != OBLIQUE_SPLIT)
     routes["second"][nominal] = starts[nominal]
+    oblique = tree.kind == OBLIQUE_SPLIT
+    routes["cat_start"][oblique] = tree.oblique_row[oblique]
     return routes
 
 
+def no_oblique() -> np.ndarray:
+    """The ``oblique`` table of a tree without oblique nodes (the kernels' argument)."""
+    return np.zeros((1, 1))
+
+
 @njit(inline="always")
-def _step(X, i, node, routes, children, cat_table):
+def oblique_side(X, i, weights, threshold):
+    """Where row ``i`` of ``X`` goes at an oblique split of ``weights`` and ``threshold``:
+    0 (``w . x <= t``), 1 (above), or -1 when a feature of non-zero weight is missing."""
+    total = 0.0
+    for j in range(weights.shape[0]):
+        if weights[j] != 0.0:
+            v = X[i, j]
+            if math.isnan(v):
+                return -1
+            total += weights[j] * v
+    return 0 if total <= threshold else 1
+
+
+@njit
+def oblique_sides(X, weights, threshold):
+    """:func:`oblique_side` of every row of ``X``: the partition that prediction makes."""
+    out = np.empty(X.shape[0], dtype=np.int64)
+    for i in range(X.shape[0]):
+        out[i] = oblique_side(X, i, weights, threshold)
+    return out
+
+
+@njit(inline="always")
+def _step(X, i, node, routes, children, cat_table, oblique):
     """The child of ``node`` that row ``i`` of ``X`` goes to."""
+    r = routes[node]
+    if r.kind == OBLIQUE_SPLIT:
+        side = oblique_side(X, i, oblique[r.cat_start], r.threshold)
+        if side < 0:
+            return np.int64(r.missing)
+        return np.int64(r.first if side == 0 else r.second)
+    return axis_step(X, i, node, routes, children, cat_table)
+
+
+@njit(inline="always")
+def axis_step(X, i, node, routes, children, cat_table):
+    """:func:`_step` at a node that tests one feature (every node of a C4.5 tree, whose
+    fractional routing has no oblique splits)."""
     r = routes[node]
     v = X[i, r.feature]
     if math.isnan(v):
@@ -61,7 +106,7 @@ def _step(X, i, node, routes, children, cat_table):
 
 
 @njit(parallel=True)
-def apply_rows(X, routes, children, cat_table):
+def apply_rows(X, routes, children, cat_table, oblique):
     """Leaf id of every row of ``X`` (float64; nominal columns hold category codes, NaN for
     missing)."""
     n = X.shape[0]
@@ -69,13 +114,13 @@ def apply_rows(X, routes, children, cat_table):
     for i in numba.prange(n):
         node = 0
         while routes[node].feature >= 0:
-            node = _step(X, i, node, routes, children, cat_table)
+            node = _step(X, i, node, routes, children, cat_table, oblique)
         out[i] = node
     return out
 
 
 @njit
-def path_rows(X, routes, children, cat_table, max_len):
+def path_rows(X, routes, children, cat_table, oblique, max_len):
     """Node ids on the path of every row: ``(indptr, indices)`` of a CSR indicator matrix."""
     n = X.shape[0]
     indptr = np.zeros(n + 1, dtype=np.int64)
@@ -86,7 +131,7 @@ def path_rows(X, routes, children, cat_table, max_len):
         indices[k] = 0
         k += 1
         while routes[node].feature >= 0:
-            node = _step(X, i, node, routes, children, cat_table)
+            node = _step(X, i, node, routes, children, cat_table, oblique)
             indices[k] = node
             k += 1
         indptr[i + 1] = k
@@ -148,7 +193,7 @@ def fractional_rows(
                     out[i, k] += share * values[node, k]
                 continue
             if not math.isnan(X[i, r.feature]):
-                stack_node[top] = _step(X, i, node, routes, children, cat_table)
+                stack_node[top] = axis_step(X, i, node, routes, children, cat_table)
                 stack_w[top] = share
                 top += 1
                 continue

@@ -108,3 +108,4 @@ class GrownArrays(NamedTuple):
     cat_table: np.ndarray
     trace: np.ndarray
     trace_sides: np.ndarray
+    oblique: np.ndarray | None = None  # oblique splits' weights per node (level-wise growth)

@@ -10,6 +10,12 @@ branch with the branch's share of the node's training weight, and ``missing_chil
 heaviest branch) only serves ``apply`` and ``decision_path``, which name one leaf per row.
 ``value[i]`` holds the node's training statistics: class weights for classification,
 ``[weight, sum w*y, sum w*y^2]`` for regression.
+
+An oblique node (``OBLIQUE_SPLIT``) tests ``w . x <= threshold[i]`` over the numeric features,
+``w`` its row of ``oblique`` (one row per oblique node, in node order; a weight per feature,
+0 for those it does not use); its first child takes the rows that pass, and ``feature[i]``
+is its feature of the largest standardised weight (the one its impurity decrease is
+credited to). ``oblique`` is None for a tree without oblique nodes.
 """
 
 from __future__ import annotations
@@ -22,7 +28,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._config import LEAF, NODE_KIND_NAMES
+from .._config import LEAF, NODE_KIND_NAMES, OBLIQUE_SPLIT
 from . import leaves
 
 
@@ -48,6 +54,7 @@ class Tree:
     fractional: bool = False
     leaf_model: str = ""  # what a leaf predicts (see tree/leaves.py); "" for the task's default
     leaf_params: np.ndarray | None = None  # float64 (n_nodes, k): the leaf model's parameters
+    oblique: np.ndarray | None = None  # float64 (oblique nodes, n_features): their weights
     _routes: np.ndarray | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self):
@@ -71,6 +78,24 @@ class Tree:
         from ._predict import pack_routes
 
         return pack_routes(self)
+
+    @cached_property
+    def oblique_row(self) -> np.ndarray:
+        """Each node's row in ``oblique`` (-1 for a node that is not an oblique split)."""
+        oblique = self.kind == OBLIQUE_SPLIT
+        return np.where(oblique, np.cumsum(oblique) - 1, -1)
+
+    def oblique_weights(self, node: int) -> np.ndarray:
+        """The weights of the oblique split at ``node``, one per feature."""
+        return self.oblique[self.oblique_row[node]]
+
+    def route_tables(self) -> tuple:
+        """The arguments the routing kernels (``tree/_predict.py``) take after the rows:
+        the routes, the children, the category table and the oblique weights."""
+        from ._predict import no_oblique
+
+        oblique = no_oblique() if self.oblique is None else self.oblique
+        return self.routes, self.children, self.cat_table, oblique
 
     @classmethod
     def from_grown(
@@ -263,6 +288,7 @@ class NodeArrays(NamedTuple):
     weighted_n_node_samples: np.ndarray
     depth: np.ndarray
     leaf_params: np.ndarray | None
+    oblique: np.ndarray | None = None
 
     @classmethod
     def empty(
@@ -287,7 +313,11 @@ class NodeArrays(NamedTuple):
             cat_table=(n_cats,),
         )
         dtypes = {**PER_NODE, "children": np.int32, "cat_table": np.int32}
-        names = [name for name in cls._fields if name != "leaf_params" or n_params > 0]
+        names = [
+            name
+            for name in cls._fields
+            if name != "oblique" and (name != "leaf_params" or n_params > 0)
+        ]
         arrays = _allocate([(shapes[name], dtypes[name]) for name in names], own_pages)
         return cls(**{"leaf_params": None, **dict(zip(names, arrays, strict=True))})
 
@@ -316,7 +346,8 @@ class NodeArrays(NamedTuple):
         out.cat_table[:] = grown.cat_table
         out.value[:] = grown.values
         leaves.params_from_grown(leaf_model, nodes, out.leaf_params)
-        return out
+        oblique = getattr(grown, "oblique", None)
+        return out if oblique is None else out._replace(oblique=oblique.copy())
 
 
 def _allocate(specs: list, own_pages: bool) -> list[np.ndarray]:

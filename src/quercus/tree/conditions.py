@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._config import NUMERIC_SPLIT
+from .._config import NUMERIC_SPLIT, OBLIQUE_SPLIT
 from ..data.schema import ORDINAL_KIND
 from .arrays import Tree
 
@@ -31,7 +31,9 @@ class Condition:
 
     ``op`` is ``<=`` or ``>`` (numeric and ordinal features: ``threshold`` compares the value,
     or the level code), ``=`` (one category) or ``in`` (a set of categories); ``codes`` are
-    the category codes it accepts and ``text`` is the value as printed.
+    the category codes it accepts and ``text`` is the value as printed. An oblique test
+    compares ``sum(w * x[f] for f, w in terms)`` with the threshold; its ``name`` is that
+    sum written out and ``feature`` the feature of its largest weight.
     """
 
     feature: int
@@ -40,11 +42,16 @@ class Condition:
     threshold: float | None = None
     codes: frozenset[int] = frozenset()
     text: str = ""
+    terms: tuple[tuple[int, float], ...] = ()
 
     def satisfied(self, X: np.ndarray) -> np.ndarray:
         """Boolean mask of the rows of ``X`` (routing matrix) meeting the condition; a missing
         value (NaN) meets none."""
-        v = X[:, self.feature]
+        if self.terms:
+            features, weights = zip(*self.terms, strict=True)
+            v = X[:, list(features)] @ np.asarray(weights)
+        else:
+            v = X[:, self.feature]
         if self.op == "<=":
             return v <= self.threshold
         if self.op == ">":
@@ -65,6 +72,12 @@ def branch_condition(tree: Tree, schema, node: int, branch: int) -> Condition:
     f = int(tree.feature[node])
     feature = schema.features[f]
     name = feature.name
+    if tree.kind[node] == OBLIQUE_SPLIT:
+        t = float(tree.threshold[node])
+        terms = oblique_terms(tree, node)
+        name = linear_sum(terms, schema.names)
+        op = "<=" if branch == 0 else ">"
+        return Condition(f, name, op, t, text=format_threshold(t), terms=terms)
     if tree.kind[node] == NUMERIC_SPLIT:
         t = float(tree.threshold[node])
         if feature.kind == ORDINAL_KIND:  # thresholds sit between level codes
@@ -87,7 +100,7 @@ def reaching_branch_conditions(tree: Tree, schema, node: int) -> list[Condition]
     table (a test may outlive the tests above it there).
     """
     out = branch_conditions(tree, schema, node)
-    if tree.kind[node] == NUMERIC_SPLIT:
+    if tree.kind[node] in (NUMERIC_SPLIT, OBLIQUE_SPLIT):
         return out
     reaching = _reaching_codes(tree, schema, node, int(tree.feature[node]))
     if reaching is None:
@@ -108,7 +121,7 @@ def _reaching_codes(tree: Tree, schema, node: int, f: int) -> frozenset[int] | N
     reaching = None
     child, up = node, int(tree.parent[node])
     while up >= 0:
-        if tree.kind[up] != NUMERIC_SPLIT and tree.feature[up] == f:
+        if tree.kind[up] not in (NUMERIC_SPLIT, OBLIQUE_SPLIT) and tree.feature[up] == f:
             first = tree.child_start[up]
             kids = tree.children[first : first + tree.n_children[up]]
             index = int(np.flatnonzero(kids == child)[0])
@@ -117,6 +130,22 @@ def _reaching_codes(tree: Tree, schema, node: int, f: int) -> frozenset[int] | N
             reaching = codes if reaching is None else reaching & codes
         child, up = up, int(tree.parent[up])
     return reaching
+
+
+def oblique_terms(tree: Tree, node: int) -> tuple[tuple[int, float], ...]:
+    """The ``(feature, weight)`` of each feature an oblique split weighs, in feature order."""
+    weights = tree.oblique_weights(node)
+    return tuple((int(f), float(weights[f])) for f in np.flatnonzero(weights))
+
+
+def linear_sum(terms, names) -> str:
+    """``0.7071*x1 - 0.7071*x2``: the weighted sum of an oblique test, four significant
+    digits a weight (the model file keeps them whole)."""
+    out = ""
+    for f, w in terms:
+        text = f"{abs(w):.4g}*{names[f]}"
+        out += ("-" + text if w < 0 else text) if not out else (" - " if w < 0 else " + ") + text
+    return out
 
 
 def category_condition(f: int, name: str, categories, codes) -> Condition:
@@ -132,7 +161,7 @@ def merge_conditions(conditions: list[Condition], categories_of) -> tuple[Condit
     category sets; in the order of their first appearance on the path."""
     merged: dict[tuple, Condition] = {}
     for c in conditions:
-        key = (c.feature, c.op if c.op in ("<=", ">") else "in")
+        key = (c.feature, c.op if c.op in ("<=", ">") else "in", c.terms)
         old = merged.get(key)
         if old is None:
             merged[key] = c

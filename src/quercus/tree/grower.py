@@ -40,6 +40,7 @@ class GrowthParams:
     missing: int
     min_impurity_split: float = 0.0  # a node below this impurity stays a leaf
     lookahead: int = 0  # levels looked ahead when choosing a split (0: greedy)
+    oblique: bool = False  # also search splits on a linear combination of numeric features
 
 
 def growth_setup(
@@ -113,6 +114,7 @@ def grow_binned(
     *,
     provider: StatisticsProvider | None = None,
     n_threads: int = 1,
+    values: np.ndarray | None = None,
     **setup,
 ):
     """Grow a tree on binned rows (``data`` a :class:`~quercus.binning.binned.BinnedData`
@@ -123,10 +125,15 @@ def grow_binned(
     many threads (``tree/threads.py``; the same tree). ``setup``: the keywords of
     :func:`growth_setup`. Returns the :class:`~quercus.tree._records.GrownArrays`, or on
     threads the tree's :class:`~quercus.tree.arrays.NodeArrays` (both are what
-    :func:`tree_from_grown` takes)."""
+    :func:`tree_from_grown` takes). ``params.oblique`` needs the rows' ``values`` (float64,
+    as routing reads them): oblique splits test them, not bins."""
     bins, settings = growth_setup(data, params, **setup)
     if provider is not None:
         return grow_level_wise(provider, bins, settings)
+    if params.oblique:
+        if values is None:
+            raise ValueError("oblique splits need the rows' values")
+        return grow_local(binned, y_class, y_value, w, bins, settings, values=values)
     if settings.lookahead > 0:  # the look-ahead reads a node's rows between levels
         return grow_local(binned, y_class, y_value, w, bins, settings)
     settings = settings._replace(subtract_rows=subtraction_rows(w, settings, len(bins.kinds)))

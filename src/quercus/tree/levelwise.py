@@ -36,7 +36,9 @@ from .._config import (
     LEAF,
     MULTIWAY_SPLIT,
     NOMINAL,
+    NUMERIC,
     NUMERIC_SPLIT,
+    OBLIQUE_SPLIT,
     SUBSET_SPLIT,
 )
 from ..criteria.registry import ABSOLUTE_ERROR
@@ -44,6 +46,7 @@ from ..splitting._choose import best_split_from_histograms, threshold_between
 from ..splitting._partition import missing_branch
 from ..splitting._scan import impurity, stats_weight
 from ..splitting._significance import passes_chi_square
+from ..splitting.oblique import ObliqueProblem, ObliqueSplit
 from ._grow import (
     LEAF_EPSILON,
     Bins,
@@ -80,14 +83,27 @@ def check_level_wise(s: Settings) -> None:
         raise ValueError("the learning trace needs the compiled grower")
 
 
-def grow_local(data, y_class, y_value, w, bins: Bins, s: Settings, small_rows=0) -> GrownArrays:
+def grow_local(
+    data, y_class, y_value, w, bins: Bins, s: Settings, small_rows=0, values=None
+) -> GrownArrays:
     """:func:`grow_level_wise` over the rows of this process (the arrays the compiled
     grower takes; they are only read); nodes of at most ``small_rows`` rows are handed to
-    the compiled grower."""
+    the compiled grower. Given the rows' ``values`` (float64, as routing reads them), each
+    node also searches an oblique split over the numeric features."""
     provider = LocalStatistics(
-        data, y_class, y_value, w, bins.n_bins, bins.missing_code, s.n_stats, s.regression, bins
+        data,
+        y_class,
+        y_value,
+        w,
+        bins.n_bins,
+        bins.missing_code,
+        s.n_stats,
+        s.regression,
+        bins,
+        values,
     )
-    return drive(level_steps(provider.root(), bins, s, small_rows), provider)
+    oblique = None if values is None else np.flatnonzero(np.asarray(bins.kinds) == NUMERIC)
+    return drive(level_steps(provider.root(), bins, s, small_rows, oblique), provider)
 
 
 def grow_level_wise(provider: StatisticsProvider, bins: Bins, s: Settings) -> GrownArrays:
@@ -142,7 +158,7 @@ def drive_together(steps: list, answer) -> list[GrownArrays]:
     return grown
 
 
-def level_steps(root, bins: Bins, s: Settings, small_rows: int = 0):
+def level_steps(root, bins: Bins, s: Settings, small_rows: int = 0, oblique=None):
     """The level-wise growth of one tree, as a generator of :class:`Request` s: at each
     level it asks for the histograms of the nodes it is about to split, then for the
     branch weights of the splits it chose, then for their partition, each for the whole
@@ -159,7 +175,12 @@ def level_steps(root, bins: Bins, s: Settings, small_rows: int = 0):
     (``Request("subtrees", [(key, settings, rows), ...])``, the settings of the subtree:
     its root's depth and feature-draw key, the whole tree's weight), and the subtree is
     grafted in. Deep trees are mostly small nodes, which one process grows far faster than
-    a level-wise pass over every row."""
+    a level-wise pass over every row.
+
+    Given ``oblique``, the numeric features an oblique split may combine, each node also
+    asks for its best oblique split (``Request("oblique", [(key, features, start,
+    problem, seed), ...])``), which wins over the axis-parallel one when its gain is
+    higher."""
     check_level_wise(s)
     n_rows, w_root, root_values = root
     grown = _Nodes(s.n_stats)
@@ -200,9 +221,18 @@ def level_steps(root, bins: Bins, s: Settings, small_rows: int = 0):
                 ],
             )
             searched = [_look_ahead(f, a) for f, a in zip(searched, ahead, strict=True)]
+        slanted = [None] * len(splittable)
+        if oblique is not None:
+            slanted = yield Request(
+                "oblique",
+                [
+                    (grown.keys[node], *_oblique_question(grown, node, found, oblique, bins, s))
+                    for node, found in zip(splittable, searched, strict=True)
+                ],
+            )
         chosen = []
-        for node, found in zip(splittable, searched, strict=True):
-            choice = _choose(grown, node, found, w_root, bins, s)
+        for node, found, tilted in zip(splittable, searched, slanted, strict=True):
+            choice = _choose(grown, node, found, w_root, bins, s, tilted)
             if choice is not None:
                 chosen.append(choice)
         dropped = [grown.keys[node] for node in set(splittable) - {c.node for c in chosen}]
@@ -256,6 +286,7 @@ class _Nodes:
         self.children: dict[int, list[int]] = {}
         self.cat_tables: dict[int, np.ndarray] = {}
         self.grafts: dict[int, GrownArrays] = {}  # subtrees grown whole, by their root
+        self.oblique: dict[int, np.ndarray] = {}  # the weights of each oblique split
         self.keys: list[int] = []  # the provider's name of each node
         self.n = 0
 
@@ -324,6 +355,9 @@ class _Nodes:
             values.append(self.values[old : old + 1])
         nodes = np.concatenate(nodes)
         nodes["start"] = 0
+        oblique = None
+        if self.oblique:  # grafted subtrees have none: each oblique node is a node of ours
+            oblique = np.array([self.oblique[old] for old in sorted(self.oblique, key=new_id.get)])
         return GrownArrays(
             nodes,
             np.concatenate(values),
@@ -331,6 +365,7 @@ class _Nodes:
             np.concatenate(cat_table or [np.zeros(0)]).astype(np.int32),
             np.zeros(0, dtype=TRACE),
             np.zeros((0, 1), dtype=np.int8),
+            oblique,
         )
 
 
@@ -438,16 +473,51 @@ def _look_ahead(found: _Search, scores: np.ndarray) -> _Search:
     return found._replace(chosen=best)
 
 
-def _choose(grown: _Nodes, node: int, found: _Search, w_root: float, bins: Bins, s: Settings):
+def _oblique_question(grown: _Nodes, node: int, found: _Search, oblique, bins: Bins, s: Settings):
+    """What the provider's ``oblique`` needs besides the node: the numeric features among
+    the node's candidates, the best axis-parallel split over them to start from
+    (``(feature, threshold)`` or None), the search's problem and the node's seed."""
+    candidates = found.candidates[: found.n_cand]
+    numeric = np.isin(candidates["feature"], oblique) & (candidates["cut"] >= 0)
+    start = None
+    if numeric.any():
+        best = candidates[numeric][np.argmax(candidates["gain"][numeric])]
+        f = int(best["feature"])
+        t = threshold_between(bins.bin_lo, bins.bin_hi, f, bins.kinds[f], best["lo"], best["hi"])
+        start = (f, float(t))
+    features = np.intersect1d(found.features[: found.n_cand], oblique)
+    problem = ObliqueProblem(int(s.criterion), bool(s.regression), int(s.n_stats), s.min_leaf)
+    seed = int(grown.records["draw_key"][node] & np.uint64(0x7FFFFFFF))
+    return features, start, problem, seed
+
+
+def _choose(
+    grown: _Nodes,
+    node: int,
+    found: _Search,
+    w_root: float,
+    bins: Bins,
+    s: Settings,
+    tilted: ObliqueSplit | None = None,
+):
     """The winning split of ``node``'s search as a :class:`_Choice`, or None when no split
-    is admissible or it improves too little."""
-    if found.chosen < 0:
+    is admissible or it improves too little; the oblique split ``tilted`` wins when its
+    gain is higher (by more than rounding)."""
+    best_gain = found.candidates[found.chosen]["gain"] if found.chosen >= 0 else -np.inf
+    if tilted is not None and tilted.gain > best_gain + 1e-12 * max(abs(best_gain), 1.0):
+        cand = np.zeros(1, dtype=found.candidates.dtype)[0]
+        cand["feature"], cand["gain"], cand["missing"] = tilted.feature, tilted.gain, -1
+        split = Split(
+            OBLIQUE_SPLIT, tilted.feature, 2, weights=tilted.weights, threshold=tilted.threshold
+        )
+    elif found.chosen >= 0:
+        cand = found.candidates[found.chosen]
+        split = _split_of(cand, found.sides[found.chosen], bins, s.multiway)
+    else:
         return None
-    cand = found.candidates[found.chosen]
     improvement = grown.records["weight"][node] / w_root * cand["gain"]
     if improvement + LEAF_EPSILON < s.min_impurity_decrease:
         return None
-    split = _split_of(cand, found.sides[found.chosen], bins, s.multiway)
     return _Choice(node, cand, split, improvement)
 
 
@@ -475,7 +545,10 @@ def _apply(grown: _Nodes, c: _Choice, heaviest: int, missing_child: int, kids, p
     rec["missing_child"] = missing_child
     rec["improvement"] = c.improvement
     rec["bin_cut"] = split.bin_cut
-    if split.kind == NUMERIC_SPLIT:
+    if split.kind == OBLIQUE_SPLIT:
+        rec["threshold"] = split.threshold
+        grown.oblique[node] = split.weights
+    elif split.kind == NUMERIC_SPLIT:
         rec["threshold"] = threshold_between(
             bins.bin_lo,
             bins.bin_hi,

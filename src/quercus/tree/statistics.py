@@ -20,12 +20,14 @@ from typing import NamedTuple, Protocol
 
 import numpy as np
 
-from .._config import NUMERIC_SPLIT
+from .._config import NUMERIC_SPLIT, OBLIQUE_SPLIT
 from ..splitting._histogram import node_histograms, rows_stats
 from ..splitting._lookahead import lookahead_splits
 from ..splitting._partition import branch_of_rows, branch_weights
 from ..splitting._significance import branch_class_table
+from ..splitting.oblique import find_oblique_split, oblique_branches
 from ._grow import grow_tree
+from ._predict import oblique_sides
 from ._records import GrownArrays
 
 
@@ -33,13 +35,16 @@ from ._records import GrownArrays
 class Split:
     """A split chosen by the grower: the node's rows go to ``n_children`` branches by
     ``feature``'s bin code: ``code <= bin_cut`` (a threshold, ``kind`` NUMERIC_SPLIT), or
-    ``cat_table[code]`` (a nominal split; -1 for a category absent at the node)."""
+    ``cat_table[code]`` (a nominal split; -1 for a category absent at the node); or, kind
+    OBLIQUE_SPLIT, by their values: ``weights . x <= threshold`` to the first branch."""
 
     kind: int
     feature: int
     n_children: int
     bin_cut: int = -1
     cat_table: np.ndarray | None = None
+    weights: np.ndarray | None = None
+    threshold: float = float("nan")
 
 
 class Histograms(NamedTuple):
@@ -101,6 +106,11 @@ class StatisticsProvider(Protocol):
         rows to the nodes ``children`` (a row with a missing value to ``missing_child``,
         or with ``class_w`` given, by its class, as the policy places it)."""
 
+    def oblique(self, items: Sequence[tuple]) -> list:
+        """For each ``(key, features, start, problem, seed)``: the node's best oblique split
+        (``splitting.oblique.find_oblique_split``), or None. Asked only of a provider that
+        holds the rows' values (a local one given them)."""
+
     def subtrees(self, items: Sequence[tuple]) -> list:
         """For each ``(key, settings, rows)``: the compiled grower's subtree on the node's
         rows with ``settings`` (:class:`~quercus.tree._records.GrownArrays`)."""
@@ -111,13 +121,25 @@ class StatisticsProvider(Protocol):
 
 
 class LocalStatistics:
-    """A provider over rows held in this process (``data``: bin codes, C order)."""
+    """A provider over rows held in this process (``data``: bin codes, C order; ``values``:
+    the rows' values, float64, for oblique splits)."""
 
     def __init__(
-        self, data, y_class, y_value, w, n_bins, missing_code, n_stats, regression, bins=None
+        self,
+        data,
+        y_class,
+        y_value,
+        w,
+        n_bins,
+        missing_code,
+        n_stats,
+        regression,
+        bins=None,
+        values=None,
     ):
         self.bins = bins  # the kernels' Bins, for subtrees
         self.data = data
+        self.values = values
         self.y_class = y_class
         self.y_value = y_value
         self.w = w
@@ -166,8 +188,15 @@ class LocalStatistics:
         return [self._branch_weights(*item) for item in items]
 
     def _branch_weights(self, node, split, by_class):
-        _, x, yc, w = self._rows_of(node)
+        rows, x, yc, w = self._rows_of(node)
         class_w = np.zeros((split.n_children, self.n_stats))
+        if split.kind == OBLIQUE_SPLIT:
+            sides = self._oblique_sides(rows, split)
+            known = sides >= 0
+            child_w = np.bincount(sides[known], weights=w[known], minlength=2).astype(float)
+            if by_class:
+                np.add.at(class_w, (sides[known], yc[known]), w[known])
+            return child_w, class_w
         child_w = branch_weights(
             x,
             yc,
@@ -189,6 +218,15 @@ class LocalStatistics:
     def _partition(self, node, split, missing_child, class_w, children):
         rows, x, yc, w = self._rows_of(node)
         by_class = class_w is not None
+        if split.kind == OBLIQUE_SPLIT:
+            child_of = oblique_branches(
+                self._oblique_sides(rows, split),
+                yc,
+                missing_child,
+                by_class,
+                class_w if by_class else np.zeros((1, 1)),
+            )
+            return self._children(rows, yc, w, child_of, split.n_children, children)
         child_of = branch_of_rows(
             x,
             yc,
@@ -203,7 +241,10 @@ class LocalStatistics:
             class_w if by_class else np.zeros((1, 1)),
             missing_child,
         )
-        n_ch = split.n_children
+        return self._children(rows, yc, w, child_of, split.n_children, children)
+
+    def _children(self, rows, yc, w, child_of, n_ch, children):
+        """Give the rows of each branch to its child; the children's :class:`Partition`."""
         table = np.zeros((n_ch, 1 if self.regression else self.n_stats))
         if not self.regression:
             branch_class_table(child_of, 0, len(rows), yc, w, np.zeros(n_ch), table)
@@ -230,6 +271,27 @@ class LocalStatistics:
                     self.w[rows],
                     self.bins,
                     settings,
+                )
+            )
+        return out
+
+    def _oblique_sides(self, rows, split):
+        return oblique_sides(self.values[rows], split.weights, split.threshold)
+
+    def oblique(self, items):
+        out = []
+        for key, features, start, problem, seed in items:
+            rows = self.rows[key]
+            out.append(
+                find_oblique_split(
+                    self.values[rows],
+                    self.y_class[rows],
+                    self.y_value[rows],
+                    self.w[rows],
+                    features,
+                    start,
+                    problem,
+                    seed,
                 )
             )
         return out

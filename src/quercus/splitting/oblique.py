@@ -1,0 +1,122 @@
+"""The oblique split of a node's rows: OC1's search (``_oblique.py``) on the node's own
+standardised scale, mapped back to a test ``w . x <= t`` on the features as given.
+
+A node's rows with a missing value in any of the searched features take no part in the
+search; its gain is then the gain over the complete rows times their share of the node's
+weight (C4.5's discount for unknown values), so that a split that sees fewer rows is not
+preferred for it. Without missing values this is the plain impurity decrease, the gain the
+axis-parallel search reports, and the two compare as equals.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from .._config import njit
+from ..criteria._impurity import impurity
+from ._histogram import rows_stats
+from ._oblique import oc1_search
+from ._partition import route_missing
+
+#: OC1's random jumps tried without gain before the search stops at a node.
+OBLIQUE_JUMPS = 10
+
+
+class ObliqueSplit(NamedTuple):
+    """An oblique split: rows with ``weights . x <= threshold`` go to the first child.
+    ``weights`` has one entry per feature (0 for those not used); ``feature`` is the one of
+    the largest standardised weight; ``gain`` is comparable to an axis-parallel split's."""
+
+    weights: np.ndarray
+    threshold: float
+    gain: float
+    feature: int
+
+
+class ObliqueProblem(NamedTuple):
+    """What the search needs besides the rows: the criterion's code, the task, the number
+    of statistics, the least weight of a side and the jumps."""
+
+    criterion: int
+    regression: bool
+    n_stats: int
+    min_leaf: float
+    jumps: int = OBLIQUE_JUMPS
+
+
+def find_oblique_split(
+    x: np.ndarray,
+    y_class: np.ndarray,
+    y_value: np.ndarray,
+    w: np.ndarray,
+    features: np.ndarray,
+    start: tuple[int, float] | None,
+    problem: ObliqueProblem,
+    seed: int,
+) -> ObliqueSplit | None:
+    """The best oblique split OC1 finds over ``features`` (numeric columns of ``x``, the
+    node's rows as float64), starting from the axis-parallel split ``start`` = ``(feature,
+    threshold)`` when given. None when fewer than two of the features vary over the
+    complete rows, or when the best hyperplane found tests one feature only (then it is an
+    axis-parallel split, which the ordinary search already scores)."""
+    sub = x[:, features]
+    complete = ~np.isnan(sub).any(axis=1)
+    sub, yc, yv, wc = sub[complete], y_class[complete], y_value[complete], w[complete]
+    if len(sub) < 2:
+        return None
+    mean = sub.mean(axis=0)
+    spread = sub.std(axis=0)
+    varies = spread > 1e-12 * np.maximum(np.abs(mean), 1.0)
+    if varies.sum() < 2:
+        return None
+    used = features[varies]
+    z = (sub[:, varies] - mean[varies]) / spread[varies]
+    q = z.shape[1]
+    coef = np.zeros(q + 1)
+    position = np.flatnonzero(used == start[0]) if start is not None else np.zeros(0, int)
+    if len(position):
+        k = int(position[0])
+        coef[k] = 1.0
+        coef[q] = -(start[1] - mean[varies][k]) / spread[varies][k]
+    else:  # no axis-parallel split to start from: the first feature at its median
+        coef[0] = 1.0
+        coef[q] = -float(np.median(z[:, 0]))
+    cost = oc1_search(
+        np.ascontiguousarray(z),
+        np.ascontiguousarray(yc, dtype=np.int32),
+        np.ascontiguousarray(yv, dtype=np.float64),
+        np.ascontiguousarray(wc, dtype=np.float64),
+        coef,
+        problem.criterion,
+        problem.regression,
+        problem.n_stats,
+        problem.min_leaf,
+        problem.jumps,
+        seed,
+    )
+    if np.count_nonzero(coef[:q]) < 2:
+        return None
+    # z . a + b <= 0  <=>  sum_j (a_j / s_j) x_j <= sum_j a_j m_j / s_j - b
+    scaled = coef[:q] / spread[varies]
+    threshold = float(scaled @ mean[varies] - coef[q])
+    size = float(np.abs(scaled).max())
+    weights = np.zeros(x.shape[1])
+    weights[used] = scaled / size
+    stats = np.zeros((1, problem.n_stats))
+    w_complete = rows_stats(yc, yv, wc, np.arange(len(yc)), problem.regression, stats)
+    node_impurity = impurity(stats, 0, problem.criterion, problem.regression)
+    gain = (w_complete * node_impurity - cost) / float(w.sum())
+    return ObliqueSplit(weights, threshold / size, gain, int(used[np.argmax(np.abs(coef[:q]))]))
+
+
+@njit
+def oblique_branches(sides, y_class, missing_child, by_class, class_w):
+    """The branch (0 or 1) of each row of a node under an oblique split, from its side
+    (``oblique_sides``: -1 where a feature it tests is missing); a row with a missing value
+    goes where the missing-value policy sends it (``route_missing``)."""
+    child_of = sides.astype(np.int32)
+    counts = np.zeros(3, dtype=np.int64)
+    route_missing(child_of, 0, len(child_of), y_class, missing_child, by_class, class_w, 2, counts)
+    return child_of
