@@ -443,3 +443,33 @@ def test_predict_says_nothing_of_columns_the_model_does_not_read(work, tmp_path)
     data.write_text("Outlook,Temperature,Humidity,Wind,PlayTennis\n,Hot,High,Weak,\n")
     result = run("predict", model, data)
     assert "column 'Outlook' is entirely missing" in result.stderr
+
+
+def test_oblique_splits_from_the_command_line(work):
+    rng = np.random.default_rng(1)
+    X = rng.uniform(0, 1, size=(300, 2))
+    frame = pd.DataFrame({"a": X[:, 0], "b": X[:, 1]})
+    frame["side"] = np.where(X[:, 0] + X[:, 1] > 1, "above", "below")
+    frame.to_csv(work / "diagonal.csv", index=False)
+    model = work / "oblique.json"
+    result = run(
+        "fit", work / "diagonal.csv", "--algorithm", "cart", "--set", "split=oblique", "-o", model
+    )
+    assert result.returncode == 0, result.stderr
+    tree = result.stdout.splitlines()[1:-1]
+    assert "*a + " in tree[0] and "*b <= " in tree[0]
+    assert len(tree) <= 6  # a few leaves
+    assert result.stdout.splitlines()[-1].startswith("training accuracy: ")
+    shown = run("show", model)
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout.splitlines()[0] == tree[0]
+    predicted = run("predict", model, work / "diagonal.csv")
+    assert predicted.returncode == 0, predicted.stderr
+    assert (np.array(predicted.stdout.split()[1:]) == frame["side"]).mean() > 0.95
+    # Nothing to combine: a warning, and the ordinary tree.
+    nominal = run("fit", work / "playtennis.csv", "--algorithm", "cart", "--set", "split=oblique")
+    # C4.5's gain ratio is not an impurity an oblique search can lower: a usage error.
+    c45 = run("fit", work / "diagonal.csv", "--set", "split=oblique")
+    assert c45.returncode == 2 and "needs criterion 'gini'" in c45.stderr
+    assert nominal.returncode == 0, nominal.stderr
+    assert "split='oblique' combines numeric features" in nominal.stderr

@@ -20,6 +20,8 @@ ESTIMATORS = [
     quercus.DecisionTreeRegressor(leaf_model="linear", max_depth=3),
     quercus.DecisionTreeClassifier(lookahead=1, max_depth=4),
     quercus.DecisionTreeRegressor(lookahead=1, max_depth=4),
+    quercus.DecisionTreeClassifier(split="oblique", random_state=0),
+    quercus.DecisionTreeRegressor(split="oblique", random_state=0, max_depth=6),
 ]
 SKIPPED = {}  # check name -> reason
 

@@ -328,7 +328,7 @@ def test_the_file_is_readable_json(tmp_path):
     doc = json.loads(text, parse_constant=no_constants)
     assert list(doc)[:5] == ["format", "format_version", "quercus_version", "created", "estimator"]
     assert doc["format"] == FORMAT == "quercus-model"
-    assert doc["format_version"] == FORMAT_VERSION == 2
+    assert doc["format_version"] == FORMAT_VERSION == 3
     assert doc["quercus_version"] == quercus.__version__
     created = datetime.fromisoformat(doc["created"])
     assert created.tzinfo is not None
@@ -442,8 +442,8 @@ def test_json_of_another_format(tmp_path, doc):
 
 def test_a_newer_format_version(tmp_path, id3_doc):
     doc = {**id3_doc, "format_version": FORMAT_VERSION + 1, "quercus_version": "9.0"}
-    error = rejects(write(tmp_path / "m.json", doc), "format version 3 is not supported")
-    assert "reads versions 1 to 2" in str(error) and "newer quercus (9.0)" in str(error)
+    error = rejects(write(tmp_path / "m.json", doc), "format version 4 is not supported")
+    assert "reads versions 1 to 3" in str(error) and "newer quercus (9.0)" in str(error)
 
 
 def test_a_version_1_file_still_loads(tmp_path, id3_doc):

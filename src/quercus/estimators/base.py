@@ -336,6 +336,13 @@ class BaseDecisionTree(TabularInput, BaseEstimator):
         """
         from ..export.node_scores import score_nodes
 
+        check_is_fitted(self, "tree_")
+        if self.tree_.oblique is not None:
+            raise NotImplementedError(
+                "gain_table is not available for a tree with oblique splits: an oblique "
+                "split is searched over weighted sums of features, not among the single "
+                "attributes the table scores"
+            )
         (scores,) = score_nodes(self, X, y, sample_weight, nodes=[node])
         if scores.n_rows == 0:
             raise ValueError(f"no case of X reaches node {node}")

@@ -15,7 +15,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from .._config import NUMERIC_SPLIT
+from .._config import NUMERIC_SPLIT, OBLIQUE_SPLIT
 from ._common import (
     children,
     conditions,
@@ -24,6 +24,7 @@ from ._common import (
     is_leaf,
     number,
     printed_names,
+    tested,
 )
 
 
@@ -71,6 +72,8 @@ def explain(estimator, x, *, decimals: int = 2) -> str:
         code = row[f]
         kids = children(tree, node)
         branch_conditions = conditions(estimator, node, names)
+        if tree.kind[node] == OBLIQUE_SPLIT:
+            code, f = _weighted_sum(tree, node, row), -1
         if math.isnan(code):
             index = int(tree.missing_child[node])
             if tree.fractional:
@@ -85,7 +88,11 @@ def explain(estimator, x, *, decimals: int = 2) -> str:
                     f"share of the training weight ({split}); followed here: the largest, "
                 )
             else:
-                how = f"{names[f]} is missing, so it takes the branch for missing values, "
+                what = tested(tree, node, names) if f < 0 else names[f]
+                how = f"{what} is missing, so it takes the branch for missing values, "
+        elif f < 0:  # an oblique split: its sum, worked out
+            index = 0 if code <= tree.threshold[node] else 1
+            how = f"{tested(tree, node, names)} = {number(code, max(decimals, 6))}, so "
         else:
             if tree.kind[node] == NUMERIC_SPLIT:
                 index = 0 if code <= tree.threshold[node] else 1
@@ -97,6 +104,13 @@ def explain(estimator, x, *, decimals: int = 2) -> str:
         lines.append(f"{step}. {how}{branch_conditions[index]}: {reached}")
     lines.append(_prediction(estimator, x, decimals))
     return "\n".join(lines) + "\n"
+
+
+def _weighted_sum(tree, node: int, row: np.ndarray) -> float:
+    """An oblique split's sum for ``row`` (NaN when a feature it weighs is missing)."""
+    weights = tree.oblique_weights(node)
+    used = np.flatnonzero(weights)
+    return float(weights[used] @ row[used])
 
 
 def _prediction(estimator, x, decimals: int) -> str:

@@ -30,6 +30,7 @@ _TREE_PARAMS = (
     "nominal_split",
     "ordinal_features",
     "random_state",
+    "split",
 )
 _REGRESSOR_PARAMS = (*_TREE_PARAMS, "leaf_model")
 _CLASSIFIER_PARAMS = (

@@ -192,6 +192,11 @@ def decision_regions(
         ``figure_``.
     """
     fitted_estimator(estimator, "decision_regions", classifier=True)
+    if estimator.tree_.oblique is not None:
+        raise ValueError(
+            "decision_regions draws a tree's rectangles, and this tree has oblique splits "
+            "(split='oblique'), whose regions are not rectangles"
+        )
     on_axis = _axes_of(estimator, X, features)
     schema, tree = estimator.schema_, estimator.tree_
     names = [schema.names[f] for f in on_axis]

@@ -238,14 +238,21 @@ def render_report(
         trees = [est.tree_ for est in estimator.estimators_]
         sections.append(_forest_facts(estimator, regression))
     else:
-        # A model tree's splits are searched on its terms, which the tables do not show.
+        # A model tree's splits are searched on its terms, an oblique split over weighted
+        # sums: neither is a table of single attributes.
         model_tree = hasattr(estimator, "terms_")
-        scores = None if model_tree else score_nodes(estimator, X, y, sample_weight)
+        oblique = estimator.tree_.oblique is not None
+        scores = None if model_tree or oblique else score_nodes(estimator, X, y, sample_weight)
         data["tree"] = tree_record(estimator, MAX_NODES, scores, pruned_by(estimator))
         if model_tree:
             data["tree_note"] = (
                 "A model tree's candidate splits are not shown: they are scored on its terms"
                 " (filled values, ranked categories)."
+            )
+        elif oblique:
+            data["tree_note"] = (
+                "The candidate splits are not shown: an oblique split is searched over "
+                "weighted sums of the numeric features, not among single attributes."
             )
         trees = [estimator.tree_]
     if regression:

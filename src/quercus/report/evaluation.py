@@ -67,8 +67,11 @@ def evaluate(estimator, X, y, source: str, regression: bool) -> Evaluation:
             n=len(truth),
         )
         return Evaluation(source, len(truth), scores)
-    truth = np.asarray(y, dtype=object)
-    predicted = np.asarray(predicted, dtype=object)
+    truth, predicted = np.asarray(y), np.asarray(predicted)
+    if truth.dtype.kind not in "biuf" or predicted.dtype.kind not in "biuf":
+        # scikit-learn's metrics take labels of one type: numbers as numbers (an object
+        # array of integers is a target of "unknown" type to them), anything else as objects
+        truth, predicted = truth.astype(object), predicted.astype(object)
     labels = list(estimator.classes_.tolist())
     labels += sorted({v for v in truth.tolist() if v not in set(labels)}, key=str)
     precision, recall, f1, support = precision_recall_fscore_support(

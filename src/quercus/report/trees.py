@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._config import LEAF
+from .._config import LEAF, OBLIQUE_SPLIT
 from ..criteria import registry
-from ..export._common import children, conditions, leaf_class
+from ..export._common import children, conditions, leaf_class, tested
 from ..export.node_scores import NodeScores
 from ..tree import leaves
 
@@ -109,6 +109,10 @@ def tree_record(
         ],
         "total": int(tree.node_count),
     }
+    if tree.oblique is not None:  # an oblique split tests a weighted sum
+        record["tested"] = [
+            tested(tree, n, names) if tree.kind[n] == OBLIQUE_SPLIT else "" for n in kept
+        ]
     if tree.regression:
         record["value"] = [rounded(tree.leaf_values()[n, 0]) for n in kept]
     if tree.leaf_model == leaves.LINEAR:  # a model tree: each leaf's equation

@@ -50,9 +50,14 @@
     for (i = 0; i < tree.id.length; i++) this.index[tree.id[i]] = i;
   }
 
+  // What a split node tests: its attribute, or an oblique split's weighted sum.
+  function tested(t, i) {
+    return t.tested && t.tested[i] ? t.tested[i] : data.features[t.split[i]];
+  }
+
   TreeView.prototype.label = function (i) {
     var t = this.tree;
-    if (t.split[i] >= 0) return el("span", "split", data.features[t.split[i]]);
+    if (t.split[i] >= 0) return el("span", "split", tested(t, i));
     if (data.regression) return el("span", "leaf value", "\u2192 " + fixed(t.value[i], 4));
     var k = t.pred[i];
     var pill = el("span", "leaf", "\u2192 " + data.classes[k]);
@@ -252,7 +257,7 @@
     var box = document.getElementById("details");
     box.textContent = "";
     var title = el("h3", null, "Node " + t.id[i]);
-    var kind = t.split[i] >= 0 ? "splits on " + data.features[t.split[i]] : "leaf";
+    var kind = t.split[i] >= 0 ? "splits on " + tested(t, i) : "leaf";
     title.appendChild(el("span", "kind", kind));
     box.appendChild(title);
     var path = pathOf(view, i);
