@@ -55,7 +55,7 @@ print(loaded.export_text())
 # A file that this quercus cannot read raises :class:`quercus.ModelError`, naming the file:
 # here one written by a (pretended) newer quercus in a newer format.
 
-newer = {**document, "format_version": 2, "quercus_version": "0.3.0"}
+newer = {**document, "format_version": document["format_version"] + 1, "quercus_version": "9.0"}
 broken = folder / "newer.json"
 broken.write_text(json.dumps(newer), encoding="utf-8")
 try:
