@@ -258,3 +258,18 @@ def test_report_of_an_oblique_tree_with_integer_classes(tmp_path, diagonal_trees
     page = path.read_text()
     assert "oblique split is searched over weighted sums" in page
     assert "*x1" in page
+
+
+@pytest.mark.parametrize("version", [1, 2])
+def test_files_of_older_versions_load_without_the_split_parameter(tmp_path, version):
+    X, y = diagonal(200, 8)
+    est = quercus.DecisionTreeClassifier(max_depth=3).fit(X, y)
+    doc = json.loads(est.save(tmp_path / "m.json").read_text())
+    del doc["params"]["split"]
+    if version == 1:
+        del doc["params"]["lookahead"]
+    doc["format_version"] = version
+    (tmp_path / "old.json").write_text(json.dumps(doc))
+    loaded = quercus.load(tmp_path / "old.json")
+    assert loaded.split == "axis"
+    assert (loaded.predict(X) == est.predict(X)).all()
