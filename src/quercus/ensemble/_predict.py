@@ -11,7 +11,7 @@ import numba
 import numpy as np
 
 from .._config import njit
-from ..tree._predict import _step
+from ..tree._predict import axis_step
 
 # Rows go through the trees in blocks, a block through every tree before the next block:
 # one block per thread, of at most MAX_BLOCK rows. The larger the block, the more rows share
@@ -55,7 +55,7 @@ def forest_sum(X, roots, routes, children, cat_table, values, out, block):
                     for j in range(size):
                         node = current[j]
                         if routes[node].feature >= 0:
-                            current[j] = _step(X, first + j, node, routes, children, cat_table)
+                            current[j] = axis_step(X, first + j, node, routes, children, cat_table)
                             moving += 1
                 for j in range(size):
                     for k in range(n_out):
@@ -71,7 +71,7 @@ def tree_sum_rows(X, rows, root, routes, children, cat_table, values, out, count
         i = rows[j]
         node = root
         while routes[node].feature >= 0:
-            node = _step(X, i, node, routes, children, cat_table)
+            node = axis_step(X, i, node, routes, children, cat_table)
         for k in range(n_out):
             out[i, k] += values[node, k]
         count[i] += 1
