@@ -245,7 +245,7 @@ def test_without_two_numeric_features_it_warns_and_grows_the_axis_tree():
         quercus.DecisionTreeClassifier(split="oblique").fit(diagonal(50, 0)[0], diagonal(50, 0)[1])
 
 
-def test_gain_tables_and_region_plots_say_why_not(diagonal_trees):
+def test_gain_tables_say_why_not(diagonal_trees):
     X, y, _, _, _, oblique = diagonal_trees
     with pytest.raises(NotImplementedError, match="oblique splits"):
         oblique.gain_table(X, y)

@@ -127,3 +127,27 @@ def test_decision_regions_refuses_what_it_cannot_draw(ax):
         decision_regions(est, df, y, features=("petallength", "sepalwidth"), ax=ax)
     with pytest.raises(ValueError, match="two different columns"):
         decision_regions(est, X, y, features=("petallength", "petallength"), ax=ax)
+
+
+def test_an_oblique_tree_has_a_polygon_per_leaf():
+    rng = np.random.default_rng(0)
+    X = rng.uniform(0, 1, size=(400, 2))
+    y = np.where(X[:, 0] + X[:, 1] > 1, "a", np.where(X[:, 0] > 0.7, "b", "c"))
+    tree = quercus.DecisionTreeClassifier(split="oblique", random_state=0).fit(X, y)
+    assert tree.tree_.kind[0] == 4  # the diagonal first
+    result = decision_regions(tree, X, y)
+    assert len(result.regions) == tree.tree_.n_leaves
+    assert {len(r.vertices) for r in result.regions} >= {3}  # a triangle under the diagonal
+    # Every point's polygon predicts what the tree predicts, and the polygons tile the
+    # drawn rectangle (shoelace areas add up to it).
+    for point, predicted in zip(X, tree.predict(X), strict=True):
+        assert result.region_at(*point).label == predicted
+
+    def area(corners):
+        xs, ys = np.array(corners).T
+        return 0.5 * abs(np.dot(xs, np.roll(ys, -1)) - np.dot(ys, np.roll(xs, -1)))
+
+    (x0, x1), (y0, y1) = result.ax_.get_xlim(), result.ax_.get_ylim()
+    total = sum(area(r.vertices) for r in result.regions)
+    assert total == pytest.approx((x1 - x0) * (y1 - y0))
+    plt.close(result.figure_)

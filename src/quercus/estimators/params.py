@@ -297,22 +297,30 @@ def check_params(estimator) -> None:
         )
 
 
+def _refuse_with(params: Mapping, option: str, owner: str, refused, advice: str) -> None:
+    """An :class:`InvalidParameterError` naming ``owner`` when ``params`` hold one of the
+    ``(name, value, why)`` of ``refused`` (value None: any value but None or 0)."""
+    for name, value, why in refused:
+        held = params.get(name)
+        if bool(held) if value is None else held == value:
+            raise InvalidParameterError(
+                f"{option} does not combine with {name}={held!r} ({why}): {advice}", owner
+            )
+
+
 def _check_lookahead(params: Mapping) -> None:
     """The look-ahead grows level by level: what only the compiled grower does is refused."""
-    for name, value, why in (
-        ("missing", "fractional", "C4.5's weighted copies of a row"),
-        ("criterion", "absolute_error", "it ranks a node's rows by target"),
-    ):
-        if params.get(name) == value:
-            raise InvalidParameterError(
-                f"lookahead does not combine with {name}={value!r} ({why} need the greedy "
-                f"compiled grower): set {name} to another value with it",
-                "lookahead",
-            )
-    if params.get("max_leaf_nodes") is not None:
-        raise InvalidParameterError(
-            "lookahead does not combine with max_leaf_nodes (best-first growth)", "lookahead"
-        )
+    _refuse_with(
+        params,
+        "lookahead",
+        "lookahead",
+        (
+            ("missing", "fractional", "C4.5's weighted copies of a row need the greedy grower"),
+            ("criterion", "absolute_error", "it ranks a node's rows by target"),
+            ("max_leaf_nodes", None, "best-first growth"),
+        ),
+        "set lookahead=0 or change the other parameter",
+    )
 
 
 #: The criteria whose gain an oblique split's search minimises: an impurity decrease.
@@ -329,23 +337,18 @@ def _check_oblique(params: Mapping) -> None:
             f"'misclassification' (classes) or 'squared_error' (regression), not {criterion!r}",
             "split",
         )
-    for name, value, why in (
-        ("missing", "fractional", "C4.5's weighted copies of a row"),
-        ("leaf_model", "linear", "linear leaves"),
-    ):
-        if params.get(name) == value:
-            raise InvalidParameterError(
-                f"split='oblique' does not combine with {name}={value!r} ({why}): use "
-                f"split='axis' or another {name}",
-                "split",
-            )
-    for name in ("lookahead", "max_leaf_nodes"):
-        if params.get(name):
-            raise InvalidParameterError(
-                f"split='oblique' does not combine with {name}={params[name]!r}: use one "
-                "or the other",
-                "split",
-            )
+    _refuse_with(
+        params,
+        "split='oblique'",
+        "split",
+        (
+            ("missing", "fractional", "C4.5's weighted copies of a row"),
+            ("leaf_model", "linear", "linear leaves"),
+            ("lookahead", None, "it chooses among single-feature splits"),
+            ("max_leaf_nodes", None, "best-first growth"),
+        ),
+        "use split='axis' or change the other parameter",
+    )
 
 
 #: The most work (rows x features x (features x cuts)^lookahead) a look-ahead may take at

@@ -1,5 +1,7 @@
 """The decision regions of a tree on two attributes: one axis-parallel rectangle (or a few,
-for a nominal axis) per leaf, drawn from the tree's own tests, with the training points.
+for a nominal axis) per leaf, drawn from the tree's own tests, with the training points. A
+tree with oblique splits (``split="oblique"``, two numeric attributes) has a convex polygon
+per leaf instead: the drawn range cut by the half-planes of the tests on its path.
 
 A numeric attribute is an axis of values; a nominal or ordinal one is an axis of positions,
 one per category (ordinal: in their order), each category's cell one unit wide. A leaf's
@@ -16,7 +18,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from .._config import LEAF, NUMERIC_SPLIT
+from .._config import LEAF, NUMERIC_SPLIT, OBLIQUE_SPLIT
 from ..data.schema import NUMERIC_KIND
 from ._common import axes, class_colours, fitted_estimator
 
@@ -29,7 +31,8 @@ _JITTER = 0.25  # points of one category spread this far either side of its posi
 class Region(NamedTuple):
     """A rectangle of the plane where the tree predicts ``label`` (leaf ``leaf``):
     ``x0 < x <= x1``, ``y0 < y <= y1`` on a numeric axis (its edges at the drawn range),
-    category cells on a nominal one."""
+    category cells on a nominal one. In a tree with oblique splits, the convex polygon
+    of corners ``vertices`` (in order), whose bounding box ``x0 .. y1`` is."""
 
     leaf: int
     label: object
@@ -37,6 +40,17 @@ class Region(NamedTuple):
     x1: float
     y0: float
     y1: float
+    vertices: tuple = ()
+
+    def holds(self, x: float, y: float) -> bool:
+        """Whether the point ``(x, y)`` is in the region (its edges counted in)."""
+        if not self.vertices:
+            return self.x0 < x <= self.x1 and self.y0 < y <= self.y1
+        corners = self.vertices
+        for (ax, ay), (bx, by) in zip(corners, corners[1:] + corners[:1], strict=True):
+            if (bx - ax) * (y - ay) - (by - ay) * (x - ax) < -1e-12:  # right of a ccw edge
+                return False
+        return True
 
 
 @dataclass
@@ -64,7 +78,7 @@ class DecisionRegions:
     def region_at(self, x: float, y: float) -> Region | None:
         """The region holding the point ``(x, y)`` (axis positions for categories)."""
         for region in self.regions:
-            if region.x0 < x <= region.x1 and region.y0 < y <= region.y1:
+            if region.holds(x, y):
                 return region
         return None
 
@@ -132,6 +146,56 @@ def _leaf_boxes(tree, on_axis, limits, n_categories):
     return sorted(out)
 
 
+def _leaf_polygons(tree, on_axis, limits):
+    """``(leaf, corners)`` for every leaf of a tree on two numeric attributes with oblique
+    splits: the drawn rectangle cut by the half-plane of each test on the leaf's path
+    (corners counter-clockwise; an empty list where nothing of the range is left)."""
+    (x0, x1), (y0, y1) = limits
+    out, stack = [], [(0, [(x0, y0), (x1, y0), (x1, y1), (x0, y1)])]
+    while stack:
+        node, corners = stack.pop()
+        if tree.kind[node] == LEAF:
+            out.append((node, corners))
+            continue
+        if tree.kind[node] == OBLIQUE_SPLIT:
+            weights = tree.oblique_weights(node)
+            a = (float(weights[on_axis[0]]), float(weights[on_axis[1]]))
+        else:
+            axis = on_axis.index(int(tree.feature[node]))
+            a = (1.0, 0.0) if axis == 0 else (0.0, 1.0)
+        t = float(tree.threshold[node])
+        first = tree.child_start[node]
+        left, right = tree.children[first : first + 2]
+        stack.append((int(right), _clip(corners, (-a[0], -a[1]), -t)))
+        stack.append((int(left), _clip(corners, a, t)))
+    return sorted(out)
+
+
+def _polygon_regions(estimator, on_axis, limits) -> list[Region]:
+    """The regions of a tree with oblique splits: a polygon per leaf that shows."""
+    tree, out = estimator.tree_, []
+    for leaf, corners in _leaf_polygons(tree, on_axis, limits):
+        if len(corners) >= 3:
+            xs, ys = zip(*corners, strict=True)
+            label = estimator.classes_[tree.node_class[leaf]]
+            out.append(Region(leaf, label, min(xs), max(xs), min(ys), max(ys), tuple(corners)))
+    return out
+
+
+def _clip(corners, a, t):
+    """The convex polygon ``corners`` cut to the half-plane ``a . p <= t``
+    (Sutherland-Hodgman, one edge)."""
+    out = []
+    for p, q in zip(corners, corners[1:] + corners[:1], strict=True):
+        fp, fq = a[0] * p[0] + a[1] * p[1] - t, a[0] * q[0] + a[1] * q[1] - t
+        if fp <= 0:
+            out.append(p)
+        if fp * fq < 0:  # the edge crosses the line
+            share = fp / (fp - fq)
+            out.append((p[0] + share * (q[0] - p[0]), p[1] + share * (q[1] - p[1])))
+    return out
+
+
 def _spans(part) -> list[tuple[float, float]]:
     """The intervals of one axis of a box: itself, or a cell run per neighbouring codes."""
     if not isinstance(part, frozenset):
@@ -165,7 +229,8 @@ def decision_regions(
 
     The rectangles are the tree's own: each leaf's region is bounded by the thresholds and
     category sets of the tests on its path (not a grid of predictions), so its edges are
-    exactly the tree's decision boundaries.
+    exactly the tree's decision boundaries. A tree with oblique splits has a convex polygon
+    per leaf, cut by the half-planes of its tests.
 
     Parameters
     ----------
@@ -188,15 +253,10 @@ def decision_regions(
     Returns
     -------
     DecisionRegions
-        The rectangles drawn (``regions``, with ``region_at(x, y)``), with ``ax_`` and
-        ``figure_``.
+        The rectangles (or polygons) drawn (``regions``, with ``region_at(x, y)``), with
+        ``ax_`` and ``figure_``.
     """
     fitted_estimator(estimator, "decision_regions", classifier=True)
-    if estimator.tree_.oblique is not None:
-        raise ValueError(
-            "decision_regions draws a tree's rectangles, and this tree has oblique splits "
-            "(split='oblique'), whose regions are not rectangles"
-        )
     on_axis = _axes_of(estimator, X, features)
     schema, tree = estimator.schema_, estimator.tree_
     names = [schema.names[f] for f in on_axis]
@@ -217,36 +277,42 @@ def decision_regions(
             categories.append(tuple(feature.categories))
             n_categories.append(feature.n_categories)
             limits.append((-0.5, feature.n_categories - 0.5))
-    regions = []
-    for leaf, box in _leaf_boxes(tree, on_axis, limits, n_categories):
-        label = estimator.classes_[tree.node_class[leaf]]
-        for x0, x1 in _spans(box[0]):
-            for y0, y1 in _spans(box[1]):
-                regions.append(Region(leaf, label, x0, x1, y0, y1))
+    if tree.oblique is not None:  # both axes numeric: oblique splits test numbers only
+        regions = _polygon_regions(estimator, on_axis, limits)
+    else:
+        regions = []
+        for leaf, box in _leaf_boxes(tree, on_axis, limits, n_categories):
+            label = estimator.classes_[tree.node_class[leaf]]
+            for x0, x1 in _spans(box[0]):
+                for y0, y1 in _spans(box[1]):
+                    regions.append(Region(leaf, label, x0, x1, y0, y1))
     result = DecisionRegions(tuple(names), regions, tuple(categories))
     _draw_regions(result, estimator, coords, y, axes(ax), alpha, jitter, limits)
     return result
 
 
 def _draw_regions(result, estimator, coords, y, ax, alpha, jitter, limits) -> None:
-    from matplotlib.patches import Rectangle
+    from matplotlib.patches import Polygon, Rectangle
 
     colours = class_colours(len(estimator.classes_))
     index = {c: i for i, c in enumerate(estimator.classes_.tolist())}
     for region in result.regions:
-        k = index[region.label]
-        ax.add_patch(
-            Rectangle(
+        look = {
+            "facecolor": colours[index[region.label]],
+            "edgecolor": "0.4",
+            "linewidth": 0.6,
+            "alpha": alpha,
+            "gid": f"leaf-{region.leaf}",
+        }
+        if region.vertices:
+            ax.add_patch(Polygon(region.vertices, closed=True, **look))
+        else:
+            corner, width, height = (
                 (region.x0, region.y0),
                 region.x1 - region.x0,
                 region.y1 - region.y0,
-                facecolor=colours[k],
-                edgecolor="0.4",
-                linewidth=0.6,
-                alpha=alpha,
-                gid=f"leaf-{region.leaf}",
             )
-        )
+            ax.add_patch(Rectangle(corner, width, height, **look))
     shown = np.isfinite(coords).all(axis=1)
     points = coords[shown].copy()
     rng = np.random.default_rng(0)
