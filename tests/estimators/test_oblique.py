@@ -273,3 +273,45 @@ def test_files_of_older_versions_load_without_the_split_parameter(tmp_path, vers
     loaded = quercus.load(tmp_path / "old.json")
     assert loaded.split == "axis"
     assert (loaded.predict(X) == est.predict(X)).all()
+
+
+def test_a_large_full_depth_oblique_tree_warns_of_its_time(monkeypatch):
+    from quercus.estimators import base
+
+    monkeypatch.setattr(base, "OBLIQUE_WARN_SIZE", 999)
+    X, y = diagonal(250, 0)  # 250 rows x 4 numeric features = 1,000
+    with pytest.warns(UserWarning, match="on 250 rows and 4 numeric features"):
+        quercus.DecisionTreeClassifier(split="oblique").fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a bounded depth: no warning
+        quercus.DecisionTreeClassifier(split="oblique", max_depth=3).fit(X, y)
+
+
+def test_a_large_node_steers_by_a_sample_and_places_the_threshold_on_every_row(monkeypatch):
+    from quercus.splitting import oblique
+
+    monkeypatch.setattr(oblique, "OBLIQUE_SAMPLE", 1_000)
+    X, y = diagonal(3_000, 0)
+    X_test, y_test = diagonal(20_000, 1)
+    fits = [
+        quercus.DecisionTreeClassifier(split="oblique", random_state=3).fit(X, y) for _ in range(2)
+    ]
+    tree = fits[0].tree_
+    assert np.array_equal(tree.oblique, fits[1].tree_.oblique)  # the sample is seeded
+    assert tree.kind[0] == OBLIQUE_SPLIT and tree.n_leaves <= 8
+    assert (fits[0].predict(X_test) == y_test).mean() >= 0.99
+    # The threshold is the best one along the root's direction over all 3,000 rows.
+    w = tree.oblique_weights(0)
+    sums = np.sort(X @ w)
+    cuts = (sums[1:] + sums[:-1]) / 2
+
+    def gini_after(t):
+        left = X @ w <= t
+        cost = 0.0
+        for side in (left, ~left):
+            p = y[side].mean()
+            cost += side.sum() * 2 * p * (1 - p)
+        return cost
+
+    best = min(gini_after(t) for t in cuts[::7])  # every 7th cut: a thorough sweep
+    assert gini_after(tree.threshold[0]) <= best + 1e-9

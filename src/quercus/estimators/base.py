@@ -40,6 +40,10 @@ _CV_FOLDS = 10  # folds of ccp_alpha="cv", as `quercus cv` makes them by default
 C45_TOLERANCE = {"j48": J48_SMALL, "release8": 0.0}
 
 
+#: Above this many rows x numeric features a full-depth oblique tree warns of its time.
+OBLIQUE_WARN_SIZE = 1_000_000
+
+
 class BaseDecisionTree(TabularInput, BaseEstimator):
     """Shared fit/predict machinery of the tree estimators (not for direct use)."""
 
@@ -156,6 +160,15 @@ class BaseDecisionTree(TabularInput, BaseEstimator):
         gets single-feature splits, as with ``split='axis'``)."""
         numeric = [f.name for f in self.schema_.features if f.kind == NUMERIC_KIND]
         if len(numeric) >= 2:
+            if len(typed) * len(numeric) > OBLIQUE_WARN_SIZE and self.max_depth is None:
+                warnings.warn(
+                    f"split='oblique' on {len(typed):,} rows and {len(numeric)} numeric "
+                    "features: each node's search sorts its rows many times, and a "
+                    "full-depth tree takes minutes (100,000 x 10 took half a minute on 2 "
+                    "cores); max_depth or min_samples_leaf bound it",
+                    UserWarning,
+                    stacklevel=4,
+                )
             return self._routing_matrix(typed)
         shown = ", ".join(repr(name) for name in numeric) or "none"
         warnings.warn(

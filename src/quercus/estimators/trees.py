@@ -104,13 +104,14 @@ _COMMON_DOC = """
         combination of the numeric features, ``w . x <= t`` (CART-LC's multivariate
         split), found by OC1's search: starting from the best single-feature split, each
         weight in turn moves to its best value (an exact line search), then seeded random
-        directions are tried to escape local minima (``random_state``). The oblique split
-        is kept where it gains more than every single-feature split; nominal and ordinal
-        features keep their usual splits. A row with a missing value in a feature of the
-        combination goes to the heavier branch (or by the ``missing`` policy). Needs
-        'gini', 'entropy', 'misclassification' or 'squared_error', grows level by level
-        (see ``lookahead`` for what that excludes) on one thread, and takes no
-        ``lookahead``.
+        directions are tried to escape local minima (``random_state``). A node of over
+        20,000 rows steers its search by a seeded sample of them and places the threshold
+        on all of them. The oblique split is kept where it gains more than every
+        single-feature split; nominal and ordinal features keep their usual splits. A row
+        with a missing value in a feature of the combination goes where the ``missing``
+        policy sends it. Needs 'gini', 'entropy', 'misclassification' or
+        'squared_error', grows level by level (see ``lookahead`` for what that excludes)
+        on one thread, and takes no ``lookahead``.
     max_leaf_nodes : int or None, default None
         Grow best-first, splitting the leaf of largest impurity decrease, up to this many
         leaves.

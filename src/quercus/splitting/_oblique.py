@@ -11,8 +11,9 @@ linear-combination search (Breiman et al. 1984, section 5.2):
    scores every distinct split along that line. Repeat over all coefficients (the
    threshold last) while the impurity falls.
 3. **Random jumps** (OC1's): when no coefficient helps, try a random direction, with the
-   same exact line search along it; a better or equal hyperplane is taken and the
-   coordinate steps start again, up to ``jumps`` times without gain.
+   same exact line search along it; a better hyperplane is taken and the coordinate steps
+   start again. ``jumps`` directions are tried in all (a bound on the work: a jump that
+   gains starts the coordinate steps again, and on many rows each gains a little).
 
 The rows are taken on the node's standardised scale (each feature centred, divided by its
 standard deviation) so that the coefficients are comparable; the caller maps the
@@ -132,7 +133,7 @@ def oc1_search(z, yc, yv, w, coef, criterion, regression, n_stats, min_leaf, jum
     direction = np.empty(n)
     # Numba compiles only the legacy API: its own generator, one per thread, seeded per node.
     np.random.seed(seed)  # noqa: NPY002
-    failures = 0
+    tried = 0
     while True:
         improved = True
         while improved:
@@ -148,8 +149,9 @@ def oc1_search(z, yc, yv, w, coef, criterion, regression, n_stats, min_leaf, jum
                     values += step * direction
                     cost = new
                     improved = True
-        if failures >= jumps:
+        if tried >= jumps:
             return cost
+        tried += 1
         r = np.random.standard_normal(q + 1)  # noqa: NPY002
         for i in range(n):
             direction[i] = z[i] @ r[:q] + r[q]
@@ -160,6 +162,3 @@ def oc1_search(z, yc, yv, w, coef, criterion, regression, n_stats, min_leaf, jum
             coef += step * r
             values += step * direction
             cost = new
-            failures = 0
-        else:
-            failures += 1

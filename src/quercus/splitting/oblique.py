@@ -1,6 +1,12 @@
 """The oblique split of a node's rows: OC1's search (``_oblique.py``) on the node's own
 standardised scale, mapped back to a test ``w . x <= t`` on the features as given.
 
+A node of more than :data:`OBLIQUE_SAMPLE` complete rows searches the direction of its
+hyperplane on a seeded sample of that many rows (each line search sorts the rows it sees),
+then places the threshold by an exact line search over all of them and scores the split on
+all of them: the sample only steers the search, so the split is still compared with the
+axis-parallel one on the node's own rows.
+
 A node's rows with a missing value in any of the searched features take no part in the
 search; its gain is then the gain over the complete rows times their share of the node's
 weight (C4.5's discount for unknown values), so that a split that sees fewer rows is not
@@ -17,11 +23,13 @@ import numpy as np
 from .._config import njit
 from ..criteria._impurity import impurity
 from ._histogram import rows_stats
-from ._oblique import oc1_search
+from ._oblique import line_search, oc1_search
 from ._partition import route_missing
 
-#: OC1's random jumps tried without gain before the search stops at a node.
+#: OC1's random jumps tried at a node.
 OBLIQUE_JUMPS = 10
+#: The most rows a node's search steers by (a seeded sample of a larger node's rows).
+OBLIQUE_SAMPLE = 20_000
 
 
 class ObliqueSplit(NamedTuple):
@@ -83,19 +91,35 @@ def find_oblique_split(
     else:  # no axis-parallel split to start from: the first feature at its median
         coef[0] = 1.0
         coef[q] = -float(np.median(z[:, 0]))
+    yc = np.ascontiguousarray(yc, dtype=np.int32)
+    yv = np.ascontiguousarray(yv, dtype=np.float64)
+    wc = np.ascontiguousarray(wc, dtype=np.float64)
+    z = np.ascontiguousarray(z)
+    search = (problem.criterion, problem.regression)
+    steer = _sample(len(z), seed)
     cost = oc1_search(
-        np.ascontiguousarray(z),
-        np.ascontiguousarray(yc, dtype=np.int32),
-        np.ascontiguousarray(yv, dtype=np.float64),
-        np.ascontiguousarray(wc, dtype=np.float64),
+        z[steer],
+        yc[steer],
+        yv[steer],
+        wc[steer],
         coef,
-        problem.criterion,
-        problem.regression,
+        *search,
         problem.n_stats,
         problem.min_leaf,
         problem.jumps,
         seed,
     )
+    values = z @ coef[:q] + coef[q]
+    stats = np.zeros((2, problem.n_stats))
+    if isinstance(steer, np.ndarray):  # a sample steered: the threshold placed on every row
+        cost, step = line_search(
+            values, np.ones(len(z)), yc, yv, wc, *search, problem.min_leaf, stats
+        )
+        coef[q] += step
+        values += step
+    left = values <= 0.0
+    if min(wc[left].sum(), wc[~left].sum()) < max(problem.min_leaf, 1e-300):
+        return None  # a side too light (or empty): no admissible oblique split
     if np.count_nonzero(coef[:q]) < 2:
         return None
     # z . a + b <= 0  <=>  sum_j (a_j / s_j) x_j <= sum_j a_j m_j / s_j - b
@@ -104,11 +128,19 @@ def find_oblique_split(
     size = float(np.abs(scaled).max())
     weights = np.zeros(x.shape[1])
     weights[used] = scaled / size
-    stats = np.zeros((1, problem.n_stats))
     w_complete = rows_stats(yc, yv, wc, np.arange(len(yc)), problem.regression, stats)
     node_impurity = impurity(stats, 0, problem.criterion, problem.regression)
     gain = (w_complete * node_impurity - cost) / float(w.sum())
     return ObliqueSplit(weights, threshold / size, gain, int(used[np.argmax(np.abs(coef[:q]))]))
+
+
+def _sample(n: int, seed: int) -> np.ndarray | slice:
+    """The rows a node's search steers by: all, or a seeded sample of
+    :data:`OBLIQUE_SAMPLE` of them (in their order)."""
+    if n <= OBLIQUE_SAMPLE:
+        return slice(None)
+    rng = np.random.default_rng(seed)
+    return np.sort(rng.choice(n, OBLIQUE_SAMPLE, replace=False))
 
 
 @njit
