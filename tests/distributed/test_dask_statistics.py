@@ -118,5 +118,8 @@ def test_forest_trees_advance_together_on_the_cluster(dask_client, n_parts, monk
         )
         assert len(tree_arrays.nodes) == len(alone.nodes) > 3
         for a, b in zip(tree_arrays, alone, strict=True):
+            if a is None:  # no oblique splits
+                assert b is None
+                continue
             for field in a.dtype.names or [None]:
                 np.testing.assert_array_equal(a[field] if field else a, b[field] if field else b)
