@@ -400,3 +400,12 @@ def test_a_local_cluster_of_two_processes(files):
     assert result.returncode == 0, result.stderr
     assert result.stderr == ""
     assert same_as_local(result.stdout) == local.stdout
+
+
+def test_a_classes_only_algorithm_on_a_regression_names_what_dask_fits(capsys, files, address):
+    status, _, err = fit(
+        capsys, files / "abalone-part*.csv", "--algorithm", "id3", "--dask", address
+    )
+    assert status == 1
+    assert "ID3 learns classes; use --algorithm cart (or forest) for regression" in err
+    assert "m5" not in err  # model trees are not grown on Dask

@@ -9,6 +9,7 @@ import subprocess
 import sys
 
 import numpy as np
+import pandas as pd
 import pytest
 from sklearn.model_selection import cross_val_score
 
@@ -192,6 +193,32 @@ def test_the_default_grid(work):
         ("pessimistic", "0.5"),
         ("reduced_error", "-"),
     ]
+
+
+def test_the_default_grid_leaves_out_what_set_excludes(work):
+    # Oblique splits lower an impurity: CART's regression grid loses absolute_error.
+    rng = np.random.default_rng(3)
+    X = rng.uniform(0, 1, size=(60, 2))
+    pd.DataFrame({"a": X[:, 0], "b": X[:, 1], "y": X @ [2.0, 1.0]}).to_csv(
+        work / "plane.csv", index=False
+    )
+    result = run(
+        "tune",
+        work / "plane.csv",
+        "--algorithm",
+        "cart",
+        "--set",
+        "split=oblique",
+        "--set",
+        "ccp_alpha=0.0",
+        "--folds",
+        3,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "grid search: 3 candidates x 3 folds" in result.stdout
+    header, rows = table_rows(result.stdout)
+    assert header == ["rank", "criterion", "min_samples_leaf", "R^2", "std"]
+    assert {row[1] for row in rows} == {"squared_error"}
 
 
 def test_a_regression_is_scored_by_r2(work):

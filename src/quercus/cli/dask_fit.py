@@ -94,7 +94,7 @@ def run_dask_fit(args, out: TextIO) -> int:
         with dask_read_errors(source, frame, client):
             data = training_data(frame, source, args.target, args.nominal, args.ordinal, client)
             if data.why is not None and ALGORITHMS[algorithm].regressor is None:
-                raise classes_only(args.data, data.target, data.why, algorithm)
+                raise classes_only(args.data, data.target, data.why, algorithm, model_trees=False)
             estimator, left_out = dask_estimator(
                 algorithm, data.why is not None, args, data.target, client, dask_estimators
             )

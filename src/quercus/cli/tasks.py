@@ -306,12 +306,16 @@ def _class_learners() -> str:
     return ", ".join(names[:-1]) + " or " + names[-1]
 
 
-def classes_only(source: str, target: str, why: str, algorithm: str) -> DataError:
+def classes_only(
+    source: str, target: str, why: str, algorithm: str, model_trees: bool = True
+) -> DataError:
     """The error of an ``algorithm`` that learns only classes given a regression target
-    (``why``: :func:`numeric_target` or :func:`regression_why`)."""
+    (``why``: :func:`numeric_target` or :func:`regression_why`); ``model_trees``: whether
+    m5 is offered (not on Dask)."""
+    m5 = ", or m5 for a model tree" if model_trees else ""
     return DataError(
         f"{source}: target {target!r} is {why}: {ALGORITHMS[algorithm].label} learns classes; "
-        "use --algorithm cart (or forest) for regression, or m5 for a model tree",
+        f"use --algorithm cart (or forest) for regression{m5}",
         column=target,
         source=source,
     )

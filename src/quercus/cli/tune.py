@@ -65,33 +65,39 @@ def _describe(candidate: dict) -> str:
     return ", ".join(f"{name}={value!r}" for name, value in candidate.items()) or "its defaults"
 
 
+def _refusal(algorithm: str, fixed: list, candidate: dict, regression: bool | None):
+    """The :class:`InvalidParameterError` of ``candidate`` (with the settings ``fixed``)
+    when no estimator of ``algorithm`` takes it, else None."""
+    classes = estimator_classes(algorithm, regression)
+    problems = []
+    for cls in classes:
+        names = cls().get_params(deep=False)
+        params = dict(cli_defaults(algorithm, cls is ALGORITHMS[algorithm].regressor))
+        params.update({k: v for k, v in [*fixed, *candidate.items()] if k in names})
+        try:
+            check_params(cls(**{k: v for k, v in params.items() if k in names}))
+        except InvalidParameterError as exc:
+            problems.append(exc)
+    return problems[0] if len(problems) == len(classes) else None
+
+
 def _check_candidates(
     algorithm: str, fixed: list, grid: list[dict], regression: bool | None, source: str
 ) -> None:
     """A :class:`UsageError` for the first candidate of ``grid`` that no estimator of
     ``algorithm`` takes (a value out of range, or two parameters that cannot go together),
     naming the parameter and the value."""
-    classes = estimator_classes(algorithm, regression)
     for candidate in ParameterGrid(grid):
-        problems = []
-        for cls in classes:
-            names = cls().get_params(deep=False)
-            params = dict(cli_defaults(algorithm, cls is ALGORITHMS[algorithm].regressor))
-            params.update({k: v for k, v in [*fixed, *candidate.items()] if k in names})
-            try:
-                check_params(cls(**{k: v for k, v in params.items() if k in names}))
-            except InvalidParameterError as exc:
-                problems.append(exc)
-        if len(problems) == len(classes):
-            exc = problems[0]
-            if exc.name in candidate:
-                raise UsageError(
-                    f"{source} {exc.name}={candidate[exc.name]!r} for --algorithm {algorithm}: "
-                    f"{exc}"
-                )
+        exc = _refusal(algorithm, fixed, candidate, regression)
+        if exc is None:
+            continue
+        if exc.name in candidate:
             raise UsageError(
-                f"{source}: the candidate {_describe(candidate)} of --algorithm {algorithm}: {exc}"
+                f"{source} {exc.name}={candidate[exc.name]!r} for --algorithm {algorithm}: {exc}"
             )
+        raise UsageError(
+            f"{source}: the candidate {_describe(candidate)} of --algorithm {algorithm}: {exc}"
+        )
 
 
 def _check_values(algorithms, settings, grids: dict[str, dict[str, list]]) -> None:
@@ -121,7 +127,8 @@ def _base_estimator(algorithm: str, regression: bool, settings: list, seed: int)
 
 def _grid_of(algorithm: str, estimator, grids, settings: list, regression: bool, given):
     """The grid searched for ``algorithm``: its ``--grid`` parameters when --grid is given,
-    else its default grid without the parameters ``--set`` fixes."""
+    else its default grid without the parameters ``--set`` fixes and without the values
+    they exclude (``--set split=oblique`` takes no ``criterion='absolute_error'``)."""
     if given:  # checked before the data was read, now for the task's estimator alone
         grid, source = [grids[algorithm]], "--grid"
     else:
@@ -129,8 +136,16 @@ def _grid_of(algorithm: str, estimator, grids, settings: list, regression: bool,
         grid = []
         # The grids of quercus.model_selection.default_grid, read by class name.
         for entry in DEFAULT_GRIDS[type(estimator).__name__]:
-            kept = {name: list(values) for name, values in entry.items() if name not in fixed}
-            if kept not in grid:
+            kept = {
+                name: [
+                    v
+                    for v in values
+                    if _refusal(algorithm, settings, {name: v}, regression) is None
+                ]
+                for name, values in entry.items()
+                if name not in fixed
+            }
+            if all(kept.values()) and kept not in grid:
                 grid.append(kept)
         source = f"the default grid of --algorithm {algorithm} with --set"
     _check_candidates(algorithm, settings, grid, regression, source)
