@@ -220,3 +220,19 @@ def test_a_model_tree_shows_each_leafs_equation(browser, tmp_path):
     assert first in details
     assert "candidate splits are not shown" in details
     assert opened.problems == []
+
+
+def test_an_oblique_tree_shows_each_splits_weighted_sum(browser, tmp_path):
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.uniform(0, 1, size=(300, 2)), columns=["a", "b"])
+    y = np.where(X["a"] + X["b"] > 1, "above", "below")
+    tree = quercus.DecisionTreeClassifier(split="oblique", random_state=0).fit(X, y)
+    opened = Opened(browser, tree.report(X, y, tmp_path / "oblique.html"))
+    assert opened.page.locator("li.node").count() == tree.tree_.node_count
+    tested = tree.export_text().splitlines()[0].split(" <= ")[0]  # "1*a + 0.99*b"
+    assert tested in opened.node(0).locator(":scope > .node-row").inner_text()
+    opened.click_node(0)
+    details = opened.page.locator("#details").inner_text()
+    assert f"splits on {tested}" in details
+    assert "an oblique split is searched over weighted sums" in details
+    assert opened.problems == []
