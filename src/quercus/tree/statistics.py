@@ -180,23 +180,30 @@ class LocalStatistics:
         )
         return out
 
-    def _rows_of(self, node):
+    def _labels_of(self, node):
+        """The node's row ids, classes and weights."""
         rows = self.rows[node]
-        return rows, self.data[rows], self.y_class[rows], self.w[rows]
+        return rows, self.y_class[rows], self.w[rows]
+
+    def _rows_of(self, node):
+        """:meth:`_labels_of` with the rows' bin codes."""
+        rows, yc, w = self._labels_of(node)
+        return rows, self.data[rows], yc, w
 
     def branch_weights(self, items):
         return [self._branch_weights(*item) for item in items]
 
     def _branch_weights(self, node, split, by_class):
-        rows, x, yc, w = self._rows_of(node)
         class_w = np.zeros((split.n_children, self.n_stats))
-        if split.kind == OBLIQUE_SPLIT:
+        if split.kind == OBLIQUE_SPLIT:  # by the rows' values: no bin codes gathered
+            rows, yc, w = self._labels_of(node)
             sides = self._oblique_sides(rows, split)
             known = sides >= 0
             child_w = np.bincount(sides[known], weights=w[known], minlength=2).astype(float)
             if by_class:
                 np.add.at(class_w, (sides[known], yc[known]), w[known])
             return child_w, class_w
+        _, x, yc, w = self._rows_of(node)
         child_w = branch_weights(
             x,
             yc,
@@ -216,9 +223,9 @@ class LocalStatistics:
         return [self._partition(*item) for item in items]
 
     def _partition(self, node, split, missing_child, class_w, children):
-        rows, x, yc, w = self._rows_of(node)
         by_class = class_w is not None
-        if split.kind == OBLIQUE_SPLIT:
+        if split.kind == OBLIQUE_SPLIT:  # by the rows' values: no bin codes gathered
+            rows, yc, w = self._labels_of(node)
             child_of = oblique_branches(
                 self._oblique_sides(rows, split),
                 yc,
@@ -227,6 +234,7 @@ class LocalStatistics:
                 class_w if by_class else np.zeros((1, 1)),
             )
             return self._children(rows, yc, w, child_of, split.n_children, children)
+        rows, x, yc, w = self._rows_of(node)
         child_of = branch_of_rows(
             x,
             yc,
