@@ -77,13 +77,13 @@ import re
 import shutil
 import signal
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
+from cells import last_error_line, markdown_table, run_json, stderr_tail
 from machine import cpu_model, quercus_version, version
 
 REPO = Path(__file__).resolve().parents[1]
@@ -415,26 +415,13 @@ def run_cell(spec):
 def run_cell_in_subprocess(spec, env=None, timeout=None):
     """Run one cell in a fresh interpreter; its result dict, {"error": ...} or {"timeout": s}."""
     cmd = [sys.executable, os.path.abspath(__file__), "--cell", json.dumps(spec)]
-    proc = subprocess.Popen(
-        cmd,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-        start_new_session=True,  # its own process group, so a timeout can end all of it
-    )
-    try:
-        stdout, stderr = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.communicate()
+    ran = run_json(cmd, timeout, env)
+    if ran.timed_out:
         return {"timeout": spec["timeout"], "killed": True}
-    lines = [ln for ln in stdout.splitlines() if ln.startswith("{")]
-    if proc.returncode == 0 and lines:
-        return json.loads(lines[-1])
-    sys.stderr.write("".join(stderr.splitlines(keepends=True)[-15:]))
-    last = (stderr.strip().splitlines() or [f"exit code {proc.returncode}"])[-1]
-    return {"error": last[:80]}
+    if ran.result is not None:
+        return ran.result
+    sys.stderr.write(stderr_tail(ran, 15))
+    return {"error": last_error_line(ran)[:80]}
 
 
 def impl_status(impl, args):
@@ -508,15 +495,6 @@ def format_row(label, impl, result, marks):
         acc,
         f"{result['leaves']:,}",
     ]
-
-
-def markdown_table(header, rows):
-    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
-
-    def line(cells):
-        return "| " + " | ".join(str(c).ljust(w) for c, w in zip(cells, widths, strict=True)) + " |"
-
-    return "\n".join([line(header), line(["-" * w for w in widths]), *map(line, rows)])
 
 
 def weka_java_versions(args):

@@ -49,6 +49,7 @@ import time
 from pathlib import Path
 
 import baseline
+from cells import markdown_table
 
 FOREST_ROWS = 200
 FOREST_FEATURES = 5
@@ -128,15 +129,6 @@ def measure(sources, repeat):
                         flush=True,
                     )
     return runs
-
-
-def markdown_table(header, rows):
-    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
-
-    def line(cells):
-        return "| " + " | ".join(str(c).ljust(w) for c, w in zip(cells, widths, strict=True)) + " |"
-
-    return "\n".join([line(header), line(["-" * w for w in widths]), *map(line, rows)])
 
 
 def table(sources, runs):

@@ -234,7 +234,6 @@ import re
 import resource
 import shutil
 import signal
-import subprocess
 import sys
 import tempfile
 import threading
@@ -242,6 +241,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from cells import last_error_line, markdown_table, run_json, stderr_tail
 from machine import cpu_model, proc_status_kb, quercus_version, reset_peak_rss, version
 
 PARTS = ["compare", "scale", "workers"]
@@ -328,15 +328,6 @@ def worker_peak():
 
 def progress(text):
     print(f"[{time.strftime('%H:%M:%S')}] {text}", file=sys.stderr, flush=True)
-
-
-def markdown_table(header, rows):
-    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
-
-    def line(cells):
-        return "| " + " | ".join(str(c).ljust(w) for c, w in zip(cells, widths, strict=True)) + " |"
-
-    return "\n".join([line(header), line(["-" * w for w in widths]), *map(line, rows)])
 
 
 def mib(kb):
@@ -672,29 +663,18 @@ def run_cell(spec):
 def run_cell_in_subprocess(spec, timeout):
     """Run one local cell in a fresh interpreter: its result dict, or {"error": ...}."""
     cmd = [sys.executable, os.path.abspath(__file__), "--cell", json.dumps(spec)]
-    proc = subprocess.Popen(
-        cmd,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,  # its own process group, so a timeout can end all of it
-    )
-    try:
-        stdout, stderr = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        stdout, stderr = proc.communicate()
-        return {"error": f"timeout after {timeout:g} s", "step": last_step(stdout)}
-    lines = [ln for ln in stdout.splitlines() if ln.startswith("{")]
-    if proc.returncode == 0 and lines:
-        return json.loads(lines[-1])
-    sys.stderr.write("".join(stderr.splitlines(keepends=True)[-15:]))
+    ran = run_json(cmd, timeout)
+    if ran.timed_out:
+        return {"error": f"timeout after {timeout:g} s", "step": last_step(ran.stdout)}
+    if ran.result is not None:
+        return ran.result
+    sys.stderr.write(stderr_tail(ran, 15))
     out_of_memory = ("MemoryError", "bad_alloc", "Cannot allocate memory")
-    if proc.returncode == -9 or any(s in stderr for s in out_of_memory):
+    if ran.returncode == -9 or any(s in ran.stderr for s in out_of_memory):
         reason = "out of memory"
     else:
-        reason = (stderr.strip().splitlines() or [f"exit code {proc.returncode}"])[-1][:100]
-    return {"error": reason, "step": last_step(stdout), "returncode": proc.returncode}
+        reason = last_error_line(ran)[:100]
+    return {"error": reason, "step": last_step(ran.stdout), "returncode": ran.returncode}
 
 
 def last_step(stdout):

@@ -125,9 +125,7 @@ import pickle
 import platform
 import re
 import resource
-import signal
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -135,6 +133,7 @@ from pathlib import Path
 
 import baseline
 import numpy as np
+from cells import last_error_line, markdown_table, run_json, stderr_tail
 from machine import cpu_model, proc_status_kb, quercus_version, reset_peak_rss, version
 
 REPO = Path(__file__).resolve().parents[1]
@@ -468,31 +467,17 @@ def run_subprocess(args_list, timeout, source=None):
     baseline.Source, if given): its last JSON line, or {"error": message}, or
     {"timeout": seconds}."""
     cmd = [sys.executable, os.path.abspath(__file__), *args_list]
-    proc = subprocess.Popen(
-        cmd,
-        env=baseline.child_env(source) if source is not None else None,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,  # its own process group, so a timeout can end all of it
-    )
-    try:
-        stdout, stderr = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.communicate()
+    ran = run_json(cmd, timeout, baseline.child_env(source) if source is not None else None)
+    if ran.timed_out:
         return {"timeout": timeout}
-    lines = [ln for ln in stdout.splitlines() if ln.startswith("{")]
-    if proc.returncode == 0 and lines:
-        result = json.loads(lines[-1])
-        wrong = source and baseline.imported_from(source, result["quercus_file"])
-        return {"error": wrong} if wrong else result
-    sys.stderr.write("".join(stderr.splitlines(keepends=True)[-15:]))
+    if ran.result is not None:
+        wrong = source and baseline.imported_from(source, ran.result["quercus_file"])
+        return {"error": wrong} if wrong else ran.result
+    sys.stderr.write(stderr_tail(ran, 15))
     out_of_memory = ("MemoryError", "bad_alloc", "Cannot allocate memory", "std::bad_alloc")
-    if proc.returncode == -9 or any(s in stderr for s in out_of_memory):
+    if ran.returncode == -9 or any(s in ran.stderr for s in out_of_memory):
         return {"error": "out of memory"}
-    last = (stderr.strip().splitlines() or [f"exit code {proc.returncode}"])[-1]
-    return {"error": last[:80]}
+    return {"error": last_error_line(ran)[:80]}
 
 
 def median_result(results):
@@ -597,15 +582,6 @@ def busy_machine(result):
     """True if other processes kept a noticeable share of the cores busy during the fit."""
     other = result.get("other_cores")
     return other is not None and other >= OTHER_LOAD_MARK and result["fit_s"] >= 0.2
-
-
-def markdown_table(header, rows):
-    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
-
-    def line(cells):
-        return "| " + " | ".join(str(c).ljust(w) for c, w in zip(cells, widths, strict=True)) + " |"
-
-    return "\n".join([line(header), line(["-" * w for w in widths]), *map(line, rows)])
 
 
 def times_text(peer_value, quercus_value, more="slower", less="faster"):

@@ -104,6 +104,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
+from cells import last_error_line, markdown_table, run_json, stderr_tail
 from machine import cpu_model, quercus_version, version
 
 REPO = Path(__file__).resolve().parents[1]
@@ -381,26 +382,14 @@ def run_cell(spec):
 def run_cell_in_subprocess(spec, python=None, env=None, timeout=None):
     """Run one cell in a fresh interpreter; its result dict, {"error": ...} or {"killed": s}."""
     cmd = [python or sys.executable, os.path.abspath(__file__), "--cell", json.dumps(spec)]
-    proc = subprocess.Popen(
-        cmd,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-        start_new_session=True,  # its own process group, so a timeout can end all of it
-    )
-    try:
-        stdout, stderr = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.communicate()
+    ran = run_json(cmd, timeout, env)
+    if ran.timed_out:
         return {"killed": timeout}
-    lines = [ln for ln in stdout.splitlines() if ln.startswith("{")]
-    if proc.returncode == 0 and lines:
-        return json.loads(lines[-1])
+    if ran.result is not None:
+        return ran.result
     if not spec.get("probe"):
-        sys.stderr.write("".join(stderr.splitlines(keepends=True)[-15:]))
-    last = (stderr.strip().splitlines() or [f"exit code {proc.returncode}"])[-1]
+        sys.stderr.write(stderr_tail(ran, 15))
+    last = last_error_line(ran)
     last = re.sub(r" \((/[^)]*)\)", "", last)  # an installed file's path says little
     last = last.split(". Did you mean")[0]
     return {"error": last[:100]}
@@ -524,15 +513,6 @@ def format_row(label, impl, prepared, result, m5p_build, marks):
         build_ratio,
         ratio(m5p_build, result.get("serial_fit_s")),
     ]
-
-
-def markdown_table(header, rows):
-    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
-
-    def line(cells):
-        return "| " + " | ".join(str(c).ljust(w) for c, w in zip(cells, widths, strict=True)) + " |"
-
-    return "\n".join([line(header), line(["-" * w for w in widths]), *map(line, rows)])
 
 
 def peer_versions(python):

@@ -55,7 +55,6 @@ import contextlib
 import json
 import os
 import platform
-import signal
 import subprocess
 import sys
 import tempfile
@@ -65,6 +64,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
+from cells import last_error_line, markdown_table, run_json, stderr_tail
 from machine import cpu_model, quercus_version, version
 
 DATA_DIR = Path("/work/shared/datasets")
@@ -181,24 +181,13 @@ def worker(spec):
 def run_peer(learner, python, data, n_splits, args):
     """A peer's result in a fresh process: its dict, {"error": ...} or {"timeout": S}."""
     spec = json.dumps({"learner": learner, "data": str(data), "n_splits": n_splits})
-    proc = subprocess.Popen(
-        [python, os.path.abspath(__file__), "--worker", spec],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,  # its own process group: a timeout ends all of it
-    )
-    try:
-        stdout, stderr = proc.communicate(timeout=args.peer_timeout)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.communicate()
+    ran = run_json([python, os.path.abspath(__file__), "--worker", spec], args.peer_timeout)
+    if ran.timed_out:
         return {"timeout": args.peer_timeout}
-    lines = [line for line in stdout.splitlines() if line.startswith("{")]
-    if proc.returncode == 0 and lines:
-        return json.loads(lines[-1])
-    sys.stderr.write("".join(stderr.splitlines(keepends=True)[-10:]))
-    return {"error": (stderr.strip().splitlines() or [f"exit code {proc.returncode}"])[-1]}
+    if ran.result is not None:
+        return ran.result
+    sys.stderr.write(stderr_tail(ran, 10))
+    return {"error": last_error_line(ran)}
 
 
 def peer_versions(python):
@@ -221,15 +210,6 @@ def row(name, shape, learner, result, reference_s):
     fit = f"{result['fit_s']:.4f}" + (" †" if result.get("compiles") else "")
     accuracy, leaves = f"{result['accuracy']:.4f}", f"{result['leaves']:.1f}"
     return [name, shape, LABELS[learner], accuracy, leaves, fit, relative]
-
-
-def markdown_table(header, rows):
-    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
-
-    def line(cells):
-        return "| " + " | ".join(str(c).ljust(w) for c, w in zip(cells, widths, strict=True)) + " |"
-
-    return "\n".join([line(header), line(["-" * w for w in widths]), *map(line, rows)])
 
 
 def parse_args(argv):

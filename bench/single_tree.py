@@ -93,6 +93,7 @@ from typing import NamedTuple
 
 import baseline
 import numpy as np
+from cells import markdown_table
 from machine import cpu_model, proc_status_kb, reset_peak_rss, version
 
 MODELS = ["quercus", "quercus1", "sklearn", "hgb", "lightgbm"]
@@ -459,15 +460,6 @@ def format_row(label, name, result):
     ]
 
 
-def markdown_table(header, rows):
-    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
-
-    def line(cells):
-        return "| " + " | ".join(str(c).ljust(w) for c, w in zip(cells, widths, strict=True)) + " |"
-
-    return "\n".join([line(header), line(["-" * w for w in widths]), *map(line, rows)])
-
-
 def cold_start(repeat, sources):
     """Wall times of fresh processes, per quercus source (baseline.Source, alternating):
     import only, ID3 fit with a cold cache, ID3 fit with a warm cache. Rows of the table."""
@@ -521,8 +513,10 @@ def print_header(args):
     print(f"- Python {platform.python_version()}, {platform.system()} {platform.release()}")
     libs = ["quercus", "scikit-learn", "lightgbm", "numpy", "numba"]
     print("- versions: " + ", ".join(f"{lib} {version(lib)}" for lib in libs))
-    warm = "off" if args.no_warmup else (
-        f"on ({WARMUP_ROWS} rows, 200,000 for a training set that large; quercus only)"
+    warm = (
+        "off"
+        if args.no_warmup
+        else (f"on ({WARMUP_ROWS} rows, 200,000 for a training set that large; quercus only)")
     )
     limit = f"{args.mem_limit:g} GiB" if args.mem_limit > 0 else "none"
     print(f"- repeats per cell: {args.repeat} (median shown); JIT warm-up before fit: {warm}")
