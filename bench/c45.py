@@ -83,7 +83,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from cells import last_error_line, markdown_table, run_json, stderr_tail
+from cells import chosen, last_error_line, markdown_table, run_json, stderr_tail
 from machine import cpu_model, quercus_version, version
 
 REPO = Path(__file__).resolve().parents[1]
@@ -560,15 +560,8 @@ def parse_args(argv):
     parser.add_argument("--java", default=shutil.which("java") or "java")
     parser.add_argument("--cell", help=argparse.SUPPRESS)  # internal: run one cell
     args = parser.parse_args(argv)
-    args.names = [d.strip() for d in args.datasets.split(",") if d.strip()]
-    args.impls = [m.strip() for m in args.only.split(",") if m.strip()]
-    for given, known, option in [
-        (args.names, DATASETS, "--datasets"),
-        (args.impls, IMPLEMENTATIONS, "--only"),
-    ]:
-        unknown = sorted(set(given) - set(known))
-        if unknown:
-            parser.error(f"unknown in {option}: {', '.join(unknown)}; choose from {list(known)}")
+    args.names = chosen(parser, "--datasets", args.datasets, DATASETS)
+    args.impls = chosen(parser, "--only", args.only, IMPLEMENTATIONS)
     if args.repeats < 1:
         parser.error("--repeats must be at least 1")
     return args

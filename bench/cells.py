@@ -63,3 +63,13 @@ def markdown_table(header, rows) -> str:
         return "| " + " | ".join(str(c).ljust(w) for c, w in zip(cells, widths, strict=True)) + " |"
 
     return "\n".join([line(header), line(["-" * w for w in widths]), *map(line, rows)])
+
+
+def chosen(parser, option: str, text: str, known) -> list[str]:
+    """The comma-separated names of ``option`` (``text``), each one of ``known``: else the
+    parser's usage error naming the unknown ones."""
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    unknown = sorted(set(names) - set(known))
+    if unknown:
+        parser.error(f"unknown in {option}: {', '.join(unknown)}; choose from {list(known)}")
+    return names

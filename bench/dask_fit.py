@@ -241,7 +241,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from cells import last_error_line, markdown_table, run_json, stderr_tail
+from cells import chosen, last_error_line, markdown_table, run_json, stderr_tail
 from machine import cpu_model, proc_status_kb, quercus_version, reset_peak_rss, version
 
 PARTS = ["compare", "scale", "workers"]
@@ -1717,10 +1717,7 @@ def parse_args(argv):
     )
     parser.add_argument("--cell", help=argparse.SUPPRESS)  # internal: one local fit
     args = parser.parse_args(argv)
-    args.parts = [p.strip() for p in args.part.split(",") if p.strip()]
-    unknown = sorted(set(args.parts) - set(PARTS))
-    if unknown:
-        parser.error(f"unknown part(s) in --part: {', '.join(unknown)}; choose from {PARTS}")
+    args.parts = chosen(parser, "--part", args.part, PARTS)
     if args.local_20m is None:
         args.local_20m = not args.quick
     if args.timeout <= 0:

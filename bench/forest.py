@@ -133,7 +133,7 @@ from pathlib import Path
 
 import baseline
 import numpy as np
-from cells import last_error_line, markdown_table, run_json, stderr_tail
+from cells import chosen, last_error_line, markdown_table, run_json, stderr_tail
 from machine import cpu_model, proc_status_kb, quercus_version, reset_peak_rss, version
 
 REPO = Path(__file__).resolve().parents[1]
@@ -768,16 +768,10 @@ def parse_args(argv):
     parser.add_argument("--cell", help=argparse.SUPPRESS)  # internal: run one cell
     parser.add_argument("--probe-sklearnex", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    args.sizes = [s.strip() for s in args.sizes.split(",") if s.strip()]
+    args.sizes = chosen(parser, "--sizes", args.sizes, SIZES)
     args.impls, revs = baseline.split_names([m.strip() for m in args.only.split(",") if m.strip()])
     args.baselines = [*args.baseline, *revs]
-    for given, known, option in [
-        (args.sizes, SIZES, "--sizes"),
-        (args.impls, IMPLEMENTATIONS, "--only"),
-    ]:
-        unknown = sorted(set(given) - set(known))
-        if unknown:
-            parser.error(f"unknown in {option}: {', '.join(unknown)}; choose from {known}")
+    chosen(parser, "--only", ",".join(args.impls), IMPLEMENTATIONS)
     if args.repeats < 1:
         parser.error("--repeats must be at least 1")
     if args.timeout <= 0:

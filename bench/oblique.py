@@ -64,7 +64,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
-from cells import last_error_line, markdown_table, run_json, stderr_tail
+from cells import chosen, last_error_line, markdown_table, run_json, stderr_tail
 from machine import cpu_model, quercus_version, version
 
 DATA_DIR = Path("/work/shared/datasets")
@@ -226,13 +226,10 @@ def parse_args(argv):
     args = parser.parse_args(argv)
     if args.worker:
         return args
-    default = QUICK_DATASETS if args.quick else DATASETS
-    args.names = args.datasets.split(",") if args.datasets else default
-    args.learners = args.only.split(",")
+    default = ",".join(QUICK_DATASETS if args.quick else DATASETS)
+    args.names = chosen(parser, "--datasets", args.datasets or default, DATASETS)
+    args.learners = chosen(parser, "--only", args.only, LABELS)
     args.folds = args.folds or (2 if args.quick else 5)
-    for given, known in ((args.names, DATASETS), (args.learners, list(LABELS))):
-        if set(given) - set(known):
-            parser.error(f"unknown: {sorted(set(given) - set(known))}; choose from {known}")
     return args
 
 
