@@ -23,7 +23,7 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV) || { $(PYTHON) -m pip install --user virtualenv && $(PYTHON) -m virtualenv $(VENV); }
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-# The install also builds the grower ahead of time for data sets under 200,000 rows
+# The install also builds the grower ahead of time for data sets under 50,000 rows
 # (quercus.aot: about a minute, once), so that the first fit does not wait for Numba;
 # without a C compiler it says so and the first fit compiles instead.
 $(VENV)/.installed-base: pyproject.toml | $(BIN)/python

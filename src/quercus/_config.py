@@ -53,9 +53,9 @@ def njit(*args, refcounts: bool = True, **kwargs):
     file, so users are not affected)."""
     import numba  # here, not at the top: a module of constants only (the CLI's) needs no Numba
 
-    options = {"cache": True, "nogil": True, "fastmath": False, **kwargs}
-    if not refcounts:
-        options["_nrt"] = False
+    # Set either way: a callee left unset would inherit the flag of the first caller to
+    # compile it, and one called by a kernel without counts could then not allocate.
+    options = {"cache": True, "nogil": True, "fastmath": False, "_nrt": refcounts, **kwargs}
     if args and callable(args[0]):
         return _plain_types(numba.njit(**options)(args[0]))
     decorate = numba.njit(*args, **options)

@@ -101,8 +101,8 @@ def _exports_release_the_gil():
         pycc_compiler.Flags = plain
 
 
-#: The dtypes of bin codes: uint16 for fewer than 200,000 rows (``binning.ONE_BYTE_MIN_ROWS``)
-#: and up to 65,534 codes per column, uint8 from 200,000 rows on, uint32 beyond 65,534 codes.
+#: The dtypes of bin codes: uint16 for fewer than 50,000 rows (``binning.ONE_BYTE_MIN_ROWS``)
+#: and up to 65,534 codes per column, uint8 from 50,000 rows on, uint32 beyond 65,534 codes.
 ALL_CODES = ("uint8", "uint16", "uint32")
 SMALL_DATA_CODES = ("uint16",)
 
@@ -166,7 +166,7 @@ def build(codes: tuple[str, ...] = ALL_CODES, report: Callable[[str], None] | No
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m quercus.aot_build [--small]``: build the grower (``--small``: for data
-    sets under 200,000 rows only, as the Makefile's install does), or say why not."""
+    sets under 50,000 rows only, as the Makefile's install does), or say why not."""
     import argparse
     import time
 

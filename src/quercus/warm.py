@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 __all__ = ["WarmStep", "compile_kernels", "first_use_notice", "kernels_compiled", "warm_steps"]
 
-#: Rows of the data set that makes 1-byte bin codes (``binning.ONE_BYTE_MIN_ROWS``).
+#: Rows of the data set that makes 1-byte bin codes (at least ``binning.ONE_BYTE_MIN_ROWS``).
 LARGE_ROWS = 200_000
 
 
@@ -41,7 +41,7 @@ def warm_steps(large: bool = True) -> list[WarmStep]:
     """The steps of :func:`compile_kernels`, in order: each covers the kernels' argument
     types of one family of models (nominal, numeric and missing values; classification and
     regression; each pruning method; forests; with ``large``, the 1-byte bin codes of
-    data sets of 200,000 rows and more)."""
+    data sets of 50,000 rows and more)."""
     import numpy as np
     import pandas as pd
 

@@ -328,8 +328,10 @@ def test_feature_stats_dense_and_sort_paths_match_twin(case, extra_bins):
     assert dense_bins <= 4 * m + 16 < sort_bins <= missing_code
     room = max(sort_bins, n, 1)
     # Scratch buffers shared by all features and both paths, as in the growth kernel, and
-    # filled with garbage first: nothing may leak from one call into the next.
-    dense = np.full((room, n_stats), 5.0)
+    # filled with garbage first: nothing may leak from one call into the next. The dense
+    # histogram and its flags are the exception: zero on entry, and left zero by each call.
+    dense = np.zeros((room, n_stats))
+    scratch = stats_scratch(max(n, 1), room, np.zeros(1, dtype=dtype))
     present = np.full(room, 99, dtype=np.int64)
     stats = np.full((room, n_stats), 3.0)
     missing = np.full((1, n_stats), 2.0)
@@ -359,8 +361,9 @@ def test_feature_stats_dense_and_sort_paths_match_twin(case, extra_bins):
                 missing,
                 order_buf,
                 code_buf,
-                stats_scratch(max(n, 1), room, code_buf),
+                scratch,
             )
+            assert not dense.any() and not scratch[0].any(), "the dense histogram is left zero"
             assert got == len(e_present), (f, n_bins)
             np.testing.assert_array_equal(present[:got], e_present)
             np.testing.assert_array_equal(stats[:got], e_stats)

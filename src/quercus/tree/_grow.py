@@ -10,15 +10,16 @@ function: the node's statistics (``splitting/_histogram.py``), its best split
 
 The stages with a loop over the node's rows or bins (:func:`feature_stats`,
 :func:`threshold_split_of_feature` or, for a category, :func:`split_of_feature`,
-:func:`route_known`, :func:`move_rows`) are called, each compiled on its own; the per-node
-steps, :func:`_grow_node` and :func:`_partition_node` among them, are inlined into the loop.
-Inlined into this loop, which keeps a hundred arrays live, the row loops had their counters
-and array bounds spilled to the stack and a forest grew slower than with the calls
-(``bench/README.md``). The called stages are compiled without reference counts
-(``_config.njit``): counting each array argument at every call took 20% of a one-thread
-forest fit's profile. ``_grow_node`` and ``_partition_node`` allocate, so they keep their
-counts; inlined rather than called, they no longer count their forty arguments at every
-node.
+:func:`route_known`, :func:`move_rows`) are called, each compiled on its own. Inlined into
+this loop, which keeps a hundred arrays live, the row loops had their counters and array
+bounds spilled to the stack and a forest grew slower than with the calls
+(``bench/README.md``). The two per-node steps, :func:`_search_node` (create a node and
+search its split) and :func:`_apply_split` (move its rows to its children), are called too,
+and like the row loops compiled without reference counts (``_config.njit``): counting
+arrays up and down at every call, and at every array taken out of a tuple, took 20% of a
+one-thread forest fit's profile, 9% of it in the per-node steps while they were inlined.
+Neither allocates: the loop makes room first (the category table) or after (the trace, and
+C4.5's fractional copies, which :func:`_apply_split` leaves to it).
 
 Nodes are numbered in the order they are created: depth-first growth creates them in
 preorder (first child first, as scikit-learn numbers its trees); best-first growth
@@ -148,19 +149,32 @@ class Settings(NamedTuple):
     lookahead: int = 0
 
 
-@njit
+@njit(inline="always")
 def _grow_rows(a, need):
+    """``a``, or a copy with room for ``need`` rows (doubling). Inlined so that the common
+    case, room enough, makes no call: a call per node counts its arrays up and down."""
     if need <= a.shape[0]:
         return a
+    return _larger_rows(a, need)
+
+
+@njit
+def _larger_rows(a, need):
     b = np.empty((max(need, 2 * a.shape[0]), a.shape[1]), dtype=a.dtype)
     b[: a.shape[0]] = a
     return b
 
 
-@njit
+@njit(inline="always")
 def _grow_flat(a, need):
+    """:func:`_grow_rows` of a 1-d array."""
     if need <= a.shape[0]:
         return a
+    return _larger_flat(a, need)
+
+
+@njit
+def _larger_flat(a, need):
     b = np.empty(max(need, 2 * a.shape[0]), dtype=a.dtype)
     b[: a.shape[0]] = a
     return b
@@ -325,10 +339,11 @@ def _open_node(nodes, values, node, item, item_values, src, s):
     nd.n_samples = end - start
     nd.threshold = np.nan
     nd.improvement = -1.0
-    values[node, :] = 0.0
+    # Loops, not slice assignments: the node's search is compiled without reference counts.
     if end == start:
         # An empty branch of a multiway split: a leaf with its parent's distribution.
-        values[node, :] = values[item.parent, :]
+        for k in range(values.shape[1]):
+            values[node, k] = values[item.parent, k]
         nd.median = nodes[item.parent].median
         nd.weight = 0.0
         nd.impurity = 0.0
@@ -337,7 +352,8 @@ def _open_node(nodes, values, node, item, item_values, src, s):
     if item.slot < 0:
         node_stats(yc, yv, w, start, end, s.regression, values, node)
     else:
-        values[node, :] = item_values
+        for k in range(values.shape[1]):
+            values[node, k] = item_values[k]
     w_node = stats_weight(values, node, s.regression)
     if s.criterion == ABSOLUTE_ERROR:
         med = weighted_median(yv[start:end], w[start:end])
@@ -603,7 +619,8 @@ def _record_trace(trace, trace_sides, n_trace, node, candidates, sides, n_cand, 
 @njit(inline="always")
 def _record_split(nodes, node, cand, side, improvement, bins, multiway, cat_table, n_cat):
     """Record the winning candidate ``cand`` as the pending split of ``node`` (``side``: its
-    categories' sides, for a binary subset split); return the category table and its size."""
+    categories' sides, for a binary subset split) into ``cat_table``, which has room for
+    the feature's codes; return the table's new size."""
     nd = nodes[node]
     f = cand.feature
     nd.feature = f
@@ -612,7 +629,6 @@ def _record_split(nodes, node, cand, side, improvement, bins, multiway, cat_tabl
     n_codes = bins.n_bins[f]
     if bins.kinds[f] == NOMINAL:
         nd.pending = MULTIWAY_SPLIT if multiway else SUBSET_SPLIT
-        cat_table = _grow_flat(cat_table, n_cat + n_codes)
         nd.cat_start = n_cat
         for c in range(n_codes):
             # Subsets: -1 for a category absent at the node, placed when applied.
@@ -624,7 +640,7 @@ def _record_split(nodes, node, cand, side, improvement, bins, multiway, cat_tabl
         nd.threshold = threshold_between(
             bins.bin_lo, bins.bin_hi, f, bins.kinds[f], cand.lo, cand.hi
         )
-    return cat_table, n_cat
+    return n_cat
 
 
 @njit(inline="always")
@@ -655,10 +671,14 @@ def _route_rows(nd, src, cat_table, bins, s, part):
     f = nd.feature
     n_ch = bins.n_bins[f] if split_kind == MULTIWAY_SPLIT else 2
     by_class = s.missing_mode == CLASS_MAJORITY and not s.regression
-    child_w[:n_ch] = 0.0
-    class_w[: n_ch if by_class else 1] = 0.0
-    counts[: n_ch + 1] = 0
-    shares[:n_ch] = 0.0
+    for ch in range(n_ch):
+        child_w[ch] = 0.0
+        shares[ch] = 0.0
+        for k in range(class_w.shape[1]):
+            if by_class or ch == 0:
+                class_w[ch, k] = 0.0
+    for ch in range(n_ch + 1):
+        counts[ch] = 0
     x, yc, yv, w = src
     n_missing = route_known(
         x,
@@ -797,13 +817,14 @@ def _free_slot(hists, slot):
 
 
 @njit(inline="always")
-def _child_histograms(slot, n_ch, base, offsets, dst, missing_code, shape, s, hists, child_hist):
+def _child_histograms(slot, n_ch, base, offsets, where, missing_code, shape, s, hists, child_hist):
     """The histograms of the children of a split node whose own are in pool slot
     ``slot``: the largest child takes that slot, less its siblings' rows; each sibling
     that keeps histograms (:func:`keeps_histograms`) has its own summed into a new slot, the
     others' rows are taken out one by one. The children's rows are ``base + offsets[ch]``
-    to ``base + offsets[ch + 1]`` of ``dst``. ``child_hist`` receives each child's slot
-    (-1: none). Returns the pool."""
+    to ``base + offsets[ch + 1]`` of the row arrays named by ``where``, ``(in the buffers,
+    rows, buffers)``. ``child_hist`` receives each child's slot (-1: none). Returns the
+    pool."""
     if slot < 0:
         child_hist[:n_ch] = -1
         return hists
@@ -814,7 +835,8 @@ def _child_histograms(slot, n_ch, base, offsets, dst, missing_code, shape, s, hi
             largest = ch
     if not keeps_histograms(offsets[largest + 1] - offsets[largest], s):
         return _free_slot(hists, slot)
-    x, yc, _, w = dst
+    in_buffer, rows, buffers = where
+    x, yc, _, w = _copy(in_buffer, rows, buffers)
     for ch in range(n_ch):
         lo = base + offsets[ch]
         hi = base + offsets[ch + 1]
@@ -832,42 +854,59 @@ def _child_histograms(slot, n_ch, base, offsets, dst, missing_code, shape, s, hi
     return hists
 
 
-@njit(inline="always")
-def _grow_node(node, item, item_values, nodes, values, src, bins, s, space, w_root, tables, hist):
-    """Create ``node`` from the work item ``item``, search its best split and record it as
-    pending; returns whether a split is pending, and the category table and learning trace
-    (``tables``: ``(cat_table, n_cat, trace, trace_sides, n_trace)``), which may have grown.
-    ``hist``: the node's histograms ``(view, in use, to be summed here)``."""
+@njit(refcounts=False)
+def _search_node(
+    node,
+    item,
+    item_values,
+    nodes,
+    values,
+    rows,
+    buffers,
+    bins,
+    s,
+    space,
+    w_root,
+    cat_table,
+    n_cat,
+    hist,
+):
+    """Create ``node`` from the work item ``item`` (its statistics ``item_values``), search
+    its best split and record it as pending. Returns ``(candidates searched, or -1 when
+    the node stopped before its search; whether a split is pending; n_cat)``.
+
+    ``cat_table`` must have room for ``n_cat`` plus any feature's codes, and the caller
+    records the trace of the candidates: compiled without reference counts, this per-node
+    step allocates nothing. Called, not inlined: inlined into the grower's loop, taking the
+    node's arrays out of their tuples counted each of them up and down, some 9% of a forest's
+    time. ``hist``: the node's histograms ``(view, in use, to be summed here)``."""
     scan, absolute, features, candidates, sides, rng_state, two_rows = space
-    cat_table, n_cat, trace, trace_sides, n_trace = tables
+    src = buffers if item.in_buffer else rows
     if not _open_node(nodes, values, node, item, item_values, src, s):
-        return False, (cat_table, n_cat, trace, trace_sides, n_trace)
+        return -1, False, n_cat
     if s.defer_rows > 0 and nodes[node].n_samples <= s.defer_rows:
         nodes[node].pending = DEFERRED
-        return False, (cat_table, n_cat, trace, trace_sides, n_trace)
+        return -1, False, n_cat
     view, in_use, to_sum = hist
     if to_sum:
         class_histograms(src[0], src[1], src[3], item.start, item.end, bins.missing_code, view)
     search = (scan, absolute, candidates, sides, (view, in_use))
+    n_cand = 0
     if two_rows and nodes[node].n_samples == 2:
         chosen = _choose_of_two_rows(node, nodes, values, src, bins, s, search, features, rng_state)
     else:
         n_cand = _score_candidates(node, nodes, values, src, bins, s, search, features, rng_state)
-        if s.trace_on:
-            trace, trace_sides, n_trace = _record_trace(
-                trace, trace_sides, n_trace, node, candidates, sides, n_cand, bins, s.multiway
-            )
         chosen = choose_candidate(candidates, n_cand, s.criterion, s.c45_tolerance)
     if chosen < 0:
-        return False, (cat_table, n_cat, trace, trace_sides, n_trace)
+        return n_cand, False, n_cat
     improvement = nodes[node].weight / w_root * candidates[chosen].gain
     if improvement + LEAF_EPSILON < s.min_impurity_decrease:
-        return False, (cat_table, n_cat, trace, trace_sides, n_trace)
+        return n_cand, False, n_cat
     side = sides[min(chosen, sides.shape[0] - 1)]
-    cat_table, n_cat = _record_split(
+    n_cat = _record_split(
         nodes, node, candidates[chosen], side, improvement, bins, s.multiway, cat_table, n_cat
     )
-    return True, (cat_table, n_cat, trace, trace_sides, n_trace)
+    return n_cand, True, n_cat
 
 
 @njit(inline="always")
@@ -884,53 +923,75 @@ def _free_row(n, nd, stack, n_stack, pool_end, best_first, missing_mode):
     return free_from
 
 
-@njit(inline="always")
-def _partition_node(nd, rows, buffers, cat_table, n_cat, bins, s, part, free_from, words):
-    """Apply the pending split of node ``nd``: route its rows (missing values by the
-    policy), test the split (chi-square), move the rows so each child's are contiguous and
-    sum the children's statistics (``part``'s last array). FRACTIONAL's copies go to the
-    row arrays from row ``free_from`` on. Returns ``(applied, rows, buffers, branches,
-    first row of the children, whether the children's rows are in the buffers, n_cat)``."""
+# What :func:`_apply_split` did with a node's pending split.
+_REJECTED, _MOVED, _COPIES_DUE = range(3)
+
+
+@njit(refcounts=False)
+def _apply_split(nd, rows, buffers, cat_table, n_cat, bins, s, part, words):
+    """Route the rows of node ``nd`` by its pending split (missing values by the policy),
+    test the split (chi-square) and move the rows so each child's are contiguous, summing
+    the children's statistics (``part``'s last array). Returns ``(what was done, branches,
+    n_cat)``: the split rejected, the rows moved into the other row arrays, or (FRACTIONAL,
+    rows with a missing value) routed only, their copies left to the caller, which may
+    have to make room for them. Compiled without reference counts, as
+    :func:`_search_node` is."""
     _, _, shares, counts, fill, child_of, child_stats = part
     start = nd.start
     end = nd.end
-    src = _copy(nd.in_buffer, rows, buffers)
+    src = buffers if nd.in_buffer else rows
     n_ch, heaviest, missing_child, fractional = _route_rows(nd, src, cat_table, bins, s, part)
     if s.chi2_critical.shape[0] > 1 and not significant(
         child_of, start, end, src[1], src[3], shares[:n_ch], s.n_stats, s.chi2_critical
     ):
         # Pre-pruning: the class distribution does not depend on the branch.
-        n_cat = _reject_split(nd, bins.n_bins, n_cat)
-        return False, rows, buffers, n_ch, start, 0, n_cat
+        return _REJECTED, n_ch, _reject_split(nd, bins.n_bins, n_cat)
     if nd.pending == SUBSET_SPLIT:
         for c in range(bins.n_bins[nd.feature]):
             if cat_table[nd.cat_start + c] < 0:
                 cat_table[nd.cat_start + c] = heaviest
     for ch in range(n_ch):
         counts[ch + 1] += counts[ch]
-    fill[: n_ch + 1] = counts[: n_ch + 1]
-    child_stats[:n_ch] = 0.0
+    for ch in range(n_ch + 1):
+        fill[ch] = counts[ch]
+    for ch in range(n_ch):
+        for k in range(child_stats.shape[1]):
+            child_stats[ch, k] = 0.0
     nd.missing_child = missing_child
     if fractional:
-        rows, buffers = _room_for_copies(rows, buffers, free_from + counts[n_ch])
-        src = _copy(nd.in_buffer, rows, buffers)
-        copy_fractional(
-            src,
-            rows,
-            start,
-            end,
-            free_from,
-            bins.kinds.shape[0],
-            child_of,
-            shares[:n_ch],
-            fill,
-            s.regression,
-            child_stats,
-        )
-        return True, rows, buffers, n_ch, free_from, 0, n_cat
-    dst = _copy(1 - nd.in_buffer, rows, buffers)
+        return _COPIES_DUE, n_ch, n_cat
+    dst = rows if nd.in_buffer else buffers
     move_rows(src, dst, start, end, words, child_of, fill, s.regression, child_stats)
-    return True, rows, buffers, n_ch, start, 1 - nd.in_buffer, n_cat
+    return _MOVED, n_ch, n_cat
+
+
+@njit(inline="always")
+def _partition_node(nd, rows, buffers, cat_table, n_cat, bins, s, part, free_from, words):
+    """Apply the pending split of node ``nd`` (:func:`_apply_split`); FRACTIONAL's copies
+    go to the row arrays from row ``free_from`` on. Returns ``(applied, rows, buffers,
+    branches, first row of the children, whether the children's rows are in the buffers,
+    n_cat)``."""
+    done, n_ch, n_cat = _apply_split(nd, rows, buffers, cat_table, n_cat, bins, s, part, words)
+    if done == _REJECTED:
+        return False, rows, buffers, n_ch, nd.start, 0, n_cat
+    if done == _MOVED:
+        return True, rows, buffers, n_ch, nd.start, 1 - nd.in_buffer, n_cat
+    _, _, shares, counts, fill, child_of, child_stats = part
+    rows, buffers = _room_for_copies(rows, buffers, free_from + counts[n_ch])
+    copy_fractional(
+        _copy(nd.in_buffer, rows, buffers),
+        rows,
+        nd.start,
+        nd.end,
+        free_from,
+        bins.kinds.shape[0],
+        child_of,
+        shares[:n_ch],
+        fill,
+        s.regression,
+        child_stats,
+    )
+    return True, rows, buffers, n_ch, free_from, 0, n_cat
 
 
 @njit
@@ -1039,7 +1100,7 @@ def grow_tree_in(rows, buffers, bins, s):
     n_child_slots = 0
     max_b = max(1, np.max(bins.n_bins)) if p > 0 else 1
     part, space = _search_space(data, p, max_b, bins, s)
-    tables = _tables(max_b, s)
+    cat_table, n_cat, trace, trace_sides, n_trace = _tables(max_b, s)
     w_root = s.w_total if s.w_total > 0.0 else total_weight(rows[3])
     hists, hist_shape, no_hist, child_hist = _histogram_pool(p, max_b, s)
     stack, stack_values = _work_list(n, s.n_stats)
@@ -1067,22 +1128,28 @@ def grow_tree_in(rows, buffers, bins, s):
             n_leaves += 1
             if item.slot >= 0:
                 children[item.slot] = node
-            src = _copy(item.in_buffer, rows, buffers)
             hists, slot, view, to_sum = _node_histograms(item, hists, hist_shape, no_hist, s)
-            pending, tables = _grow_node(
+            cat_table = _grow_flat(cat_table, n_cat + max_b)
+            n_cand, pending, n_cat = _search_node(
                 node,
                 item,
                 stack_values[n_stack],
                 nodes,
                 values,
-                src,
+                rows,
+                buffers,
                 bins,
                 s,
                 space,
                 w_root,
-                tables,
+                cat_table,
+                n_cat,
                 (view, slot >= 0, to_sum),
             )
+            if s.trace_on and n_cand > 0:
+                trace, trace_sides, n_trace = _record_trace(
+                    trace, trace_sides, n_trace, node, space[3], space[4], n_cand, bins, s.multiway
+                )
             if not pending or best_first:
                 hists = _free_slot(hists, slot)
                 continue
@@ -1091,11 +1158,9 @@ def grow_tree_in(rows, buffers, bins, s):
         # The pending split of `node` is applied.
         nd = nodes[node]
         free_from = _free_row(n, nd, stack, n_stack, pool_end, best_first, s.missing_mode)
-        cat_table, n_cat, trace, trace_sides, n_trace = tables
         applied, rows, buffers, n_ch, base, in_buffer, n_cat = _partition_node(
             nd, rows, buffers, cat_table, n_cat, bins, s, part, free_from, words
         )
-        tables = (cat_table, n_cat, trace, trace_sides, n_trace)
         if not applied:
             hists = _free_slot(hists, slot)
             continue
@@ -1105,9 +1170,9 @@ def grow_tree_in(rows, buffers, bins, s):
         nd.child_start = n_child_slots
         nd.n_children = n_ch
         n_leaves -= 1
-        dst = _copy(in_buffer, rows, buffers)
+        where = (in_buffer, rows, buffers)
         hists = _child_histograms(
-            slot, n_ch, base, part[3], dst, bins.missing_code, hist_shape, s, hists, child_hist
+            slot, n_ch, base, part[3], where, bins.missing_code, hist_shape, s, hists, child_hist
         )
         stack, stack_values, n_stack = _push_children(
             stack,
@@ -1124,7 +1189,6 @@ def grow_tree_in(rows, buffers, bins, s):
             child_hist,
         )
         n_child_slots += n_ch
-    cat_table, n_cat, trace, trace_sides, n_trace = tables
     # Cut to size, not copied: copies of every array at once, beside the arrays grown by
     # doubling, set the peak memory of a large tree; the caller copies what it keeps.
     return (
