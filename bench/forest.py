@@ -343,14 +343,16 @@ def onedal_used(log_text, method):
 
 
 def quercus_warmup(X_train, y_train, X_test):
-    """Compile quercus's kernels: small forests on the first rows (200,000 for a training
-    set that large: quercus codes its bins in 1 byte from there), both bin dtypes."""
+    """Compile quercus's kernels: small forests on the first rows, both bin dtypes; on
+    ONE_BYTE_MIN_ROWS rows for a training set that large (quercus codes its bins in 1 byte
+    from there), and on one row more than BIN_SAMPLE_ROWS for a set larger than that (its
+    bins then come from a sample, and each bin's extremes from a kernel of their own)."""
     import quercus
 
     try:
-        from quercus.binning import ONE_BYTE_MIN_ROWS
+        from quercus.binning import BIN_SAMPLE_ROWS, ONE_BYTE_MIN_ROWS
     except ImportError:  # an older commit: one code width for every size
-        ONE_BYTE_MIN_ROWS = float("inf")
+        BIN_SAMPLE_ROWS = ONE_BYTE_MIN_ROWS = float("inf")
 
     for max_bins in WARMUP_BINS:
         warm = quercus.RandomForestClassifier(
@@ -359,6 +361,8 @@ def quercus_warmup(X_train, y_train, X_test):
         rows = WARMUP_ROWS
         if len(y_train) >= ONE_BYTE_MIN_ROWS:  # each code width compiles its own kernels
             rows = ONE_BYTE_MIN_ROWS
+        if len(y_train) > BIN_SAMPLE_ROWS:
+            rows = BIN_SAMPLE_ROWS + 1
         warm.fit(X_train[:rows], y_train[:rows])
         warm.predict(X_test[:WARMUP_ROWS])
     del warm
@@ -681,7 +685,8 @@ def header_lines(args):
         f"- sklearnex: {sklearnex_header(args)}",
         f"- {args.trees} trees, {N_JOBS} threads (n_jobs) per implementation; repeats per cell: "
         f"{args.repeats} (median shown); quercus JIT warm-up: {WARMUP_TREES} trees on "
-        f"{WARMUP_ROWS:,} rows, max_bins {' and '.join(map(str, WARMUP_BINS))}",
+        f"{WARMUP_ROWS:,} rows (more on large sets: quercus_warmup), max_bins "
+        f"{' and '.join(map(str, WARMUP_BINS))}",
         f"- per cell: a fresh process, time limit {args.timeout:g} s, memory limit {limit}",
         f"- LightGBM feature sampling: {args.lightgbm_sampling} "
         f"({'feature_fraction_bynode' if args.lightgbm_sampling == 'node' else 'feature_fraction'}"

@@ -16,8 +16,9 @@ from typing import NamedTuple
 
 __all__ = ["WarmStep", "compile_kernels", "first_use_notice", "kernels_compiled", "warm_steps"]
 
-#: Rows of the data set that makes 1-byte bin codes (at least ``binning.ONE_BYTE_MIN_ROWS``).
-LARGE_ROWS = 200_000
+#: Rows of the large data set: 1-byte bin codes (from ``binning.ONE_BYTE_MIN_ROWS`` rows),
+#: and bins from a sample, each bin's extremes from every row (above ``BIN_SAMPLE_ROWS``).
+LARGE_ROWS = 200_001
 
 
 class WarmStep(NamedTuple):
