@@ -674,9 +674,9 @@ def _route_rows(nd, src, cat_table, bins, s, part):
     for ch in range(n_ch):
         child_w[ch] = 0.0
         shares[ch] = 0.0
+    for ch in range(n_ch if by_class else 1):
         for k in range(class_w.shape[1]):
-            if by_class or ch == 0:
-                class_w[ch, k] = 0.0
+            class_w[ch, k] = 0.0
     for ch in range(n_ch + 1):
         counts[ch] = 0
     x, yc, yv, w = src
@@ -881,7 +881,7 @@ def _search_node(
     node's arrays out of their tuples counted each of them up and down, some 9% of a forest's
     time. ``hist``: the node's histograms ``(view, in use, to be summed here)``."""
     scan, absolute, features, candidates, sides, rng_state, two_rows = space
-    src = buffers if item.in_buffer else rows
+    src = _copy(item.in_buffer, rows, buffers)
     if not _open_node(nodes, values, node, item, item_values, src, s):
         return -1, False, n_cat
     if s.defer_rows > 0 and nodes[node].n_samples <= s.defer_rows:
@@ -939,7 +939,7 @@ def _apply_split(nd, rows, buffers, cat_table, n_cat, bins, s, part, words):
     _, _, shares, counts, fill, child_of, child_stats = part
     start = nd.start
     end = nd.end
-    src = buffers if nd.in_buffer else rows
+    src = _copy(nd.in_buffer, rows, buffers)
     n_ch, heaviest, missing_child, fractional = _route_rows(nd, src, cat_table, bins, s, part)
     if s.chi2_critical.shape[0] > 1 and not significant(
         child_of, start, end, src[1], src[3], shares[:n_ch], s.n_stats, s.chi2_critical
@@ -960,7 +960,7 @@ def _apply_split(nd, rows, buffers, cat_table, n_cat, bins, s, part, words):
     nd.missing_child = missing_child
     if fractional:
         return _COPIES_DUE, n_ch, n_cat
-    dst = rows if nd.in_buffer else buffers
+    dst = _copy(1 - nd.in_buffer, rows, buffers)
     move_rows(src, dst, start, end, words, child_of, fill, s.regression, child_stats)
     return _MOVED, n_ch, n_cat
 
