@@ -23,12 +23,10 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV) || { $(PYTHON) -m pip install --user virtualenv && $(PYTHON) -m virtualenv $(VENV); }
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-# The install also builds the grower ahead of time for data sets under 50,000 rows
-# (quercus.aot: about a minute, once), so that the first fit does not wait for Numba;
-# without a C compiler it says so and the first fit compiles instead.
+# An editable install: the kernels compile at each kind of model's first fit (the demo says
+# so), then stay in Numba's cache beside the sources. A wheel (pip install .) carries them.
 $(VENV)/.installed-base: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e .
-	$(BIN)/python -m quercus.aot_build --small || echo "quercus: the grower was not built ahead of time; the first fit compiles it"
 	touch $@
 
 $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
@@ -44,7 +42,6 @@ clean: clean-cache
 	rm -rf docs/_build docs/auto_examples docs/generated
 
 # Numba's compiled kernels (see quercus._config.njit: a kernel's cache does not notice an
-# edit to the kernels it inlines from other files), and the grower built ahead of time.
+# edit to the kernels it inlines from other files).
 clean-cache:
 	find src -name '*.nbi' -delete -o -name '*.nbc' -delete
-	rm -rf src/quercus/__pycache__/aot

@@ -30,9 +30,13 @@ nested when a kernel's typing compiles its callees; a kernel loaded from the cac
 event. `--starts` times the starts a user sees, each a fresh process: `quercus demo` with an
 empty cache then a filled one, and warm `quercus --help` and `quercus show MODEL`.
 
-The processes find a grower built ahead of time (`quercus.aot`) where `QUERCUS_AOT_DIR`
-points, as a user's would: `QUERCUS_AOT_DIR=<folder of a build> ... --kernels` times the first
-fits with it, `QUERCUS_AOT_DIR=<empty folder>` without.
+`--wheel` measures an install as `pip install` users get it: it builds a wheel of this
+checkout (`pip wheel`, which compiles the kernels into it; or takes `--wheel-file`), installs
+it into a fresh venv, and runs `bench/first_fits.py` there `--repeat` times, each a new
+process on a PATH without a C compiler: the first fit of every kind of model (tree, forest
+on 100,000 rows, oblique, look-ahead, model tree, rules), with the wheel's kernels, then
+with an empty `NUMBA_CACHE_DIR` (everything compiled, as without them, once); and beside
+them scikit-learn's first fit of a tree in a new process.
 
 The table goes to stdout as markdown; progress goes to stderr. Use a quiet machine: the
 numbers are only as good as the machine is idle.
@@ -340,6 +344,125 @@ def _versions() -> str:
 
 
 # ---------------------------------------------------------------------------------------------
+# --wheel: the first fits of an install from a wheel, in a fresh venv
+
+SKLEARN_FIRST_FIT = """
+import json, time
+start = time.perf_counter()
+import numpy as np
+from sklearn.tree import DecisionTreeClassifier
+rng = np.random.default_rng(0)
+X = rng.normal(size=(1000, 5))
+DecisionTreeClassifier().fit(X, X[:, 0] > 0).predict(X)
+print(json.dumps({"seconds": time.perf_counter() - start}))
+"""
+
+
+def _checked(command, **kwargs):
+    done = subprocess.run(command, capture_output=True, text=True, **kwargs)
+    if done.returncode != 0:
+        sys.stderr.write(done.stderr[-3000:])
+        raise SystemExit(f"{command[0]}: exit {done.returncode}")
+    return done
+
+
+def _wheel_venv(folder: Path, wheel: Path | None) -> tuple[Path, float | None]:
+    """(python of a fresh venv holding the wheel, seconds the wheel's build took or None)."""
+    import venv
+
+    built = None
+    if wheel is None:
+        began = time.perf_counter()
+        print("building the wheel (compiles the kernels)", file=sys.stderr, flush=True)
+        _checked(
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "wheel",
+                str(baseline.REPO),
+                "--no-deps",
+                "-w",
+                str(folder),
+            ]
+        )
+        built = time.perf_counter() - began
+        (wheel,) = folder.glob("quercus-*.whl")
+    venv.create(folder / "venv", with_pip=True)
+    python = folder / "venv" / "bin" / "python"
+    _checked([str(python), "-m", "pip", "install", "--quiet", str(wheel)])
+    return python, built
+
+
+def run_wheel(args):
+    """The first fits of an install from a wheel, its kernels loaded and compiled."""
+    from first_fits import KINDS
+
+    runs = {"wheel's kernels": [], "empty NUMBA_CACHE_DIR": []}
+    sklearn = []
+    with tempfile.TemporaryDirectory(prefix="quercus-wheel-") as folder:
+        folder = Path(folder)
+        wheel = Path(args.wheel_file).resolve() if args.wheel_file else None
+        python, built = _wheel_venv(folder, wheel)
+        plain = {"PATH": str(python.parent), "HOME": str(folder), "LANG": "C.UTF-8"}
+        script = str(Path(__file__).with_name("first_fits.py"))
+        for r in range(args.repeat):
+            for label in runs:
+                env = dict(plain)
+                if label != "wheel's kernels":
+                    env["NUMBA_CACHE_DIR"] = str(folder / f"empty-{r}")
+                began = time.perf_counter()
+                done = _checked([str(python), script], env=env, cwd=folder)
+                result = json.loads(done.stdout.strip().splitlines()[-1])
+                result["process"] = time.perf_counter() - began
+                runs[label].append(result)
+                print(
+                    f"[{r + 1}/{args.repeat}] {label}: {result['process']:.1f} s",
+                    file=sys.stderr,
+                    flush=True,
+                )
+            done = _checked([str(python), "-c", SKLEARN_FIRST_FIT], env=plain, cwd=folder)
+            sklearn.append(json.loads(done.stdout)["seconds"])
+    import numba
+
+    print("# First fits of an install from a wheel (fresh venv, no C compiler on PATH)\n")
+    print(
+        f"- Python {platform.python_version()}, Numba {numba.__version__}; "
+        f"{args.repeat} runs each, medians"
+    )
+    if built is not None:
+        print(f"- building the wheel (pip wheel, compiling the kernels): {built:.0f} s")
+    print(
+        "- each kind's first fit and predict in one new process, in this order; the tree's "
+        "includes importing scikit-learn, SciPy and pandas"
+    )
+    print(
+        f"- scikit-learn's first fit of a tree in a new process (import included): "
+        f"{statistics.median(sklearn):.2f} s\n"
+    )
+    header = ["first fit", *runs]
+    rows = []
+    for kind in KINDS:
+        row = [kind]
+        for results in runs.values():
+            seconds = statistics.median(r["fits"][kind] for r in results)
+            compiled = max(len(r["compiled"][kind]) for r in results)
+            row.append(f"{seconds:.2f}" + (f" ({compiled} compiled)" if compiled else ""))
+        rows.append(row)
+    rows.append(
+        [
+            "whole process",
+            *(
+                f"{statistics.median(r['process'] for r in results):.2f}"
+                for results in runs.values()
+            ),
+        ]
+    )
+    print(markdown_table(header, rows))
+    print()
+
+
+# ---------------------------------------------------------------------------------------------
 # --starts: the command line's starts, each a fresh process
 
 
@@ -408,6 +531,12 @@ def parse_args(argv):
         action="store_true",
         help="cold and warm quercus demo, warm quercus --help and quercus show",
     )
+    parser.add_argument(
+        "--wheel",
+        action="store_true",
+        help="build a wheel, install it in a fresh venv, time the first fit of every kind",
+    )
+    parser.add_argument("--wheel-file", metavar="WHL", help="--wheel: use this wheel instead")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--kernels-child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -429,6 +558,9 @@ def main(argv=None):
         return
     if args.starts:
         run_starts(args)
+        return
+    if args.wheel:
+        run_wheel(args)
         return
     sources = baseline.sources(args.baseline)
     runs = measure(sources, args.repeat)

@@ -25,11 +25,6 @@ _KERNELS_SECONDS = pytest.StashKey[float]()
 
 LARGE_DATASETS = frozenset({"kddcup99_10pct.csv", "skin_segmentation.csv", "flights_nyc2013.csv"})
 
-# The tests run Numba's JIT grower: a grower built ahead of time (quercus.aot, e.g. by the
-# Makefile's install) is looked for in an empty folder instead. tests/test_aot.py builds
-# its own and checks that it grows the same trees. Set here, subprocesses inherit it.
-os.environ["QUERCUS_AOT_DIR"] = str(REPO / ".pytest_cache" / "no-aot-build")
-
 
 def _find(name: str) -> Path | None:
     for folder in (DATASETS, SHARED_DATASETS):

@@ -70,3 +70,49 @@ def test_the_first_use_notice_appears_only_before_the_kernels_are_compiled(tmp_p
     assert result.returncode == 0, result.stderr
     assert "compiling the kernels on first use" in result.stdout
     assert not list((tmp_path / "empty").rglob("*.nbc"))  # nothing was compiled
+
+
+LATER_COMPILATION = """
+import sys
+import numpy as np
+import quercus.warm as warm
+
+warm.first_use_notice = lambda: None  # as when the grower is in the cache
+warm.announce_compiling(sys.stderr)
+warm.announce_compiling(sys.stderr)  # once per process
+from quercus._counters import mix64
+
+mix64(np.uint64(1))  # compiled: the cache folder is empty
+mix64(np.int64(1))
+print("fitted")
+"""
+
+
+def test_a_later_compilation_is_announced_once(tmp_path):
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "empty")}
+    result = subprocess.run(
+        [sys.executable, "-c", LATER_COMPILATION],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    from quercus.warm import LATER_COMPILE_NOTICE
+
+    assert result.stderr.count(LATER_COMPILE_NOTICE) == 1, result.stderr
+    assert result.stdout.strip() == "fitted"
+
+
+def test_nothing_is_announced_when_nothing_compiles(tmp_path):
+    compile_kernels(steps=warm_steps(large=False)[:1])
+    check = (
+        "import sys, numpy as np, quercus, quercus.warm as w; w.announce_compiling(sys.stderr);"
+        "quercus.ID3Classifier().fit(quercus.datasets.load('playtennis').iloc[:, :-1],"
+        " quercus.datasets.load('playtennis').iloc[:, -1])"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", check], capture_output=True, text=True, timeout=300
+    )
+    assert result.returncode == 0, result.stderr
+    assert "compiling" not in result.stderr, result.stderr

@@ -12,9 +12,16 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import NamedTuple
+from typing import NamedTuple, TextIO
 
-__all__ = ["WarmStep", "compile_kernels", "first_use_notice", "kernels_compiled", "warm_steps"]
+__all__ = [
+    "WarmStep",
+    "announce_compiling",
+    "compile_kernels",
+    "first_use_notice",
+    "kernels_compiled",
+    "warm_steps",
+]
 
 #: Rows of the large data set: 1-byte bin codes (from ``binning.ONE_BYTE_MIN_ROWS`` rows),
 #: and bins from a sample, each bin's extremes from every row (above ``BIN_SAMPLE_ROWS``).
@@ -84,6 +91,25 @@ def warm_steps(large: bool = True) -> list[WarmStep]:
         forest = quercus.RandomForestRegressor(n_estimators=25, oob_score=True, random_state=0)
         forest.fit(mixed, y_value).predict(mixed)
 
+    def split_kinds():
+        # Oblique and look-ahead searches have kernels of their own (numeric and nominal).
+        quercus.DecisionTreeClassifier(split="oblique", max_depth=3, random_state=0).fit(
+            numbers, y_numbers
+        ).predict(numbers)
+        for X, y in ((mixed, y_mixed), (numbers, y_numbers)):
+            model = quercus.DecisionTreeClassifier(lookahead=1, missing="majority", max_depth=3)
+            model.fit(X, y).predict(X)
+        quercus.DecisionTreeRegressor(split="oblique", max_depth=3, random_state=0).fit(
+            numbers, numbers["u"]
+        ).predict(numbers)
+        quercus.DecisionTreeRegressor(lookahead=1, missing="majority", max_depth=3).fit(
+            mixed, y_value
+        ).predict(mixed)
+
+    def model_trees():
+        quercus.ModelTreeRegressor().fit(numbers, numbers["u"] * 2).predict(numbers)
+        quercus.ModelTreeRegressor().fit(mixed, y_value).predict(mixed)
+
     def large_data():
         # From ONE_BYTE_MIN_ROWS rows on, numeric bins take 1-byte codes: other signatures.
         X = rng.normal(size=(LARGE_ROWS, 3))
@@ -99,6 +125,8 @@ def warm_steps(large: bool = True) -> list[WarmStep]:
         WarmStep("regression trees", regression_trees),
         WarmStep("pruning", pruning),
         WarmStep("random forests", forests),
+        WarmStep("oblique and look-ahead splits", split_kinds),
+        WarmStep("model trees", model_trees),
     ]
     if large:
         steps.append(WarmStep(f"{LARGE_ROWS:,} rows (1-byte bin codes)", large_data))
@@ -120,14 +148,11 @@ def compile_kernels(
 
 
 def kernels_compiled() -> bool:
-    """Whether the grower, the largest kernel, was built ahead of time (:mod:`quercus.aot`)
-    or is in Numba's cache, for this machine and this version of its source: False when
-    the next fit will compile it (most of a minute), or when the cache cannot be read."""
-    from .aot import built_module
+    """Whether the grower, the largest kernel, is in Numba's cache for this machine and
+    this version of its source (an install from a wheel carries it, see ``setup.py``): False
+    when the next fit will compile it (most of a minute), or when the cache cannot be read."""
     from .tree._grow import grow_tree_in
 
-    if built_module() is not None:  # the grower was built ahead of time for these sources
-        return True
     try:  # Numba's cache index: {(signature, machine, code hashes): file}, stale ones empty
         index = grow_tree_in._cache._cache_file._load_index()
         machine = grow_tree_in.targetctx.codegen().magic_tuple()
@@ -136,13 +161,60 @@ def kernels_compiled() -> bool:
         return False
 
 
+FIRST_USE_NOTICE = (
+    "quercus: compiling the kernels on first use (about a minute on a small machine, once; "
+    "`quercus warm` compiles them all ahead of time)"
+)
+LATER_COMPILE_NOTICE = (
+    "quercus: compiling the kernels of this kind of model (once; they are kept in the cache "
+    "afterwards, and `quercus warm` compiles them all ahead of time)"
+)
+
+
 def first_use_notice() -> str | None:
     """A line saying the first fit will compile the kernels, or None when they are in the
     cache. The command line prints it on stderr, so that a first ``quercus demo`` or
     ``quercus fit`` is not silent for a minute."""
-    if kernels_compiled():
-        return None
-    return (
-        "quercus: compiling the kernels on first use (about a minute on a small machine, "
-        "once; `quercus warm --aot` prepares it ahead of time)"
-    )
+    return None if kernels_compiled() else FIRST_USE_NOTICE
+
+
+def announce_compiling(stream: TextIO, before: Callable[[], None] | None = None) -> None:
+    """Say on ``stream`` that the kernels are compiling: now, when the grower is not in the
+    cache (:func:`first_use_notice`), else at the first kernel of quercus that Numba starts
+    to compile in this process (another kind of model, another size of bin codes), so that
+    no wait of the command line is silent. ``before()`` runs first (e.g. clearing a
+    progress line). Once per process."""
+    if _ANNOUNCED:
+        return
+
+    def say(text: str) -> None:
+        if not _ANNOUNCED:
+            _ANNOUNCED.append(text)
+            if before is not None:
+                before()
+            print(text, file=stream, flush=True)
+
+    notice = first_use_notice()
+    if notice is not None:
+        say(notice)
+        return
+    if _LISTENING:
+        return
+    _LISTENING.append(True)
+    from numba.core import event
+
+    class Announce(event.Listener):
+        def on_start(self, e):
+            if e.data["dispatcher"].py_func.__module__.startswith("quercus."):
+                say(LATER_COMPILE_NOTICE)
+
+        def on_end(self, e):
+            pass
+
+    event.register("numba:compile", Announce())
+
+
+#: What :func:`announce_compiling` said in this process (at most one line), and whether its
+#: listener is registered (once per process).
+_ANNOUNCED: list[str] = []
+_LISTENING: list[bool] = []

@@ -194,22 +194,17 @@ def build_parser() -> argparse.ArgumentParser:
     data.add_argument("--copy", metavar="DIR", help="write the CSV files into DIR")
 
     _subcommand(sub, "demo", "demo:run_demo_command", [], "the lecture data sets, worked")
-    warm = _subcommand(
+    _subcommand(
         sub,
         "warm",
         "warm:run_warm",
         [],
         "compile the kernels now, not at the first fit",
-        "Compile quercus's Numba kernels, which otherwise compile at each kind of model's "
-        "first fit (a few minutes in all on a small machine, once: they are kept on disk). "
-        "Run it once after installing, or in an image build. With the kernels compiled it "
+        "Compile quercus's Numba kernels into Numba's cache on disk. An install from a wheel "
+        "(pip install quercus, pip install .) carries them compiled already; an editable "
+        "install or a changed source compiles each kind of model's kernels at its first fit "
+        "(a few minutes in all on a small machine, once). With the kernels compiled it "
         "takes a few seconds.",
-    )
-    warm.add_argument(
-        "--aot",
-        action="store_true",
-        help="also build the grower ahead of time (needs a C compiler and Python's headers; "
-        "about a minute): later first fits, in any process, then skip most of the wait",
     )
     return parser
 

@@ -22,7 +22,7 @@ from ..criteria import entropy, gain_table
 from ..data import DataError
 from ..data.read import Table, check_readable
 from ..data.schema import NUMERIC_KIND
-from ..warm import first_use_notice
+from ..warm import announce_compiling
 from .dask_fit import run_dask_fit
 from .fitted import (
     FORESTS,
@@ -90,10 +90,8 @@ def run_fit(args, out: TextIO) -> int:
         progress.update(
             f"fit: learning {algorithm_name(args.algorithm, estimator)} from {len(y):,} rows"
         )
-        notice = None if args.quiet else first_use_notice()
-        if notice is not None:
-            progress.clear()
-            print(notice, file=sys.stderr, flush=True)
+        if not args.quiet:
+            announce_compiling(sys.stderr, before=progress.clear)
         estimator.fit(table.X, y)
         if isinstance(estimator, FORESTS):
             estimator.set_params(verbose=0)  # not saved as a setting of the model

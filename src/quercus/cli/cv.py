@@ -9,10 +9,12 @@ repeated with the seeds ``seed``, ``seed + 1``, ... for ``--repeats``; both algo
 
 from __future__ import annotations
 
+import sys
 from typing import TextIO
 
 from ..data import DataError
 from ..model_selection import corrected_ttest
+from ..warm import announce_compiling
 from .evaluate import (
     CVResult,
     cross_validate,
@@ -134,6 +136,8 @@ def run_cv(args, out: TextIO) -> int:
     )
     results = {}
     with Progress(args.quiet) as progress:
+        if not args.quiet:
+            announce_compiling(sys.stderr, before=progress.clear)
         bar = progress.bar(len(splits) * len(algorithms), "cv: folds")
         for k, (algorithm, estimator) in enumerate(estimators.items()):
             done = k * len(splits)  # folds of the algorithms before this one

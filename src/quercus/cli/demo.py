@@ -19,7 +19,7 @@ from ..criteria import entropy, gain_table
 from ..ensemble import RandomForestClassifier
 from ..estimators import C45Classifier, ID3Classifier
 from ..export import export_rules, export_text
-from ..warm import first_use_notice
+from ..warm import announce_compiling
 from .evaluate import cross_validate
 
 FOLDS = 10
@@ -89,9 +89,7 @@ def _car(out: TextIO) -> None:
 
 def run_demo(out: TextIO) -> int:
     """Print the demo to ``out``; the exit status."""
-    notice = first_use_notice()
-    if notice is not None:
-        print(notice, file=sys.stderr, flush=True)
+    announce_compiling(sys.stderr)
     for name in ("playtennis", "weekend", "restaurant"):
         frame = datasets.load(name)
         target = frame.columns[-1]

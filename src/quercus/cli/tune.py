@@ -21,6 +21,7 @@ from .._files import check_writable
 from .._grids import DEFAULT_GRIDS
 from ..estimators.params import InvalidParameterError, check_params
 from ..model_selection import corrected_ttest, score_spread
+from ..warm import announce_compiling
 from .evaluate import cv_splits, format_comparison, format_spread, splits_text
 from .options import UsageError, value_text
 from .output import plural
@@ -302,6 +303,8 @@ def run_tune(args, out: TextIO) -> int:
         f"{'' if args.grid else ' (the default grid)'}\n"
     )
     with Progress(args.quiet) as progress:
+        if not args.quiet:
+            announce_compiling(sys.stderr, before=progress.clear)
         scorer = _Scorer(
             progress,
             n_candidates * len(splits),

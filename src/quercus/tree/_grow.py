@@ -48,7 +48,6 @@ from .._config import (
     njit,
 )
 from .._counters import GOLDEN_GAMMA, mix64, substream
-from ..aot import grower_for
 from ..criteria.registry import ABSOLUTE_ERROR, GAIN_RATIO
 from ..splitting._absolute import node_ranks, weighted_median
 from ..splitting._choose import (
@@ -1017,7 +1016,7 @@ def grow_tree(data, y_class, y_value, w, bins, s):
     (Numba links a callee's code into its caller's and optimizes it there again).
     """
     args = ((data, y_class, y_value, w), _buffers(data, y_class, y_value, w), bins, s)
-    return grower_for(grow_tree_in, *args)(*args)
+    return grow_tree_in(*args)
 
 
 @njit(inline="always")

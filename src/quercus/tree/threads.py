@@ -27,7 +27,6 @@ from typing import NamedTuple
 import numpy as np
 
 from .._config import FRACTIONAL, LEAF
-from ..aot import grower_for
 from . import leaves
 from ._grow import DEFERRED, Bins, Settings, grow_tree_in, total_weight
 from ._records import GrownArrays
@@ -128,7 +127,7 @@ def _grow_task(task: Task, bins: Bins, whole: Settings, small: int, leaf_model: 
         root_depth=task.depth, root_key=task.draw_key, defer_rows=0 if n <= small else n - 1
     )
     args = (tuple(a[span] for a in task.rows), tuple(a[span] for a in task.spare), bins, s)
-    grown = GrownArrays(*grower_for(grow_tree_in, *args)(*args))
+    grown = GrownArrays(*grow_tree_in(*args))
     children = list(_child_tasks(task, grown))
     return NodeArrays.of_grown(grown, leaf_model, own_pages=True), children
 
