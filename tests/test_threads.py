@@ -284,3 +284,26 @@ def test_forests_grown_in_threads_predict_as_grown_serially(fitted):
         serial = type(model)(**{**model.get_params(), "n_jobs": None}).fit(X, y)
         for b, batch in enumerate(batches):
             np.testing.assert_array_equal(serial.predict(batch), expected["predict", b])
+
+
+def test_small_work_runs_a_parallel_kernel_on_one_thread():
+    """Below PARALLEL_MIN_WORK a parallel kernel runs on one thread (a launch on several
+    costs more than the work), with the same result, and the thread count is restored."""
+    import numba
+
+    from quercus._parallel import PARALLEL_MIN_WORK, run_parallel
+
+    @numba.njit(parallel=True)
+    def threads_used(out):
+        for i in numba.prange(len(out)):
+            out[i] = numba.get_thread_id()
+
+    before = numba.get_num_threads()
+    small = np.full(PARALLEL_MIN_WORK - 1, -1, dtype=np.int64)
+    run_parallel(threads_used, small)
+    assert set(small.tolist()) == {0}
+    assert numba.get_num_threads() == before
+    if before > 1:  # the large case spreads over the threads
+        large = np.full(PARALLEL_MIN_WORK * 50, -1, dtype=np.int64)
+        run_parallel(threads_used, large)
+        assert len(set(large.tolist())) > 1

@@ -17,10 +17,23 @@ import numba
 _LOCK = threading.Lock()
 _CONCURRENT = False  # whether the loaded layer takes launches from several threads
 
+#: Below this much work (rows, or rows x trees) a parallel kernel runs on one thread. A
+#: launch on several threads costs tens of microseconds on a quiet machine and, with the
+#: cores busy, milliseconds (OpenMP's threads wait for each other): more than binning or
+#: routing 1,000 rows takes on one thread (about 10 microseconds).
+PARALLEL_MIN_WORK = 20_000
 
-def run_parallel(kernel, *args):
+
+def run_parallel(kernel, *args, work: int | None = None):
     """``kernel(*args)``, holding a process-wide lock unless the threading layer is known
-    to take concurrent launches."""
+    to take concurrent launches; on one thread when ``work`` (default: the length of the
+    first argument, the rows) is under :data:`PARALLEL_MIN_WORK`."""
+    if (len(args[0]) if work is None else work) < PARALLEL_MIN_WORK:
+        return _one_thread(kernel, args)
+    return _launch(kernel, args)
+
+
+def _launch(kernel, args):
     global _CONCURRENT
     if _CONCURRENT:
         return kernel(*args)
@@ -28,6 +41,16 @@ def run_parallel(kernel, *args):
         result = kernel(*args)
         _CONCURRENT = numba.threading_layer() in ("tbb", "omp")
     return result
+
+
+def _one_thread(kernel, args):
+    """``kernel(*args)`` with Numba's thread count of this thread set to 1 meanwhile."""
+    threads = numba.get_num_threads()
+    numba.set_num_threads(1)
+    try:
+        return _launch(kernel, args)
+    finally:
+        numba.set_num_threads(threads)
 
 
 def n_threads(n_jobs) -> int:

@@ -24,6 +24,7 @@ from .schema import (
     _clean_object_column,
     _warn_if_all_missing,
     check_column_names,
+    is_missing_value,
 )
 
 logger = logging.getLogger(__name__)
@@ -99,35 +100,84 @@ def align_column(feature: Feature, values: pd.Series) -> tuple[pd.Series | pd.Ca
     Returns the typed column and the number of values that were unseen categories (made
     missing).
     """
-    name = feature.name
     if feature.kind == NUMERIC_KIND:
-        if pd.api.types.is_numeric_dtype(values.dtype) and not pd.api.types.is_bool_dtype(
-            values.dtype
-        ):
-            numeric = values.astype(np.float64)
-        else:
-            cleaned = _clean_object_column(values)
-            numbers = cleaned.map(lambda v: np.nan if pd.isna(v) else _as_number(v))
-            bad = cleaned.notna() & numbers.isna()
-            if bad.any():
-                raise DataError(
-                    f"column {name!r} was numeric in training but holds {cleaned[bad].iloc[0]!r}",
-                    column=name,
-                )
-            numeric = numbers.astype(np.float64)
-        _check_finite(name, numeric)
-        return numeric, 0
+        return align_numbers(feature, values), 0
+    codes, unseen = align_codes(feature, values)
     categories = list(feature.categories)
+    ordered = feature.kind == ORDINAL_KIND
+    return pd.Categorical.from_codes(codes, categories=categories, ordered=ordered), unseen
+
+
+def align_numbers(feature: Feature, values: pd.Series) -> pd.Series:
+    """A column of the numeric ``feature`` as float64 (numbers written as text read as
+    numbers); a value that is not a number, or an infinite one, is an error naming it."""
+    name = feature.name
+    if pd.api.types.is_numeric_dtype(values.dtype) and not pd.api.types.is_bool_dtype(
+        values.dtype
+    ):
+        numeric = values.astype(np.float64)
+    else:
+        cleaned = _clean_object_column(values)
+        numbers = cleaned.map(lambda v: np.nan if pd.isna(v) else _as_number(v))
+        bad = cleaned.notna() & numbers.isna()
+        if bad.any():
+            raise DataError(
+                f"column {name!r} was numeric in training but holds {cleaned[bad].iloc[0]!r}",
+                column=name,
+            )
+        numeric = numbers.astype(np.float64)
+    _check_finite(name, numeric)
+    return numeric
+
+
+def align_codes(feature: Feature, values: pd.Series) -> tuple[np.ndarray, int]:
+    """The category codes (int64, -1 for a missing value) of a column of the nominal or
+    ordinal ``feature``, and how many values were categories unseen in training (made
+    missing)."""
+    categories = list(feature.categories)
+    if all(isinstance(c, str) for c in categories) and _read_alike(values):
+        return _codes_by_distinct_values(feature, values)
     cleaned = _clean_object_column(values)
     if all(isinstance(c, str) for c in categories):
         known = set(categories)
         cleaned = cleaned.map(lambda v: v if pd.isna(v) else _category_text(v, known))
     seen = cleaned.isin(categories)
     unseen = int((cleaned.notna() & ~seen).sum())
-    cat = pd.Categorical(
-        cleaned.where(seen), categories=categories, ordered=feature.kind == ORDINAL_KIND
-    )
-    return cat, unseen
+    codes = pd.Categorical(cleaned.where(seen), categories=categories).codes
+    return codes.astype(np.int64), unseen
+
+
+#: Kinds of column (pandas' ``infer_dtype``) whose equal values are read alike: for them,
+#: reading each distinct value once gives what reading every value gives. (In a column of
+#: other mixtures, ``1``, ``1.0`` and ``True`` are equal but read as "1", "1" and "True".)
+_READ_ALIKE = frozenset({"string", "empty", "integer", "floating", "mixed-integer-float"})
+
+
+def _read_alike(values: pd.Series) -> bool:
+    """Whether equal values of ``values`` are read alike (see :data:`_READ_ALIKE`)."""
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        values = pd.Series(values.cat.categories)
+    elif not pd.api.types.is_object_dtype(values.dtype):
+        return not pd.api.types.is_bool_dtype(values.dtype)
+    return pd.api.types.infer_dtype(values, skipna=True) in _READ_ALIKE
+
+
+def _codes_by_distinct_values(feature: Feature, values: pd.Series) -> tuple[np.ndarray, int]:
+    """:func:`align_codes` reading each distinct value once: prediction on small data spent
+    most of its time reading every value in Python. The values are factorized, each
+    distinct one cleaned and matched to a category, and the codes taken through that table."""
+    codes, distinct = pd.factorize(values, use_na_sentinel=True)
+    position = {c: i for i, c in enumerate(feature.categories)}
+    known = set(position)
+    table = np.full(len(distinct) + 1, -1, dtype=np.int64)  # the last: a missing value's
+    unseen = np.zeros(len(distinct) + 1, dtype=bool)
+    for k, value in enumerate(np.asarray(distinct, dtype=object).tolist()):
+        if is_missing_value(value):
+            continue
+        text = _category_text(value, known)
+        table[k] = position.get(text, -1)
+        unseen[k] = text not in position
+    return table[codes], int(unseen[codes].sum())
 
 
 def _category_text(value, known: set) -> str:
@@ -139,15 +189,12 @@ def _category_text(value, known: set) -> str:
     return text
 
 
-def align_frame(X, schema: Schema) -> pd.DataFrame:
-    """``X`` matched to ``schema`` by column name, typed as in training.
-
-    A column of the schema that ``X`` lacks is an error naming it; extra columns are ignored
-    (logged); categories not seen in training become missing values (logged with a count).
-    An array without names must have the schema's columns in order.
-    """
+def _matched_frame(X, schema: Schema) -> pd.DataFrame:
+    """``X`` as a frame with string column names holding every column of ``schema``: a
+    missing column is an error naming it; extra columns are ignored (logged)."""
     frame = as_frame(X, schema.names if not isinstance(X, pd.DataFrame) else None)
-    frame.columns = [str(c) for c in frame.columns]
+    if not all(isinstance(c, str) for c in frame.columns):  # a new frame: X stays as it is
+        frame = frame.set_axis([str(c) for c in frame.columns], axis=1)
     missing = [n for n in schema.names if n not in frame.columns]
     if missing:
         raise DataError(
@@ -158,16 +205,50 @@ def align_frame(X, schema: Schema) -> pd.DataFrame:
     extra = [c for c in frame.columns if c not in schema.names]
     if extra:
         logger.info("ignoring columns not used by the model: %s", extra)
+    return frame
+
+
+def _log_unseen(name: str, unseen: int) -> None:
+    if unseen:
+        logger.info(
+            "column %r: %d value(s) of categories not seen in training treated as missing",
+            name,
+            unseen,
+        )
+
+
+def align_frame(X, schema: Schema) -> pd.DataFrame:
+    """``X`` matched to ``schema`` by column name, typed as in training.
+
+    A column of the schema that ``X`` lacks is an error naming it; extra columns are ignored
+    (logged); categories not seen in training become missing values (logged with a count).
+    An array without names must have the schema's columns in order.
+    """
+    frame = _matched_frame(X, schema)
     columns = {}
     for feature in schema.features:
         columns[feature.name], unseen = align_column(feature, frame[feature.name])
-        if unseen:
-            logger.info(
-                "column %r: %d value(s) of categories not seen in training treated as missing",
-                feature.name,
-                unseen,
-            )
+        _log_unseen(feature.name, unseen)
     return pd.DataFrame(columns, index=frame.index)
+
+
+def align_matrix(X, schema: Schema) -> np.ndarray:
+    """``X`` matched to ``schema`` as :func:`align_frame` matches it, as the float64 matrix
+    that routing reads: numbers, and category codes with NaN for a missing value (unseen
+    categories included). Prediction goes this way, without typed columns in between."""
+    frame = _matched_frame(X, schema)
+    out = np.empty((len(frame), len(schema.features)), dtype=np.float64)
+    for j, feature in enumerate(schema.features):
+        values = frame[feature.name]
+        if feature.kind == NUMERIC_KIND:
+            out[:, j] = align_numbers(feature, values).to_numpy(dtype=np.float64)
+            continue
+        codes, unseen = align_codes(feature, values)
+        _log_unseen(feature.name, unseen)
+        column = codes.astype(np.float64)
+        column[codes < 0] = np.nan
+        out[:, j] = column
+    return out
 
 
 def encode_classes(y, classes: Sequence | None = None) -> tuple[np.ndarray, np.ndarray]:

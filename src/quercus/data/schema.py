@@ -132,6 +132,12 @@ def _is_missing_scalar(v) -> bool:
     return isinstance(v, str) and v.strip() in MISSING_STRINGS
 
 
+def is_missing_value(v) -> bool:
+    """Whether one cell's value reads as missing: None, NaN, pandas' NA or NaT, or a text
+    of ``MISSING_STRINGS`` (white space around it aside)."""
+    return _is_missing_scalar(v)
+
+
 def _as_number(v):
     """``v`` as a float when it is a number or a string that reads as one, else ``None``."""
     if isinstance(v, bool | np.bool_):

@@ -423,16 +423,37 @@ class BaseForest(TabularInput, BaseEstimator):
         compact = len(packed) == 3
         if rows is None:
             block = block_rows(len(matrix))
+            work = len(matrix) * len(roots)  # every row goes down every tree
             if compact:
-                run_parallel(compact_forest_sum, matrix, roots, packed[1], values, out, block)
+                run_parallel(
+                    compact_forest_sum, matrix, roots, packed[1], values, out, block, work=work
+                )
             else:
-                run_parallel(forest_sum, matrix, *packed[:4], values, out, block)
+                run_parallel(forest_sum, matrix, *packed[:4], values, out, block, work=work)
         elif compact:
             run_parallel(
-                compact_tree_sum_rows, matrix, rows, roots[tree], packed[1], values, out, count
+                compact_tree_sum_rows,
+                matrix,
+                rows,
+                roots[tree],
+                packed[1],
+                values,
+                out,
+                count,
+                work=len(rows),
             )
         else:
-            run_parallel(tree_sum_rows, matrix, rows, roots[tree], *packed[1:4], values, out, count)
+            run_parallel(
+                tree_sum_rows,
+                matrix,
+                rows,
+                roots[tree],
+                *packed[1:4],
+                values,
+                out,
+                count,
+                work=len(rows),
+            )
 
     def _tree_values(self, tree: Tree) -> np.ndarray:
         """What ``tree`` adds up for each of its nodes (not kept on the tree)."""

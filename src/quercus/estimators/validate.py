@@ -15,7 +15,13 @@ from scipy.sparse import issparse
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
-from ..data.encode import align_frame, infer_numeric_schema, infer_schema, is_numeric_array
+from ..data.encode import (
+    align_frame,
+    align_matrix,
+    infer_numeric_schema,
+    infer_schema,
+    is_numeric_array,
+)
 from ..data.schema import NUMERIC_KIND, Schema
 
 __all__ = [
@@ -202,6 +208,8 @@ class TabularInput:
                 column = int(np.flatnonzero(np.isinf(matrix).any(axis=0))[0])
                 raise ValueError(f"column {self.schema_.names[column]!r} has an infinite value")
             return matrix
+        if isinstance(X, pd.DataFrame):
+            return align_matrix(X, self.schema_)
         return self._routing_matrix(self._validate_X(X, reset=False))
 
     def _routing_matrix(self, typed: pd.DataFrame) -> np.ndarray:
