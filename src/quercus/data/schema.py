@@ -302,7 +302,10 @@ def _distinct_strings(values: pd.Series):
     distinct strings that are not missing markers, the index of each value among them (-1:
     missing) and whether each string reads as a number; None when every value is missing.
     What :func:`type_column` checks of every value, checked once per distinct string."""
-    codes, uniques = pd.factorize(values.astype(object))
+    # pandas' string columns factorize as they are; a copy as objects costs more than that.
+    if not isinstance(values.dtype, pd.StringDtype):
+        values = values.astype(object)
+    codes, uniques = pd.factorize(values)
     uniques = np.asarray(uniques, dtype=object)
     missing = np.array([_is_missing_scalar(v) for v in uniques], dtype=bool)
     if missing.all():
