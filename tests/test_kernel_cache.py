@@ -88,3 +88,58 @@ def test_read_only_install_caches_kernels_per_user(tmp_path):
     assert runs[1] == {"hits": 1, "misses": 0}, "the second process compiled again"
     index = list((home / "cache" / "numba").rglob("_counters.mix64-*.nbi"))
     assert index, "no cache index under $XDG_CACHE_HOME/numba"
+
+
+LIGHT_LOAD = """
+import json
+import numba
+import numpy as np
+from numba.core import base
+
+refreshed = []
+plain_refresh = base.BaseContext.refresh
+
+
+def counting_refresh(self):
+    refreshed.append(True)
+    return plain_refresh(self)
+
+
+base.BaseContext.refresh = counting_refresh
+import quercus
+
+tennis = quercus.datasets.load("playtennis")
+X, y = tennis.iloc[:, :-1], tennis.iloc[:, -1]
+predicted = quercus.ID3Classifier().fit(X, y).predict(X).tolist()
+loaded_without_refresh = not refreshed
+
+
+@numba.njit
+def doubled(a):  # compiled after the cached loads: the context is refreshed then
+    return np.zeros(3) + 2 * a
+
+
+print(json.dumps({"predicted": predicted, "actual": y.tolist(),
+                  "loaded_without_refresh": loaded_without_refresh,
+                  "compiled_after": doubled(1.0).tolist()}))
+"""
+
+
+def test_cached_kernels_load_without_the_compilers_tables():
+    """A first fit whose kernels are all cached loads them without refreshing Numba's
+    target context (its typing and lowering tables, most of a new process's first fit),
+    predicts as fitted, and a kernel compiled afterwards in the same process still works."""
+    quercus.ID3Classifier().fit(*_tennis())  # the kernels in the cache
+    done = subprocess.run(
+        [sys.executable, "-c", LIGHT_LOAD], capture_output=True, text=True, timeout=600
+    )
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert result["loaded_without_refresh"]
+    assert result["predicted"] == result["actual"]
+    assert result["compiled_after"] == [2.0, 2.0, 2.0]
+
+
+def _tennis():
+    tennis = quercus.datasets.load("playtennis")
+    return tennis.iloc[:, :-1], tennis.iloc[:, -1]

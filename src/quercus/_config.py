@@ -57,11 +57,37 @@ def njit(*args, refcounts: bool = True, **kwargs):
     # compile it, and one called by a kernel without counts could then not allocate.
     options = {"cache": True, "nogil": True, "fastmath": False, "_nrt": refcounts, **kwargs}
     if args and callable(args[0]):
-        return _plain_types(numba.njit(**options)(args[0]))
+        return _loads_lightly(_plain_types(numba.njit(**options)(args[0])))
     decorate = numba.njit(*args, **options)
     if options.get("inline") == "always":
         return decorate  # copied into its callers' code, never called: nothing to change
-    return lambda func: _plain_types(decorate(func))
+    return lambda func: _loads_lightly(_plain_types(decorate(func)))
+
+
+def _loads_lightly(dispatcher):
+    """Load ``dispatcher``'s compiled code from Numba's cache without first loading what
+    compiling needs.
+
+    Before reading a cache entry, Numba refreshes its target context: it imports and
+    registers its implementations of Python and NumPy (its typing and lowering tables),
+    which only compiling reads. In a new process that was most of the time of a first fit
+    whose kernels are all cached (``bench/small_data.py``). A cached kernel needs only
+    Numba's runtime (the memory functions its code calls) before its code is linked in,
+    so that is all this loader sets up; a compilation later in the process refreshes the
+    context itself, as always. Where Numba's cache object does not have this shape (another
+    Numba version), the dispatcher is left as it is."""
+    cache = getattr(dispatcher, "_cache", None)
+    read_entry = getattr(cache, "_load_overload", None)
+    if read_entry is None:
+        return dispatcher
+    from numba.core.runtime import nrt
+
+    def load_overload(sig, target_context):
+        nrt.rtsys.initialize(target_context)  # idempotent: once per process
+        return read_entry(sig, target_context)
+
+    cache.load_overload = load_overload
+    return dispatcher
 
 
 def _plain_types(dispatcher):
