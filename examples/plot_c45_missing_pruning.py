@@ -9,6 +9,7 @@ nominal attributes, shipped as ``quercus.datasets.load("car")``) after one cell 
 been blanked out.
 """
 
+import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from sklearn.model_selection import train_test_split
@@ -52,13 +53,24 @@ for pruning in [None, "pessimistic"]:
 # A lower ``confidence`` (J48's ``-C``) makes the error estimates more pessimistic, so more
 # subtrees are replaced by leaves.
 
-for confidence in [0.5, 0.25, 0.1, 0.01]:
+confidences = [0.5, 0.25, 0.1, 0.05, 0.01]
+leaves, accuracies = [], []
+for confidence in confidences:
     est = quercus.C45Classifier(confidence=confidence, nominal_features=nominal)
     est.fit(X_train, y_train)
+    leaves.append(est.get_n_leaves())
+    accuracies.append(est.score(X_test, y_test))
     print(
-        f"confidence {confidence:<5}  leaves {est.get_n_leaves():4d}   "
-        f"test accuracy {est.score(X_test, y_test):.3f}"
+        f"confidence {confidence:<5}  leaves {leaves[-1]:4d}   test accuracy {accuracies[-1]:.3f}"
     )
+
+fig, ax = plt.subplots(figsize=(6.5, 3.6), layout="constrained")
+ax.plot(leaves, accuracies, marker="o")
+for confidence, n, accuracy in zip(confidences, leaves, accuracies, strict=True):
+    ax.annotate(f"{confidence}", (n, accuracy), textcoords="offset points", xytext=(4, -12))
+ax.set_xlabel("leaves of the pruned tree")
+ax.set_ylabel("test accuracy")
+ax.set_title("C4.5 on car with missing values: pruning confidence")
 
 # %%
 # The top of the tree

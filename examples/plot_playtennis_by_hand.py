@@ -7,7 +7,12 @@ of the class, the information gain of every attribute, the ID3 tree that the gai
 the tree read as rules. Every number is computed by quercus from the shipped data.
 """
 
+import matplotlib.pyplot as plt
+
 import quercus
+from quercus.plot import plot_tree
+
+# sphinx_gallery_thumbnail_number = 2
 
 df = quercus.datasets.load("playtennis")
 print(df.to_string(index=False))
@@ -48,6 +53,14 @@ print(
 table = quercus.gain_table(df, "PlayTennis")
 print(table[["information_gain", "split_information", "gain_ratio"]].round(3).to_string())
 
+fig, ax = plt.subplots(figsize=(6, 2.6), layout="constrained")
+gains = table["information_gain"][::-1]  # the best at the top
+ax.barh(gains.index, gains.to_numpy())
+for k, gain in enumerate(gains):
+    ax.annotate(f"{gain:.3f}", (gain, k), textcoords="offset points", xytext=(4, -4))
+ax.set_xlabel("information gain (bits)")
+ax.set_title("Choosing the root of PlayTennis")
+
 # %%
 # The ID3 tree
 # ------------
@@ -62,6 +75,12 @@ print(
     f"depth {tree.get_depth()}, {tree.get_n_leaves()} leaves, "
     f"training accuracy {tree.score(X, y):.2f}"
 )
+
+# %%
+# :func:`quercus.plot.plot_tree` draws it, each node with a bar of its days' classes:
+
+fig, ax = plt.subplots(figsize=(7.5, 3.8))
+plot_tree(tree, ax=ax)
 
 # %%
 print(tree.trace_)

@@ -13,9 +13,11 @@ import shutil
 import tempfile
 from pathlib import Path
 
+import matplotlib.pyplot as plt
 import numpy as np
 
 import quercus
+from quercus.plot import plot_tree
 
 df = quercus.datasets.load("playtennis")
 X, y = df.drop(columns="PlayTennis"), df["PlayTennis"]
@@ -50,6 +52,14 @@ print(type(loaded).__name__, loaded.get_params()["pruning"])
 shuffled = X[["Wind", "Humidity", "Outlook", "Temperature"]].assign(Day=range(len(X)))
 assert (loaded.predict(shuffled) == tree.predict(X)).all()
 print(loaded.export_text())
+
+# %%
+# It is the whole estimator, not only its predictions: drawing, rules and the report work
+# on it as on the tree that was saved.
+
+fig, ax = plt.subplots(figsize=(7.5, 3.8))
+plot_tree(loaded, ax=ax)
+ax.set_title(f"{path.name}, loaded")
 
 # %%
 # A file that this quercus cannot read raises :class:`quercus.ModelError`, naming the file:

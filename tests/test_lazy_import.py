@@ -58,3 +58,18 @@ def test_the_lazy_packages_resolve_their_names():
     for package in (quercus.estimators, quercus.pruning):
         assert all(getattr(package, name) is not None for name in package.__all__)
         assert set(package.__all__) <= set(dir(package))
+
+
+def test_dir_lists_the_public_names_only():
+    # A fresh process: dir(quercus) is __all__, not the names the module works with.
+    code = "import json, quercus\nprint(json.dumps(dir(quercus)))"
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert json.loads(proc.stdout) == sorted(quercus.__all__)
+    # Here, where subpackages are imported: those join them, nothing private.
+    from quercus import estimators  # noqa: F401
+
+    listed = set(dir(quercus))
+    assert set(quercus.__all__) | {"estimators"} <= listed
+    assert not listed & {"TYPE_CHECKING", "annotations", "importlib", "_EXPORTS", "__getattr__"}
+    for name in listed - set(quercus.__all__):
+        assert getattr(quercus, name).__name__ == f"quercus.{name}"  # a subpackage

@@ -90,7 +90,14 @@ def __getattr__(name: str):
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+    """The public names: ``__all__`` and the subpackages imported so far, not the names this
+    module works with (``importlib``, ``TYPE_CHECKING``, ``annotations``, ``_EXPORTS``)."""
+    subpackages = (
+        name
+        for name, value in globals().items()
+        if not name.startswith("_") and getattr(value, "__name__", None) == f"{__name__}.{name}"
+    )
+    return sorted({*__all__, *subpackages})
 
 
 if TYPE_CHECKING:  # what the names are, for type checkers and editors

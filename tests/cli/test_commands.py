@@ -167,6 +167,46 @@ def test_show_png_draws_the_tree(id3_model, work):
     assert run("show", model, "--format", "png").returncode == 2  # a picture needs -o
 
 
+def svg_fonts(svg: str) -> list[float]:
+    """The font size of every text of a matplotlib SVG, in its user units (points at the
+    picture's natural size)."""
+    import re
+
+    return [float(x) for x in re.findall(r"<text[^>]*font-size: ([\d.]+)px", svg)]
+
+
+@pytest.mark.parametrize("data", ["soybean", "ames"])
+def test_show_pictures_of_wide_trees_stay_readable(data, tmp_path, monkeypatch, capsys):
+    # Readable: at its natural size, the smallest text of the picture is 10 points (the
+    # PNG, at 100 dots per inch, is the same picture: its text 14 pixels high), whatever
+    # the width of the tree; long sets and many classes go to the legend under the tree.
+    pytest.importorskip("matplotlib")
+    from PIL import Image  # matplotlib's
+
+    from _wide_data import SOYBEAN_CLASSES, ames_like, soybean_like
+
+    if data == "soybean":
+        est = quercus.C45Classifier().fit(*soybean_like())
+        in_legend = list(SOYBEAN_CLASSES)
+    else:
+        est = quercus.CARTRegressor(max_depth=4, min_samples_leaf=20).fit(*ames_like())
+        in_legend = ["in set A (", "A: Neighborhood in {"]
+    model = tmp_path / "model.json"
+    est.save(model)
+    monkeypatch.setattr(shutil, "which", lambda name, *args, **kwargs: None)  # no Graphviz
+    assert main(["show", str(model), "--format", "svg", "-o", str(tmp_path / "tree.svg")]) == 0
+    assert main(["show", str(model), "--format", "png", "-o", str(tmp_path / "tree.png")]) == 0
+    capsys.readouterr()
+    svg = (tmp_path / "tree.svg").read_text()
+    fonts = svg_fonts(svg)
+    assert len(fonts) > est.get_n_leaves() and min(fonts) >= 10
+    assert all(words in svg.replace("&amp;", "&") for words in in_legend)
+    width, height = (float(v) for v in svg.split('viewBox="0 0 ', 1)[1].split('"')[0].split())
+    assert width > 1000  # the figure grew with the tree instead of shrinking its text
+    with Image.open(tmp_path / "tree.png") as png:  # the tight frame differs by a few pixels
+        assert png.size == pytest.approx((width * 100 / 72, height * 100 / 72), rel=0.015)
+
+
 @pytest.mark.slow
 def test_c45_rules_are_shown_as_c45rules_prints_them(work):
     model = work / "rules.json"
@@ -330,6 +370,22 @@ def test_value_rejected_before_reading_the_data(work):
     assert "max_depth must be an integer >= 0 or None, got -1" in result.stderr
 
 
+def test_lookahead_with_the_default_algorithm_says_what_to_type(work):
+    """c45, the default, handles missing values fractionally, which look-ahead cannot: the
+    refusal names the policies that work and the option that gives one; with it, it fits."""
+    result = run("fit", work / "playtennis.csv", "--set", "lookahead=1")
+    assert result.returncode == 2
+    message = result.stderr.strip().splitlines()[-1]
+    assert "missing='fractional', the default of C45Classifier" in message
+    assert "look-ahead works with missing='majority', 'class_majority' or 'learned'" in message
+    assert message.endswith("(add --set missing=majority)")
+    fitted = run(
+        "fit", work / "playtennis.csv", "--set", "lookahead=1", "--set", "missing=majority"
+    )
+    assert fitted.returncode == 0, fitted.stderr
+    assert "training accuracy: 1.000" in fitted.stdout
+
+
 def test_debug_shows_the_traceback(work):
     result = run("--debug", "fit", work / "nowhere.csv")
     assert result.returncode == 1
@@ -376,19 +432,86 @@ def test_cross_validation_with_integer_classes():
 
 
 def test_prediction_data_is_read_with_the_training_categories(work):
-    # 'doors' is nominal in training (it mixes numbers and words); a file to predict whose
-    # doors are all numbers must still match the categories '2' and '3', not 2.0 and 3.0.
+    # 'doors' is nominal in training (category labels, numbers and a word); a file to
+    # predict whose doors are all numbers must still match the categories '2' and '3', not
+    # 2.0 and 3.0.
     train = pd.DataFrame(
         {"doors": ["2", "3", "5more", "2", "3", "5more"], "ok": ["n", "y", "y", "n", "y", "y"]}
     )
     train.to_csv(work / "doors.csv", index=False)
-    with pytest.warns(quercus.DataWarning, match="doors"):
-        X, y = quercus.read_table(work / "doors.csv")
+    X, y = quercus.read_table(work / "doors.csv")
     model = quercus.ID3Classifier().fit(X, y)
     train.iloc[:2].to_csv(work / "doors_numbers.csv", index=False)
     features = read_features(str(work / "doors_numbers.csv"), model.schema_)
     assert features["doors"].astype(str).tolist() == ["2", "3"]
     assert model.predict(features).tolist() == ["n", "y"]
+
+
+def _measured_with_words(path):
+    """A table whose column 'size' mixes measurements and a word (a genuinely mixed column:
+    reading it warns), with a numeric column 'x' and the class 'ok'."""
+    rng = np.random.default_rng(3)
+    size = rng.choice(["1.5", "2.5", "3.5", "huge"], 60)
+    x = rng.integers(0, 9, 60)
+    ok = np.where((size == "huge") | (x > 5), "y", "n")
+    pd.DataFrame({"size": size, "x": x, "ok": ok}).to_csv(path, index=False)
+
+
+def test_a_mixed_column_warns_when_its_kind_is_first_read(tmp_path):
+    _measured_with_words(tmp_path / "sizes.csv")
+    result = run("fit", tmp_path / "sizes.csv", "--algorithm", "id3")
+    assert result.returncode == 0, result.stderr
+    assert "column 'size' mixes numbers and words (e.g. '1.5' and 'huge')" in result.stderr
+
+
+def test_evaluate_reads_the_data_with_the_models_kinds(tmp_path):
+    """The model knows 'size' is nominal: evaluating it on a file warns of nothing."""
+    _measured_with_words(tmp_path / "sizes.csv")
+    model = tmp_path / "sizes.json"
+    fitted = run("fit", tmp_path / "sizes.csv", "--algorithm", "id3", "-o", model, "-q")
+    assert fitted.returncode == 0, fitted.stderr
+    result = run("evaluate", model, tmp_path / "sizes.csv")
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ""
+    assert "accuracy: 1.0000 (60 of 60 rows)" in result.stdout
+
+
+def test_fit_reads_the_test_file_with_the_training_kinds(tmp_path):
+    """--nominal declares 'size' for the training file; the test file is read as the model
+    reads it, without a warning the declaration has answered."""
+    _measured_with_words(tmp_path / "sizes.csv")
+    data = tmp_path / "sizes.csv"
+    result = run("fit", data, "--algorithm", "id3", "--nominal", "size", "--test", data)
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ""
+    assert "evaluation on" in result.stdout
+
+
+def test_predict_copies_the_id_column_as_written(tmp_path):
+    """--id copies each cell's text: integer ids stay integers (9, not 9.0) with or without
+    missing cells, codes keep their zeros, and an id the model also reads as a number is
+    copied as written too; a missing cell is an empty one."""
+    pd.DataFrame({"x": [1.5, 2.5, 3.5, 4.5], "y": ["p", "q", "p", "q"]}).to_csv(
+        tmp_path / "train.csv", index=False
+    )
+    model = tmp_path / "m.json"
+    fitted = run("fit", tmp_path / "train.csv", "--algorithm", "id3", "-o", model, "-q")
+    assert fitted.returncode == 0, fitted.stderr
+    rows = ["number,Seniority,code,x", "1,9,A1,1.5", "2,,007,2.50", "3,12,,3.5", "40,7,B 2,4.5"]
+    (tmp_path / "new.csv").write_text("\n".join(rows) + "\n")
+    expected = {
+        "number": ["1", "2", "3", "40"],
+        "Seniority": ["9", "", "12", "7"],
+        "code": ["A1", "007", "", "B 2"],
+        "x": ["1.5", "2.50", "3.5", "4.5"],  # also a feature of the model, read as a number
+    }
+    for column, cells in expected.items():
+        result = run("predict", model, tmp_path / "new.csv", "--id", column)
+        assert result.returncode == 0, result.stderr
+        lines = result.stdout.splitlines()
+        assert lines[0] == f"{column},prediction"
+        assert [line.rsplit(",", 1)[0] for line in lines[1:]] == cells, column
+        assert [line.rsplit(",", 1)[1] for line in lines[1:]] == ["p", "q", "p", "q"]
 
 
 class _Terminal(io.StringIO):
@@ -456,7 +579,9 @@ def test_oblique_splits_from_the_command_line(work):
         "fit", work / "diagonal.csv", "--algorithm", "cart", "--set", "split=oblique", "-o", model
     )
     assert result.returncode == 0, result.stderr
-    tree = result.stdout.splitlines()[1:-1]
+    note = result.stdout.splitlines()[1]  # the command line's defaults, then the tree
+    assert note.startswith("defaults for a readable classification tree (as rpart's): ")
+    tree = result.stdout.splitlines()[2:-1]
     assert "*a + " in tree[0] and "*b <= " in tree[0]
     assert len(tree) <= 6  # a few leaves
     assert result.stdout.splitlines()[-1].startswith("training accuracy: ")

@@ -11,6 +11,7 @@ import pytest
 from sklearn.model_selection import cross_val_score
 
 import quercus
+from quercus.cli.tasks import READABLE_CART
 from quercus.estimators.folds import cv_folds
 from quercus.model_selection import corrected_ttest, score_spread
 
@@ -43,6 +44,11 @@ def work(tmp_path_factory):
     return path
 
 
+def cli_cart():
+    """The command line's CART classifier: rpart's settings, pruned by cross-validation."""
+    return quercus.CARTClassifier(**READABLE_CART)
+
+
 def reference_scores(table, estimator, folds, seeds):
     """Accuracy of every fold by scikit-learn's cross_val_score on quercus's folds."""
     y = np.asarray(table.y)
@@ -63,7 +69,7 @@ def test_compare_prints_both_algorithms_and_the_corrected_t_test(work):
     out = result.stdout
     table = quercus.read_table(work / "iris.csv")
     c45 = reference_scores(table, quercus.C45Classifier(), 10, [0])
-    cart = reference_scores(table, quercus.CARTClassifier(), 10, [0])
+    cart = reference_scores(table, cli_cart(), 10, [0])
     assert "compared with CART (CARTClassifier)" in out
     assert "10-fold stratified cross-validation (shuffled, seed 0), the same folds for both" in out
     rows = [line.split() for line in out.splitlines() if re.match(r"\s+\d+\s+[01]\.\d{3}", line)]
@@ -85,14 +91,27 @@ def test_compare_prints_both_algorithms_and_the_corrected_t_test(work):
 
 
 def test_a_significant_difference_names_the_better_algorithm(work):
+    # CART's full tree (the --set values, ID3's own defaults, undo the command line's
+    # pruning) against ID3's: the pruned tree's lead over C4.5 or ID3 is not significant.
+    full = ["--set", "min_samples_split=2", "--set", "min_samples_leaf=1", "--set", "ccp_alpha=0"]
     result = run(
-        "cv", work / "car.csv", "--nominal", "doors,persons", "--compare", "cart", "--folds", 5
+        "cv",
+        work / "car.csv",
+        "--nominal",
+        "doors,persons",
+        "--algorithm",
+        "id3",
+        "--compare",
+        "cart",
+        *full,
+        "--folds",
+        5,
     )
     assert result.returncode == 0, result.stderr
     table = quercus.read_table(work / "car.csv", nominal=["doors", "persons"])
-    c45 = reference_scores(table, quercus.C45Classifier(), 5, [0])
+    id3 = reference_scores(table, quercus.ID3Classifier(), 5, [0])
     cart = reference_scores(table, quercus.CARTClassifier(), 5, [0])
-    test = corrected_ttest(c45, cart, n_train=len(table) * 0.8, n_test=len(table) * 0.2)
+    test = corrected_ttest(id3, cart, n_train=len(table) * 0.8, n_test=len(table) * 0.2)
     assert test.significant  # CART's binary splits suit car's ordered levels
     t, df, p, verdict = comparison(result.stdout)
     assert (t, df, p) == (round(test.t, 3), 4, round(test.p_value, 4))
@@ -131,9 +150,7 @@ def test_repeats_without_compare_sum_the_confusion_matrices(work):
     header = next(i for i, line in enumerate(lines) if line.startswith("true \\ predicted"))
     counts = np.array([line.split()[1:] for line in lines[header + 1 : header + 4]], dtype=int)
     assert counts.sum(axis=1).tolist() == [100, 100, 100]  # 50 irises each, counted twice
-    scores = reference_scores(
-        quercus.read_table(work / "iris.csv"), quercus.CARTClassifier(), 5, [0, 1]
-    )
+    scores = reference_scores(quercus.read_table(work / "iris.csv"), cli_cart(), 5, [0, 1])
     # Every row is predicted once per repetition: the diagonal is the accuracy times 300.
     assert np.trace(counts) == round(float(np.mean(scores)) * 300)
 

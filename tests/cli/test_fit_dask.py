@@ -60,6 +60,8 @@ def same_as_local(dask_out: str) -> str:
 def test_cart_from_parquet_prints_what_a_local_fit_prints(capsys, files, address, tmp_path):
     nominal = ["--nominal", "doors,persons"]
     test = ["--test", files / "car.csv"]
+    # ccp_alpha=0: the command line's default ccp_alpha='cv' is a local fit's.
+    nominal += ["--set", "ccp_alpha=0"]
     local_model, dask_model = tmp_path / "local.json", tmp_path / "dask.json"
     status, local, err = fit(
         capsys, files / "car.csv", "--algorithm", "cart", *nominal, *test, "-o", local_model
@@ -108,10 +110,19 @@ def test_id3_from_parquet_equals_the_local_fit(capsys, files, address):
 # small enough to be grown whole on one worker.
 @pytest.mark.parametrize("subtrees", [[], ["--set", "subtree_bytes=0"]])
 def test_cart_from_a_csv_glob_equals_the_local_fit(capsys, files, address, subtrees):
-    status, local, err = fit(capsys, files / "iris.csv", "--algorithm", "cart")
+    # The full tree: the command line's defaults (rpart's) given their plain values.
+    full = ["--set", "min_samples_split=2", "--set", "min_samples_leaf=1", "--set", "ccp_alpha=0"]
+    status, local, err = fit(capsys, files / "iris.csv", "--algorithm", "cart", *full)
     assert status == 0, err
     status, out, err = fit(
-        capsys, files / "iris-part*.csv", "--algorithm", "cart", *subtrees, "--dask", address
+        capsys,
+        files / "iris-part*.csv",
+        "--algorithm",
+        "cart",
+        *full,
+        *subtrees,
+        "--dask",
+        address,
     )
     assert status == 0, err
     assert out.splitlines()[0] == (
@@ -309,7 +320,12 @@ def test_rows_without_a_target_are_dropped_as_locally(capsys, files, address, tm
         f"quercus: warning: {pattern}: dropped 3 of 150 rows whose target 'class' is missing\n"
     )
     assert ", 147 rows x 4 attributes" in out.splitlines()[0]
-    assert out.splitlines()[-1].endswith("(147 of 147 rows)")
+    # The command line's defaults of a CART tree of classes, as of numbers (regression).
+    assert out.splitlines()[1].startswith(
+        "defaults for a readable classification tree (as rpart's): min_samples_split=20, "
+        "min_samples_leaf=7; left out on Dask: ccp_alpha='cv' (cross-validating"
+    )
+    assert out.splitlines()[-1].endswith(" of 147 rows)")
 
 
 def test_a_column_typed_from_its_first_rows_is_named_with_its_line(capsys, address, tmp_path):

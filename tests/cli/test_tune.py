@@ -16,6 +16,7 @@ from sklearn.model_selection import cross_val_score
 import quercus
 from quercus.cli.options import parse_grid
 from quercus.cli.progress import Progress
+from quercus.cli.tasks import READABLE_CART
 from quercus.cli.tune import _Scorer
 from quercus.estimators.folds import cv_folds
 from quercus.model_selection import corrected_ttest, score_spread
@@ -102,9 +103,9 @@ def test_the_table_is_cross_val_score_on_the_folds_of_cv(work, cart_depths):
     splits = iris_folds(table)
     expected = {}
     for depth in (1, 2, None):
-        scores = cross_val_score(
-            quercus.CARTClassifier(max_depth=depth), table.X, table.y, cv=splits
-        )
+        # The command line's CART: rpart's settings, pruned by cross-validation.
+        cart = quercus.CARTClassifier(**READABLE_CART, max_depth=depth)
+        scores = cross_val_score(cart, table.X, table.y, cv=splits)
         expected[str(depth)] = scores
     assert sorted(row[1] for row in rows) == ["1", "2", "None"]
     for _rank, depth, mean, std in rows:
@@ -139,7 +140,7 @@ def test_the_saved_model_is_the_winner_refitted_on_all_rows(work, cart_depths):
     assert isinstance(saved, quercus.CARTClassifier)
     table = quercus.read_table(work / "iris.csv")
     depth = None if best == "None" else int(best)
-    refit = quercus.CARTClassifier(max_depth=depth, random_state=0).fit(table.X, table.y)
+    refit = quercus.CARTClassifier(**READABLE_CART, max_depth=depth).fit(table.X, table.y)
     assert saved.get_params() == refit.get_params()
     assert saved.export_text() == refit.export_text()
     # The file is a model file as quercus fit -o writes it: quercus show reads it.

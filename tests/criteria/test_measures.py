@@ -134,6 +134,44 @@ def test_ordinal_threshold_is_a_level():
     )
 
 
+def test_gain_table_of_a_numeric_target_is_its_variance_decrease():
+    # A numeric target: each attribute's variance decrease (the tree's own numbers), best
+    # first, without the measures of classes (information gain, split information, gain
+    # ratio, Gini decrease) that mean nothing there.
+    df = datasets.load("abalone")
+    X, y = df.iloc[:, :-1], df["Class_Rings"]  # 28 whole numbers: more than 20, numbers
+    table = quercus.gain_table(df, "Class_Rings")
+    assert list(table.columns) == ["kind", "variance_decrease", "threshold"]
+    assert table["variance_decrease"].is_monotonic_decreasing
+    binary = quercus.CARTRegressor(max_depth=1).fit(X, y, trace=True).trace_.node(0)
+    multiway = quercus.DecisionTreeRegressor(max_depth=1, nominal_split="multiway")
+    by_tree = {
+        **binary.set_index("attribute")["gain"],
+        "Sex": multiway.fit(X, y, trace=True).trace_.node(0).set_index("attribute")["gain"]["Sex"],
+    }
+    for attribute, decrease in table["variance_decrease"].items():
+        assert decrease == pytest.approx(by_tree[attribute], rel=1e-9), attribute
+    chosen = binary.set_index("attribute")["split"]["Shell weight"]
+    assert chosen == f"Shell weight <= {table.loc['Shell weight', 'threshold']:g}"
+    # Missing values count as C4.5 counts them: the decrease on the known ones, scaled.
+    x = X[["Length"]].copy()
+    x.iloc[::4, 0] = np.nan
+    known = x["Length"].notna().to_numpy()
+    scaled = quercus.gain_table(x, y)["variance_decrease"].item()
+    on_known = quercus.gain_table(x[known], y[known])["variance_decrease"].item()
+    assert scaled == pytest.approx(known.mean() * on_known)
+    # Classes when asked for, or when the numbers are few whole ones.
+    assert "information_gain" in quercus.gain_table(X, y, regression=False)
+    assert "information_gain" in quercus.gain_table(X, (y > 9).astype(int))
+    assert list(quercus.gain_table(X, (y > 9).astype(int), regression=True).columns) == [
+        "kind",
+        "variance_decrease",
+        "threshold",
+    ]
+    with pytest.raises(ValueError, match="sort_by must be one of .*numeric target"):
+        quercus.gain_table(X, y, sort_by="gain_ratio")
+
+
 def test_errors():
     with pytest.raises(ValueError, match="sample_weight has 2 values for 3 examples"):
         quercus.entropy([1, 2, 3], sample_weight=[1, 1])

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import quercus
-from quercus.criteria import registry
+from quercus.criteria import registry, twins
 from quercus.criteria._impurity import (
     binary_gain,
     cut_score,
@@ -26,7 +26,7 @@ from quercus.criteria._impurity import (
     stats_weight,
 )
 from quercus.estimators.params import InvalidParameterError, check_params
-from quercus.splitting._absolute import absolute_split, node_ranks
+from quercus.splitting._absolute import absolute_split, node_ranks, weighted_median
 from quercus.splitting._scan import scan_multiway
 
 CASES = 150  # random nodes per criterion
@@ -238,6 +238,40 @@ def test_absolute_error_kernel_and_twin():
         ]
         assert close(gain, max(cuts)), (codes, y, w, cuts)
         assert cuts[cut] >= max(cuts) - 1e-9
+
+
+def test_weighted_median_kernel_and_twin_are_sklearns_leaf_value():
+    # scikit-learn's absolute-error leaf value (the root of a tree that cannot split): the
+    # midpoint of the two middle values where the cumulative weight meets half exactly.
+    from sklearn.tree import DecisionTreeRegressor as SkTree
+
+    rng = np.random.default_rng(401)
+    midpoints = 0
+    for case in range(CASES):
+        m = int(rng.integers(1, 12))
+        y = rng.integers(-4, 5, size=m).astype(float) / 4.0
+        w = rng.integers(0, 4, size=m).astype(float)
+        if case % 3 == 0:
+            w /= 8.0  # fractions whose sums are exact, as scikit-learn's comparison needs
+        if w.sum() == 0:
+            w[0] = 1.0
+        leaf = SkTree(criterion="absolute_error").fit(np.zeros((m, 1)), y, sample_weight=w)
+        expected = leaf.tree_.value[0, 0, 0]
+        assert weighted_median(y, w) == pytest.approx(expected, abs=1e-12), (y, w)
+        assert twins.weighted_median(y, w) == pytest.approx(expected, abs=1e-12), (y, w)
+        midpoints += expected not in y
+        # Shares of the rows (as boosting passes them) give the median of equal weights,
+        # though their sum misses half by rounding (where scikit-learn's may not).
+        shares = np.full(m, 1.0 / m)
+        unit = SkTree(criterion="absolute_error").fit(np.zeros((m, 1)), y).tree_.value[0, 0, 0]
+        assert weighted_median(y, shares) == pytest.approx(unit, abs=1e-12), y
+        assert twins.weighted_median(y, shares) == pytest.approx(unit, abs=1e-12), y
+    assert midpoints > 10
+    assert weighted_median(np.array([1.2, 1.0, 1.3, 1.1]), np.ones(4)) == pytest.approx(1.15)
+    # Two huge middle values: their midpoint, without the overflow of their sum.
+    huge = np.array([1e308, np.finfo(np.float64).max])
+    for median in (weighted_median, twins.weighted_median):
+        assert median(huge, np.ones(2)) == 0.5 * huge[0] + 0.5 * huge[1] < np.inf
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 """Every bad input of the data layer gets a message that names the column or file at fault."""
 
 import os
+import re
 
 import numpy as np
 import pandas as pd
@@ -53,6 +54,39 @@ def test_mixed_numbers_and_words_become_nominal(tmp_path):
         table = read_table(path)
     assert table.schema["mixed"].kind == "nominal"
     assert set(table.schema["mixed"].categories) == {"3", "abc", "4.5"}
+
+
+def test_category_labels_among_numbers_read_without_a_warning(tmp_path):
+    """car's doors (2, 3, 4, 5more) and persons (2, 4, more): a few whole numbers beside
+    words are category labels, read as nominal without a warning (the suite would turn one
+    into an error): there is nothing to fix, and declaring them nominal changes nothing."""
+    import quercus
+
+    table = read_table(quercus.datasets.path("car"))
+    declared = read_table(quercus.datasets.path("car"), nominal=["doors", "persons"])
+    assert table.schema == declared.schema
+    assert table.schema["doors"].categories == ("2", "3", "4", "5more")
+    path = write(tmp_path, "grade,y\n1,p\n2,q\n03,p\n-1,q\nnone,p\n")
+    assert read_table(path).schema["grade"].kind == "nominal"
+
+
+@pytest.mark.parametrize(
+    ("cells", "shown"),
+    [
+        (["1.5", "2.5", "3.5", "huge"], "'1.5' and 'huge'"),  # measurements
+        ([str(v) for v in range(30)] + ["unknown"], "'0' and 'unknown'"),  # many numbers
+        (["999", "1,234", "5"], "'5' and '1,234'"),  # a thousands separator
+        (["\x1c05", "07"], r"'07' and '\x1c05'"),  # a number garbled by white space
+    ],
+)
+def test_numbers_with_words_to_fix_still_warn(tmp_path, cells, shown):
+    quoted = [f'"{c}"' for c in cells]
+    path = write(tmp_path, "m,y\n" + "".join(f"{c},p\n" for c in quoted))
+    with pytest.warns(
+        DataWarning, match=re.escape(f"column 'm' mixes numbers and words (e.g. {shown})")
+    ):
+        table = read_table(path)
+    assert table.schema["m"].kind == "nominal"
 
 
 def test_mixed_python_objects_in_dataframe():

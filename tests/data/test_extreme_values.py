@@ -83,7 +83,9 @@ def test_read_table_keeps_huge_values(tmp_path):
 def test_cli_fit_with_huge_values(tmp_path, capsys):
     path = tmp_path / "huge.csv"
     path.write_text("a,b,class\n" + "1e308,1,x\n-1e308,2,y\n" * 3)
-    assert main(["fit", str(path), "--algorithm", "cart"]) == 0
+    # The full tree: the command line's rpart settings would keep these 6 rows in one leaf.
+    full = ["--set", "min_samples_split=2", "--set", "min_samples_leaf=1", "--set", "ccp_alpha=0"]
+    assert main(["fit", str(path), "--algorithm", "cart", *full]) == 0
     out, err = capsys.readouterr()
     assert "warning" not in err
     assert "training accuracy: 1.000" in out

@@ -130,6 +130,34 @@ def test_to_local_and_model_files(dask_client, shared, tmp_path):
     assert on_dask.export_text() == local.export_text()
 
 
+@pytest.mark.parametrize(
+    ("name", "kind", "file_name"),
+    [
+        ("credit-a.csv", "RandomForestClassifier", "forest.qf"),
+        ("boston.csv", "RandomForestRegressor", "forest.qf"),
+        ("boston.csv", "DecisionTreeRegressor", "model.json"),
+    ],
+)
+def test_save_writes_the_local_models_file(
+    dask_client, shared, tmp_path, monkeypatch, name, kind, file_name
+):
+    """``save`` of a fitted Dask tree or forest writes the very file ``to_local().save``
+    writes (a forest's zip, a tree's JSON), and loading it gives the local model."""
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")  # the same bytes each time
+    X, y = frame_of(shared, name)
+    X = with_missing(X, 0.05, seed=4)
+    params = {"n_estimators": 3, "random_state": 1} if "Forest" in kind else {}
+    on_dask = getattr(qdask, "Dask" + kind)(client=dask_client, max_depth=4, **params)
+    on_dask.fit(*_on_dask(X, y, 2))
+    on_dask.save(tmp_path / file_name)
+    (tmp_path / "local").mkdir()
+    on_dask.to_local().save(tmp_path / "local" / file_name)
+    assert (tmp_path / file_name).read_bytes() == (tmp_path / "local" / file_name).read_bytes()
+    loaded = quercus.load(tmp_path / file_name)
+    assert type(loaded) is getattr(quercus, kind)
+    np.testing.assert_array_equal(loaded.predict(X), on_dask.to_local().predict(X))
+
+
 @pytest.mark.parametrize(("n_parts", "subtree_bytes"), [(1, 0), (3, 0), (3, 2500)])
 @pytest.mark.parametrize(
     ("name", "kind", "params"),

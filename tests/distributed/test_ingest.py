@@ -19,7 +19,7 @@ dd = pytest.importorskip("dask.dataframe")
 dask = pytest.importorskip("dask")
 
 from quercus.binning.binned import bin_frame, pad_rows  # noqa: E402
-from quercus.data.errors import DataError, DataWarning  # noqa: E402
+from quercus.data.errors import DataError  # noqa: E402
 from quercus.distributed import summaries  # noqa: E402
 from quercus.distributed.ingest import (  # noqa: E402
     MAX_VALUES,
@@ -171,10 +171,9 @@ def test_credit_with_missing_values_and_zero_weights_as_locally(dask_client, sha
 def test_car_nominal_as_locally(dask_client, shared, n_parts):
     raw = pd.read_csv(shared("car.csv"))
     X, y = _split(raw.iloc[:, :-1], n_parts), _split(raw.iloc[:, -1].to_frame(), n_parts)
-    # y a one-column frame: no target name, as locally. 'doors' mixes numbers and words
-    # ('2' ... '5more'): the warning of a local fit; 'persons' too, but declared nominal.
-    with pytest.warns(DataWarning, match="column 'doors' mixes numbers and words"):
-        rows = ingest(dask_client, X, y, nominal=["persons"])
+    # y a one-column frame: no target name, as locally. 'doors' ('2' ... '5more') reads as
+    # category labels, without a warning, as locally; 'persons' is declared nominal.
+    rows = ingest(dask_client, X, y, nominal=["persons"])
     assert_same_rows(dask_client, rows, local_rows(X, y, nominal=["persons"]))
     assert rows.schema.target is None
     assert all(kind == "nominal" for kind in rows.schema.kinds)

@@ -144,3 +144,19 @@ def test_j48_table_is_rendered_from_the_fixture(site):
     for name, entry in fixture["datasets"].items():
         assert name in text
         assert f"{entry['configs']['default']['accuracy']:.4f}" in text
+
+
+def test_every_example_draws_a_figure(site):
+    # A figure is the example's gallery thumbnail; an example that draws none gets
+    # sphinx-gallery's placeholder picture.
+    images = site.parent / "docs" / "auto_examples" / "images"
+    for name in sorted(p.stem for p in (ROOT / "examples").glob("*.py")):
+        assert list(images.glob(f"sphx_glr_{name}_0*.png")), f"{name} draws no figure"
+
+
+def test_the_report_example_shows_a_tree_as_a_notebook_does(site):
+    # The example's last block is a fitted tree, shown by its _repr_html_: the tree view.
+    text = (site / "auto_examples" / "plot_html_report.html").read_text(encoding="utf-8")
+    assert 'class="quercus-tree"' in text
+    assert "shadow.innerHTML" in text
+    assert "Outlook = Overcast: Yes (4)" in text

@@ -5,6 +5,9 @@ ordinary one: ``BaggingClassifier(estimator=quercus.CARTClassifier())``,
 ``AdaBoostClassifier(estimator=quercus.CARTClassifier(max_depth=1))``.
 """
 
+import re
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -59,3 +62,51 @@ def test_adaboost_regressor():
     boost = AdaBoostRegressor(estimator=base, n_estimators=40, random_state=0)
     boost.fit(X_train, y_train)
     assert boost.score(X_test, y_test) > base.fit(X_train, y_train).score(X_test, y_test) + 0.05
+
+
+def _with_missing_values():
+    """A small table with NaN in a numeric column and None in a string column."""
+    rng = np.random.default_rng(2)
+    colour = rng.choice(["red", "green", "blue"], 200).astype(object)
+    size = rng.normal(size=200)
+    y = np.where((colour == "red") ^ (size > 0.5), "a", "b")
+    size[::7] = np.nan
+    colour[::11] = None
+    return pd.DataFrame({"colour": colour, "size": size}), y
+
+
+def test_bagging_passes_missing_values_to_the_trees():
+    """What the docs say: BaggingClassifier hands NaN and None to the quercus trees, which
+    handle them by their ``missing=`` policy."""
+    X, y = _with_missing_values()
+    bag = BaggingClassifier(estimator=quercus.CARTClassifier(), n_estimators=5, random_state=0)
+    bag.fit(X, y)
+    assert bag.score(X, y) > 0.8
+
+
+@pytest.mark.parametrize(
+    ("booster", "base"),
+    [
+        (AdaBoostClassifier, quercus.CARTClassifier(max_depth=1)),
+        (AdaBoostRegressor, quercus.CARTRegressor(max_depth=1)),
+    ],
+)
+def test_adaboost_refuses_missing_values(booster, base):
+    """What the docs say: AdaBoost validates X itself and refuses NaN, whatever the base
+    estimator takes (if scikit-learn lifts this, the docs must change)."""
+    X, y = _with_missing_values()
+    if booster is AdaBoostRegressor:
+        y = (y == "a").astype(float)
+    with pytest.raises(ValueError, match="contains NaN"):
+        booster(estimator=base, n_estimators=3).fit(X, y)
+
+
+@pytest.mark.parametrize("page", ["README.md", "docs/forests.md", "docs/algorithms/ensembles.rst"])
+def test_the_docs_say_adaboost_refuses_missing_values(page):
+    """Every page that shows AdaBoost over quercus trees says it refuses missing values,
+    that bagging passes them, and that native gradient boosting is planned."""
+    text = " ".join((Path(__file__).resolve().parents[2] / page).read_text().split())
+    assert "AdaBoostClassifier(estimator=quercus." in text
+    assert re.search(r"AdaBoost[^.]* refuses missing values", text)
+    assert re.search(r"[Bb]agging[^.]* passes missing values|BaggingClassifier`* passes them", text)
+    assert re.search(r"[Nn]ative gradient boosting[^.]* is planned", text)

@@ -55,6 +55,34 @@ def test_bootstrap_is_integer_weights_from_the_seed(noisy):
         assert 0.60 < np.count_nonzero(counts) / n < 0.66  # about 1 - 1/e of the rows
 
 
+def test_absolute_error_forest_leaves_are_sklearns_weighted_medians():
+    # Each tree's nodes hold scikit-learn's leaf value (the weighted median, the midpoint
+    # where the cumulative weight reaches exactly half) of its bootstrap sample's rows.
+    from sklearn.tree import DecisionTreeRegressor as SkTree
+
+    rng = np.random.default_rng(5)
+    n = 80
+    X = rng.integers(0, 4, size=(n, 3)).astype(float)
+    y = rng.integers(0, 6, n).astype(float)
+    w = rng.integers(1, 3, n).astype(float)
+    forest = quercus.RandomForestRegressor(
+        4, criterion="absolute_error", max_depth=3, random_state=0
+    ).fit(X, y, sample_weight=w)
+    midpoints = 0
+    for tree, seed in zip(forest.estimators_, forest._seeds, strict=True):
+        tree_w = w * bootstrap_counts(seed, n, n)
+        reached = tree.decision_path(X).toarray().astype(bool)
+        for node in range(tree.tree_.node_count):
+            rows = reached[:, node] & (tree_w > 0)
+            one_node = SkTree(criterion="absolute_error").fit(
+                np.zeros((rows.sum(), 1)), y[rows], sample_weight=tree_w[rows]
+            )
+            expected = one_node.tree_.value[0, 0, 0]
+            assert tree.tree_.leaf_params[node, 0] == pytest.approx(expected, abs=1e-12)
+            midpoints += expected != np.round(expected)
+    assert midpoints > 0  # the case where the lower median would differ did occur
+
+
 def test_forest_beats_a_single_tree_on_noisy_data(noisy):
     X_train, X_test, y_train, y_test = noisy
     tree = quercus.CARTClassifier(random_state=0).fit(X_train, y_train)

@@ -300,6 +300,69 @@ def test_absolute_error_stump_is_optimal(seed, n):
     assert cost == pytest.approx(_mae_stump_by_brute_force(x, y, w), abs=1e-9)
 
 
+def _sklearn_leaf_value(y, w):
+    """scikit-learn's value of a leaf holding targets ``y`` with weights ``w``: the root of
+    its absolute-error tree on a constant feature, which cannot split."""
+    from sklearn.tree import DecisionTreeRegressor as SkTree
+
+    one_node = SkTree(criterion="absolute_error").fit(np.zeros((len(y), 1)), y, sample_weight=w)
+    assert one_node.tree_.node_count == 1
+    return float(one_node.tree_.value[0, 0, 0])
+
+
+def _assert_node_medians_are_sklearns(tree, X, y, w):
+    """Every node of ``tree`` (an estimator) holds scikit-learn's leaf value of the training
+    rows that reach it, with their weights."""
+    reached = tree.decision_path(X).toarray().astype(bool)
+    for node in range(tree.tree_.node_count):
+        rows = reached[:, node] & (w > 0)
+        expected = _sklearn_leaf_value(y[rows], w[rows])
+        assert tree.tree_.leaf_params[node, 0] == pytest.approx(expected, abs=1e-12), node
+
+
+@pytest.mark.parametrize(
+    "w",
+    [
+        None,
+        np.array([1, 2, 1, 2, 3, 1, 1, 3], dtype=float),  # half the weight at 1.1 and at 6
+        np.array([1, 1, 2, 3, 1, 1, 1, 1], dtype=float),  # left: no cut at half, 1.2 alone
+    ],
+)
+def test_absolute_error_leaf_is_sklearns_weighted_median(w):
+    # Between two middle values, scikit-learn's leaf predicts their midpoint (1.15, 6.5).
+    from sklearn.tree import DecisionTreeRegressor as SkTree
+
+    X = np.array([0, 0, 0, 0, 1, 1, 1, 1], dtype=float)[:, None]
+    y = np.array([1.0, 1.1, 1.2, 1.3, 5.0, 6.0, 7.0, 8.0])
+    ours = quercus.DecisionTreeRegressor(criterion="absolute_error", max_depth=1)
+    theirs = SkTree(criterion="absolute_error", max_depth=1)
+    ours.fit(X, y, sample_weight=w)
+    theirs.fit(X, y, sample_weight=w)
+    assert ours.tree_.threshold[0] == theirs.tree_.threshold[0] == 0.5
+    sides = np.array([[0.0], [1.0]])
+    np.testing.assert_allclose(ours.predict(sides), theirs.predict(sides), rtol=0, atol=1e-12)
+    assert ours.predict(sides)[0] == pytest.approx(1.15 if w is None or w[1] == 2 else 1.2)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_absolute_error_nodes_are_sklearns_weighted_medians_grown_and_pruned(seed):
+    # Small integer targets and weights: a node's cumulative weight often reaches exactly
+    # half, where the midpoint and the lower median differ.
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 5, size=(60, 3)).astype(float)
+    y = rng.integers(0, 8, 60).astype(float)
+    w = rng.integers(0, 4, 60).astype(float)
+    for weights in (None, w):
+        est = quercus.DecisionTreeRegressor(criterion="absolute_error", max_depth=3)
+        est.fit(X, y, sample_weight=weights)
+        unit = np.ones(len(y)) if weights is None else weights
+        _assert_node_medians_are_sklearns(est, X, y, unit)
+        pruned = quercus.DecisionTreeRegressor(criterion="absolute_error", ccp_alpha=0.2)
+        pruned.fit(X, y, sample_weight=weights)
+        assert pruned.get_n_leaves() < pruned.tree_grown_.n_leaves
+        _assert_node_medians_are_sklearns(pruned, X, y, unit)
+
+
 def test_ordinal_feature_splits_along_its_levels():
     levels = ["low", "mid", "high", "top"]
     size = np.array(["low", "top", "mid", "high", "low", "top", "mid", "high"] * 5)

@@ -116,6 +116,22 @@ def test_regression_and_weights_equal_the_trace():
     assert scores[0].gain_name == "variance decrease"
 
 
+def test_a_regression_gain_table_has_no_classification_columns():
+    # Split information and gain ratio are C4.5's normalisation of an information gain: a
+    # regression tree's table (and trace) has its variance decrease alone.
+    df = quercus.datasets.load("abalone").head(400)
+    X, y = df.iloc[:, :-1], df.iloc[:, -1]
+    tree = quercus.CARTRegressor(max_depth=2).fit(X, y, trace=True)
+    columns = ["node", "attribute", "gain", "split", "admissible", "chosen"]
+    assert list(tree.gain_table(X, y).columns) == columns
+    assert list(tree.trace_.candidates.columns) == columns
+    assert "split information" not in str(tree.trace_)
+    leaf = next(k for k in range(tree.tree_.node_count) if tree.tree_.kind[k] == 0)
+    assert list(score_nodes(tree, X.head(0), y.head(0), nodes=[leaf])[0].candidates) == columns
+    classes = quercus.CARTClassifier(max_depth=2).fit(X, y.astype(str))
+    assert {"split_information", "gain_ratio"} <= set(classes.gain_table(X, y.astype(str)))
+
+
 def test_why_leaves_stopped(playtennis):
     X, y = playtennis
     shallow = quercus.ID3Classifier(max_depth=1).fit(X, y)

@@ -1,5 +1,6 @@
 """Reading a fitted tree: text, rules, Graphviz DOT, explanations, importances."""
 
+import html
 import re
 import shutil
 
@@ -132,6 +133,106 @@ def test_graphviz_dot(id3, tmp_path):
 
     svg = render_svg(dot)
     assert "<svg" in svg and "Outlook" in svg
+
+
+def test_class_colours_are_distinct_and_keep_their_order():
+    from quercus.export.colours import class_colour, class_colours, text_colour
+
+    for n in (2, 10, 11, 20, 21, 60):
+        colours = class_colours(n)
+        assert len(colours) == len(set(colours)) == n, n  # above ten classes too
+        assert all(re.fullmatch(r"#[0-9a-f]{6}", c) for c in colours)
+    # A class keeps its colour whatever the number of classes (the pictures and the report
+    # agree), and the lectures' first two are those of the Paired palette.
+    assert class_colours(60)[:20] == class_colours(20) and class_colours(3)[:2] == [
+        "#a6cee3",
+        "#b2df8a",
+    ]
+    assert [class_colour(k) for k in range(25)] == class_colours(25)
+    assert text_colour("#1f78b4") == "white" and text_colour("#ffff99") == "black"
+    assert text_colour("white") == "black"
+
+
+def dot_legend(dot: str) -> str:
+    """The legend of a DOT text: the graph's HTML-like label."""
+    (legend,) = re.findall(r"^  label=(<.*>); labelloc=b; labeljust=l;", dot, re.M)
+    return legend
+
+
+def dot_sets(dot: str) -> dict[str, str]:
+    """The sets the legend of a DOT text lists, by key, their wrapped lines joined."""
+    sets, key = {}, None
+    for line in map(html.unescape, re.findall(r'COLSPAN="\d+" ALIGN="LEFT">([^<]+)<', dot)):
+        if line.startswith(" "):
+            sets[key] += " " + line.strip()
+        elif ": " in line:
+            key, text = line.split(": ", 1)
+            sets[key] = text
+    return sets
+
+
+def test_graphviz_names_many_classes_in_a_legend_in_distinct_colours():
+    from _wide_data import SOYBEAN_CLASSES, soybean_like
+
+    X, y = soybean_like()
+    est = quercus.C45Classifier().fit(X, y)
+    dot = export_graphviz(est)
+    swatches = re.findall(
+        r'BGCOLOR="(#\w{6})"[^>]*></TD><TD ALIGN="LEFT">([^<]+)<', dot_legend(dot)
+    )
+    named = {html.unescape(name): colour for colour, name in swatches}
+    assert sorted(named) == sorted(SOYBEAN_CLASSES)
+    assert len(set(named.values())) == 19  # one colour per class
+    # Inner nodes name no class: their distribution is a bar of the classes' colours.
+    inner = re.findall(r"^  n(\d+) \[label=<(.*)>\];$", dot, re.M)
+    assert len(inner) == est.tree_.node_count - est.get_n_leaves()
+    for node, label in inner:
+        text = html.unescape(re.sub(r"<[^>]*>", " ", label))
+        assert not any(c in text for c in SOYBEAN_CLASSES)
+        assert re.search(r"\d+ samples", text)
+        bar = re.findall(r'BGCOLOR="(#\w{6})"', label)
+        present = [est.classes_[k] for k, c in enumerate(est.tree_.value[int(node)]) if c > 0]
+        assert bar == [named[c] for c in present]
+    # Leaves: their class, filled with its legend colour.
+    leaves = re.findall(r'label="([^" ]+) \([^"]*\)", fillcolor="(#\w{6})"', dot)
+    assert len(leaves) == est.get_n_leaves()
+    assert all(named[name] == colour for name, colour in leaves)
+    plain = export_graphviz(est, legend=False)
+    assert "label=<" not in plain and "samples: " in plain
+    if shutil.which("dot") is None:
+        pytest.skip("Graphviz's dot is not installed: the SVG is not drawn")
+    from quercus.export.graphviz import render_svg
+
+    svg = render_svg(dot)
+    sizes = [float(x) for x in re.findall(r'font-size="([\d.]+)"', svg)]
+    assert sizes and min(sizes) >= 14  # Graphviz's default size: nothing shrinks
+    assert all(f">{name}<" in html.unescape(svg) for name in SOYBEAN_CLASSES)
+
+
+def test_graphviz_names_long_category_sets_by_a_key():
+    from _wide_data import ames_like
+
+    X, y = ames_like()
+    est = quercus.CARTRegressor(max_depth=3, min_samples_leaf=20).fit(X, y)
+    dot, plain = export_graphviz(est), export_graphviz(est, legend=False)
+    edge = r'^  n(\d+) -> (n\d+) \[label="([^"]*)"\];$'
+    written = {(a, b): text for a, b, text in re.findall(edge, plain, re.M)}
+    tested = dict(re.findall(r'^  n(\d+) \[label="([^"\\]+)\\n', plain, re.M))
+    sets = dot_sets(dot)
+    keyed = 0
+    for parent, kid, label in re.findall(edge, dot, re.M):
+        whole = written[parent, kid]
+        n_listed = whole.count(",") + 1
+        if whole.startswith("in {") and n_listed > 5:
+            # A set of more than five: its key on the edge, the set in full in the legend.
+            keyed += 1
+            key = label.split()[2]
+            assert label == f"in set {key} ({n_listed} values)"
+            assert sets[key] == f"{tested[parent]} {whole}"
+        else:
+            assert label == whole
+    assert keyed >= 2 and len(sets) >= 2
+    assert "label=<" not in plain
 
 
 def test_graphviz_says_how_to_get_dot(monkeypatch):

@@ -286,16 +286,43 @@ def test_scaled_entropy_meets_the_others_at_one_half(ax):
         impurity_curves(n_points=1, ax=ax)
 
 
-def test_curves_draw_on_the_current_axes_and_save(tmp_path):
-    fig = plt.figure()
+def test_each_call_without_ax_draws_its_own_figure(tmp_path):
+    # Three calls in one script: three figures, each with only its own lines and legend
+    # (drawing on pyplot's current Axes gave one figure with nine lines and one legend).
+    X, y = load_iris(return_X_y=True)
+    est = quercus.CARTClassifier(max_depth=3).fit(X, y)
+    before = set(plt.get_fignums())
+    drawn = [
+        impurity_curves(),
+        overfitting_curve(est, X, y, cv=3),
+        learning_curve(est, X, y, cv=3, train_sizes=(0.5, 1.0)),
+    ]
     try:
-        curves = impurity_curves()
-        assert curves.ax_ is plt.gca()
-        fig.savefig(tmp_path / "impurity.svg")
+        figures = [curve.figure_ for curve in drawn]
+        assert len({id(f) for f in figures}) == 3
+        assert len(set(plt.get_fignums()) - before) == 3  # pyplot's: plt.show() shows them
+        own = [
+            {"entropy", "gini", "error"},
+            {"training", "validation", "chosen", "chosen-scores"},
+            {"training", "cross-validation"},
+        ]
+        for curve, figure, gids in zip(drawn, figures, own, strict=True):
+            assert figure.axes == [curve.ax_]
+            assert {line.get_gid() for line in curve.ax_.lines} == gids
+            (legend,) = [curve.ax_.get_legend()]
+            assert len(legend.get_texts()) == len([g for g in gids if g != "chosen-scores"])
+        figures[0].savefig(tmp_path / "impurity.svg")
     finally:
-        plt.close(fig)
+        for figure in figures:
+            plt.close(figure)
     assert "<svg" in (tmp_path / "impurity.svg").read_text()
-    assert pd.Series(curves.gini).max() == 0.5
+    assert pd.Series(drawn[0].gini).max() == 0.5
+
+
+def test_with_ax_the_curve_draws_there(ax):
+    curves = impurity_curves(ax=ax)
+    assert curves.ax_ is ax and curves.figure_ is ax.figure
+    assert len(ax.lines) == 3
 
 
 def test_missing_matplotlib_says_how_to_install(monkeypatch):

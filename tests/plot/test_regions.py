@@ -151,3 +151,18 @@ def test_an_oblique_tree_has_a_polygon_per_leaf():
     total = sum(area(r.vertices) for r in result.regions)
     assert total == pytest.approx((x1 - x0) * (y1 - y0))
     plt.close(result.figure_)
+
+
+def test_each_call_without_ax_draws_its_own_figure():
+    X, y = iris_petals()
+    shallow = quercus.CARTClassifier(max_depth=1).fit(X, y)
+    deep = quercus.CARTClassifier(max_depth=3).fit(X, y)
+    drawn = [decision_regions(shallow, X, y), decision_regions(deep, X, y)]
+    for result in drawn:
+        plt.close(result.figure_)
+    assert drawn[0].figure_ is not drawn[1].figure_
+    for result, est in zip(drawn, (shallow, deep), strict=True):
+        assert result.figure_.axes == [result.ax_]
+        leaves = {p.get_gid() for p in result.ax_.patches if p.get_gid().startswith("leaf-")}
+        assert len(leaves) == est.get_n_leaves()  # its own regions only
+        assert len(result.ax_.get_legend().get_texts()) == 3

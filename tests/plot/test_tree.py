@@ -11,7 +11,7 @@ from sklearn.datasets import load_iris
 from sklearn.exceptions import NotFittedError
 
 import quercus
-from quercus.export.graphviz import _PALETTE
+from quercus.export.colours import CLASS_COLOURS
 from quercus.plot import plot_tree
 
 matplotlib = pytest.importorskip("matplotlib")
@@ -124,11 +124,12 @@ def test_max_depth_draws_a_deeper_subtree_as_one_box(id3, ax):
     assert [a.get_text() for a in only_root] == ["Yes (14/5)\n(subtree not shown)"]
 
 
-def test_names_decimals_fontsize_and_current_axes(id3):
+def test_names_decimals_fontsize_and_a_figure_of_its_own(id3):
     fig = plt.figure()
     try:
         artists = texts(plot_tree(id3, feature_names=["O", "T", "H", "W"], fontsize=7))
-        assert plt.gca() is artists[0].axes
+        plt.close(artists[0].figure)
+        assert artists[0].figure is not fig and not fig.axes  # not on the current figure
         assert artists[0].get_text().startswith("O\n")
         assert {a.get_fontsize() for a in artists} == {7}
     finally:
@@ -205,7 +206,7 @@ def test_each_node_shows_its_class_distribution_as_a_bar(id3, ax):
         widths = np.array([s.get_width() for _, s in segments])
         np.testing.assert_allclose(widths / widths.sum(), counts[counts > 0] / counts.sum())
         for k, s in segments:
-            assert to_hex(s.get_facecolor()) == to_hex(_PALETTE[k])
+            assert to_hex(s.get_facecolor()) == to_hex(CLASS_COLOURS[k])
         # Side by side, under the text, inside the node's box.
         box = frames[node].get_bbox_patch().get_window_extent(renderer)
         text = Text.get_window_extent(frames[node], renderer)
@@ -243,3 +244,135 @@ def test_class_bars_can_be_left_out(id3, ax):
     artists = plot_tree(id3, ax=ax, class_bars=False)
     assert not bars(artists)
     assert len(artists) == 2 * id3.tree_.node_count - 1
+
+
+# -- big trees stay readable: a figure sized to the tree, long sets and many classes in a legend
+
+
+def legend_parts(artists, kind) -> list:
+    """The parts of type ``kind`` of the legend among ``artists``, in the order drawn."""
+    (legend,) = [a for a in artists if a.get_gid() == "legend"]
+
+    def walk(box):
+        if isinstance(box, kind):
+            yield box
+        for child in box.get_children() if hasattr(box, "get_children") else []:
+            yield from walk(child)
+
+    return list(walk(legend))
+
+
+def legend_texts(artists) -> list[str]:
+    """The lines of text of the legend among ``artists``."""
+    from matplotlib.offsetbox import TextArea
+
+    areas = legend_parts(artists, TextArea)
+    return [line for area in areas for line in area.get_text().split("\n")]
+
+
+def legend_swatches(artists) -> dict[str, str]:
+    """The colour of each class the legend names: each entry is a swatch beside a name."""
+    from matplotlib.offsetbox import DrawingArea, HPacker
+
+    out = {}
+    for entry in legend_parts(artists, HPacker):
+        swatch, *rest = entry.get_children()
+        if isinstance(swatch, DrawingArea):
+            (name,) = rest
+            (patch,) = swatch.get_children()
+            out[name.get_text()] = to_hex(patch.get_facecolor())
+    return out
+
+
+def test_a_figure_of_its_own_grows_with_the_tree_and_keeps_its_text_size():
+    # Without ax, the figure is sized to the tree: the text stays at matplotlib's default
+    # size however many leaves there are (a fixed figure shrank it to 1-2 pixels).
+    X, y = load_iris(return_X_y=True, as_frame=True)
+    widths = []
+    for leaves in (3, 6, 12):
+        est = quercus.CARTClassifier(max_leaf_nodes=leaves).fit(X, y)
+        artists = plot_tree(est)
+        fig = artists[0].figure
+        try:
+            assert {a.get_fontsize() for a in texts(artists)} == {plt.rcParams["font.size"]}
+            drawn = extents(fig, boxes(artists))
+            for a, b in combinations(drawn, 2):
+                assert not overlap(a, b)
+            canvas = fig.bbox
+            assert all(canvas.x0 <= e.x0 and e.x1 <= canvas.x1 for e in drawn)
+            widths.append(fig.get_size_inches()[0])
+        finally:
+            plt.close(fig)
+    assert widths[0] < widths[1] < widths[2]
+    assert widths[2] / widths[1] == pytest.approx(2, rel=0.25)  # in step with the leaves
+
+
+def test_many_classes_are_named_in_a_legend_in_distinct_colours():
+    from _wide_data import SOYBEAN_CLASSES, soybean_like
+
+    X, y = soybean_like()
+    est = quercus.C45Classifier().fit(X, y)
+    artists = plot_tree(est, max_depth=2)
+    fig = artists[0].figure
+    try:
+        size = plt.rcParams["font.size"]
+        assert {a.get_fontsize() for a in texts(artists)} == {size}
+        inner = [a.get_text() for a in boxes(artists) if "samples" in a.get_text()]
+        assert inner and all(not any(c in t for c in SOYBEAN_CLASSES) for t in inner)
+        assert inner[0] == f"{X.columns[est.tree_.feature[0]]}\n{len(X)} samples"
+        # The legend: every class once, each in its own colour, the colour of its bars.
+        lines = legend_texts(artists)
+        assert sorted(c for c in lines if c in SOYBEAN_CLASSES) == sorted(SOYBEAN_CLASSES)
+        named = legend_swatches(artists)
+        assert sorted(named) == sorted(SOYBEAN_CLASSES)
+        assert len(set(named.values())) == 19
+        for segments in bars(artists).values():
+            for k, segment in segments:
+                assert to_hex(segment.get_facecolor()) == named[est.classes_[k]]
+        # Under the tree, inside the figure.
+        (legend,) = [a for a in artists if a.get_gid() == "legend"]
+        fig.canvas.draw()
+        key = legend.get_window_extent(fig.canvas.get_renderer())
+        assert fig.bbox.y0 <= key.y0 and key.y1 <= min(e.y0 for e in extents(fig, boxes(artists)))
+    finally:
+        plt.close(fig)
+    # Three classes: named in the nodes, no legend.
+    few = plot_tree(quercus.ID3Classifier().fit(X.drop(columns="temp"), X["temp"]))
+    plt.close(few[0].figure)
+    assert "lt-norm" in boxes(few)[0].get_text()
+    assert not [a for a in few if a.get_gid() == "legend"]
+
+
+def test_long_category_sets_are_named_by_a_key_and_listed_in_the_legend():
+    from _wide_data import ames_like
+
+    X, y = ames_like()
+    est = quercus.CARTRegressor(max_depth=3, min_samples_leaf=20).fit(X, y)
+    artists = plot_tree(est)
+    full = plot_tree(est, legend=False)  # every label written out
+    plt.close(artists[0].figure)
+    plt.close(full[0].figure)
+    assert not [a for a in full if a.get_gid() == "legend"]
+    sets, key = {}, None
+    for line in legend_texts(artists):  # "A: Neighborhood in {...}", maybe wrapped
+        if line.startswith(" "):
+            sets[key] += " " + line.strip()
+        elif ": " in line:
+            key, text = line.split(": ", 1)
+            sets[key] = text
+    tested = {a.get_gid()[5:]: a.get_text().split("\n")[0] for a in boxes(full)}
+    written = {a.get_gid(): a.get_text() for a in edge_labels(full)}
+    keyed = 0
+    for label in edge_labels(artists):
+        whole = written[label.get_gid()]
+        n_listed = whole.count(",") + 1
+        if whole.startswith("in {") and n_listed > 5:
+            # A set of more than five: its key on the edge, the set in full in the legend.
+            keyed += 1
+            key = label.get_text().split()[2]
+            assert label.get_text() == f"in set {key} ({n_listed} values)"
+            parent = label.get_gid().split("-")[1]
+            assert sets[key] == f"{tested[parent]} {whole}"
+        else:
+            assert label.get_text() == whole
+    assert keyed >= 2 and len(sets) >= 2  # the neighbourhoods' sets of a dozen names

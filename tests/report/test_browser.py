@@ -9,6 +9,7 @@ Playwright with the test extra; ``.ci/run`` installs Chromium with apt-get).
 from __future__ import annotations
 
 import os
+import re
 import shutil
 
 import numpy as np
@@ -219,6 +220,13 @@ def test_a_model_tree_shows_each_leafs_equation(browser, tmp_path):
     first = tree.export_text().split("\n\n", 1)[1].splitlines()[0]  # "LM1: Class_Rings = ..."
     assert first in details
     assert "candidate splits are not shown" in details
+    # Each leaf is drawn as M5P names it, its model in the tooltip; no constant.
+    equations = [line for line in tree.export_text().splitlines() if line.startswith("LM")]
+    for node in np.flatnonzero(tree.tree_.kind == 0):
+        k = int(tree.tree_.leaf_number[node])
+        label = opened.node(int(node)).locator(":scope > .node-row .leaf")
+        assert label.inner_text() == f"\u2192 LM{k}"
+        assert label.get_attribute("title") == equations[k - 1]
     assert opened.problems == []
 
 
@@ -235,4 +243,47 @@ def test_an_oblique_tree_shows_each_splits_weighted_sum(browser, tmp_path):
     details = opened.page.locator("#details").inner_text()
     assert f"splits on {tested}" in details
     assert "an oblique split is searched over weighted sums" in details
+    assert opened.problems == []
+
+
+def test_long_sets_keep_their_attribute_in_view_and_numbers_short(browser, tmp_path):
+    # A regression on the Ames neighbourhoods: conditions that test a dozen names, values in
+    # dollars and variance decreases in squared dollars.
+    from _wide_data import ames_like
+
+    X, y = ames_like()
+    tree = quercus.CARTRegressor(max_depth=3, min_samples_leaf=20).fit(X, y)
+    opened = Opened(browser, tree.report(X, y, tmp_path / "ames.html"))
+    view = opened.page.locator("#tree-view").bounding_box()
+    right = view["x"] + view["width"]
+    rows = opened.page.locator("li.node > .node-row")
+    cut = 0
+    for k in range(1, rows.count()):  # every row but the root's "all rows"
+        row = rows.nth(k)
+        edge = row.locator(".edge")
+        whole = edge.get_attribute("title")  # the whole condition, as a tooltip
+        attribute = edge.locator(".edge-attribute")
+        assert whole.startswith(attribute.inner_text() + " ")
+        # The attribute and the node's own label are in view, whatever the test's length.
+        for part in (attribute, row.locator(".split, .leaf")):
+            box = part.bounding_box()
+            assert box is not None and box["x"] + box["width"] <= right, whole
+        test = edge.locator(".edge-test")
+        if whole.count(",") >= 5:  # a set of more than five: its brief form, maybe cut too
+            cut += 1
+            assert " more}" in test.inner_text() or test.evaluate(
+                "e => e.scrollWidth > e.clientWidth"
+            )
+    assert cut >= 2
+    # Values to their six significant digits, no padding (96106.3, not 96106.3000).
+    for label in opened.page.locator(".leaf.value").all_inner_texts():
+        number = label.removeprefix("\u2192 ")
+        assert re.fullmatch(r"-?\d+(\.\d*[1-9])?", number), label
+        assert len(number.replace(".", "").lstrip("-0")) <= 6, label
+    # The root's candidates, best first, with four significant digits.
+    opened.click_node(0)
+    cells = opened.page.locator("#gain-table td.num").all_inner_texts()
+    assert cells and all(re.fullmatch(r"\d\.\d{3}e\+\d|\d{1,4}(\.\d+)?", c) for c in cells), cells
+    decreases = [float(c) for c in cells]
+    assert decreases == sorted(decreases, reverse=True)
     assert opened.problems == []

@@ -1,6 +1,7 @@
 """The report's HTML without a browser: one self-contained file, its sections, its data
 equal to the estimator's numbers, every user text escaped, and clear errors."""
 
+import html
 import json
 import re
 from html.parser import HTMLParser
@@ -99,10 +100,12 @@ def test_the_sections_and_the_lecture_numbers(id3, playtennis):
     assert gains == {"Outlook": 0.247, "Temperature": 0.029, "Humidity": 0.152, "Wind": 0.048}
     assert data["features"][root["chosen"]] == "Outlook"
     assert [r[2] for r in root["rows"]][0] == 1.577  # split information of Outlook
-    # Every node's rows equal estimator.gain_table(X, y, node=k) to three decimals.
+    # Every node's rows equal estimator.gain_table(X, y, node=k) to three decimals, best
+    # first (inadmissible candidates last).
     for i, node in enumerate(tree["id"]):
         scores = tree["scores"][i]
         table = id3.gain_table(X, y, node=node)
+        table = table.sort_values("gain", ascending=False, kind="stable", na_position="last")
         assert [data["features"][r[0]] for r in scores["rows"]] == table["attribute"].tolist()
         for r, row in zip(scores["rows"], table.itertuples(), strict=True):
             if row.admissible:
@@ -163,8 +166,8 @@ def test_a_test_set_and_a_regression_tree(tmp_path):
     assert not data["ratios"]
     assert data["tree"]["value"][0] == pytest.approx(np.mean(y[:150]), rel=1e-5)
     root = data["tree"]["scores"][0]
-    table = tree.gain_table(X[:150], y[:150], node=0)
-    assert [r[1] for r in root["rows"]] == pytest.approx(table["gain"].round(3).tolist())
+    table = tree.gain_table(X[:150], y[:150], node=0).sort_values("gain", ascending=False)
+    assert [r[1] for r in root["rows"]] == [float(f"{g:.4g}") for g in table["gain"]]
 
 
 def test_a_forest_bounds_its_trees(tmp_path):
@@ -258,3 +261,113 @@ def test_without_matplotlib_the_page_says_so(id3, playtennis, monkeypatch):
     text = render_report(id3, X, y)
     assert "The curves need matplotlib, which is not installed" in text
     assert "<svg" not in text
+
+
+# -- big trees: many classes, long sets of categories, large numbers -----------------------------
+
+
+def test_twenty_classes_have_twenty_colours(tmp_path):
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"x": rng.uniform(0, 20, 400), "z": rng.normal(size=400)})
+    y = np.array([f"class {int(v):02d}" for v in X["x"]])  # 20 classes
+    tree = quercus.CARTClassifier().fit(X, y)
+    data = page_data(render_report(tree, X, y))
+    assert len(data["classes"]) == 20
+    assert len(data["palette"]) == len(set(data["palette"])) == 20  # each class its colour
+    assert all(re.fullmatch(r"#[0-9a-f]{6}", c) for c in data["palette"])
+    assert len(data["ink"]) == 20 and set(data["ink"]) <= {"black", "white"}
+    assert data["ink"][data["palette"].index("#1f78b4")] == "white"  # light text on dark blue
+
+
+def significant_digits(x: float) -> int:
+    """The significant digits of ``x`` (123456.0 -> 6; 0.012 -> 2; 1.019e9 -> 4)."""
+    mantissa = f"{x:.15g}".lstrip("-").split("e")[0]
+    return len(mantissa.replace(".", "").strip("0"))
+
+
+def rules_caption(text: str) -> str:
+    """The words under the heading of the rules' section."""
+    section = text[text.index('<section id="rules">') :]
+    return html.unescape(re.search(r'<p class="hint">([^<]*)</p>', section).group(1))
+
+
+def test_a_regression_report_writes_sensible_numbers():
+    from _wide_data import ames_like
+
+    X, y = ames_like()
+    tree = quercus.CARTRegressor(max_depth=3, min_samples_leaf=20).fit(X, y)
+    text = render_report(tree, X, y)
+    # The evaluation: R² to three decimals, the errors in dollars to four significant
+    # digits, written out (not 3.49e+04, not 34901.2345).
+    cards = re.findall(r'<div class="big">([^<]+)</div>([^<]+)</div>', text)
+    shown = {name.strip(): value for value, name in cards}
+    assert re.fullmatch(r"0\.\d{3}", shown["R\u00b2"])
+    for name in ("root mean squared error", "mean absolute error"):
+        assert re.fullmatch(r"\d{2},\d{3}", shown[name]), shown[name]
+    # The data: values to six significant digits, variance decreases to four (a twelve-digit
+    # float such as 1018572338.255 is not a figure anyone reads).
+    data = page_data(text)["tree"]
+    assert max(significant_digits(v) for v in data["value"]) <= 6
+    gains = [r[1] for s in data["scores"] for r in s["rows"] if len(r) > 1]
+    assert gains and max(significant_digits(g) for g in gains) <= 4
+    assert max(gains) > 1e8  # squared dollars: large numbers, cut to their digits
+    # Rules of a regression tree: their value, no classes.
+    caption = rules_caption(text)
+    assert "the mean of the training targets in the leaf" in caption
+    assert "class" not in caption and "confidence" not in caption
+
+
+def test_rules_captions_of_each_kind_of_tree(playtennis):
+    X, y = playtennis
+    assert "confidence: the share of its predicted class" in rules_caption(
+        render_report(quercus.ID3Classifier().fit(X, y), X, y)
+    )
+    abalone = quercus.datasets.load("abalone").head(300)
+    X, y = abalone.iloc[:, :-1], abalone.iloc[:, -1]
+    for tree, words in (
+        (quercus.DecisionTreeRegressor(criterion="absolute_error", max_depth=2), "the median"),
+        (quercus.ModelTreeRegressor(), "the leaf's linear model of the target"),
+    ):
+        caption = rules_caption(render_report(tree.fit(X, y), X, y))
+        assert words in caption and "confidence" not in caption, type(tree).__name__
+
+
+def test_candidates_come_best_first_by_what_the_tree_ranks(shared):
+    df = pd.read_csv(shared("credit-a.csv"))
+    X, y = df.drop(columns=["class"]), df["class"]
+    for tree, rank in (
+        (quercus.C45Classifier(), "gain_ratio"),
+        (quercus.CARTClassifier(max_depth=3), "gain"),
+    ):
+        tree.fit(X, y)
+        data = page_data(render_report(tree, X, y))
+        ratios = data["ratios"]
+        for i, node in enumerate(data["tree"]["id"][:6]):
+            rows = data["tree"]["scores"][i]["rows"]
+            admissible = [r for r in rows if len(r) > 1]
+            assert rows[: len(admissible)] == admissible  # inadmissible ones last
+            column = 3 if rank == "gain_ratio" and ratios else 1
+            key = [r[column] for r in admissible]
+            assert key == sorted(key, reverse=True), (type(tree).__name__, node)
+
+
+def test_long_category_sets_have_a_brief_form():
+    from _wide_data import AMES_NEIGHBORHOODS, ames_like
+
+    X, y = ames_like()
+    tree = quercus.CARTRegressor(max_depth=3, min_samples_leaf=20).fit(X, y)
+    data = page_data(render_report(tree, X, y))["tree"]
+    briefs = 0
+    for edge, brief in zip(data["edge"], data["brief"], strict=True):
+        listed = edge.count(",") + 1 if "{" in edge else 0
+        if listed <= 5:
+            assert brief == ""
+            continue
+        briefs += 1
+        # The attribute first, then the first three categories and how many more.
+        head, names = edge.split(" in {")
+        assert (
+            brief == f"{head} in {{{', '.join(names.split(', ')[:3])}, \u2026 {listed - 3} more}}"
+        )
+        assert head == "Neighborhood" and set(names[:-1].split(", ")) <= set(AMES_NEIGHBORHOODS)
+    assert briefs >= 2

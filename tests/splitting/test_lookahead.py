@@ -189,6 +189,25 @@ def test_lookahead_combinations_refused(params):
         quercus.DecisionTreeClassifier(**{"lookahead": 1, **params}).fit(X, y)
 
 
+@pytest.mark.parametrize(
+    ("estimator", "working"),
+    [
+        (quercus.C45Classifier, "'majority', 'class_majority' or 'learned'"),
+        (quercus.DecisionTreeRegressor, "'majority' or 'learned'"),
+    ],
+)
+def test_lookahead_with_fractional_missing_names_the_policies_that_work(estimator, working):
+    X, y = parity_data(2, 0.0, n=50)
+    with pytest.raises(quercus.InvalidParameterError) as refused:
+        estimator(lookahead=1, missing="fractional").fit(X, y)
+    assert f"look-ahead works with missing={working}" in str(refused.value)
+    assert refused.value.remedy == {"missing": "majority"}
+    # C4.5's preset has it by default, and says so; the remedy fits.
+    default = estimator is quercus.C45Classifier
+    assert ("the default of C45Classifier" in str(refused.value)) is default
+    estimator(lookahead=1, **refused.value.remedy).fit(X, y)
+
+
 def test_lookahead_beyond_the_budget_is_refused_before_any_work():
     rng = np.random.default_rng(0)
     X = rng.integers(0, 2, size=(200_000, 40)).astype(np.float64)

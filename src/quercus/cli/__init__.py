@@ -219,13 +219,14 @@ def _add_fit(sub, training: list) -> None:
         "learn a model, print it and its training score",
         "Learn a tree (or a forest) from DATA, print it and its training accuracy (R^2 for "
         "regression), save it with -o, and evaluate it on a test file with --test. A CART "
-        "regression tree is grown readable by default (rpart's settings: at least 20 rows to "
-        "split, 7 in a leaf, cost-complexity pruning chosen by cross-validation); --algorithm "
-        "m5 learns a model tree, as Weka's M5P (a numeric target, also one of a few integer "
-        "values, is learned as numbers). With --dask, the rows stay on a Dask cluster: DATA "
-        "is a Parquet file or directory, a CSV file, or a glob of either (data/part*.parquet), "
-        "which the workers read, and the algorithm is cart, id3 or forest (C4.5 and M5 need "
-        "the rows in memory); the output is a local fit's, and -o saves the same model file.",
+        "tree, of classes or numbers, is grown readable by default (rpart's settings: at least "
+        "20 rows to split, 7 in a leaf, cost-complexity pruning chosen by cross-validation); "
+        "--algorithm m5 learns a model tree, as Weka's M5P (a numeric target, also one of a "
+        "few integer values, is learned as numbers). With --dask, the rows stay on a Dask "
+        "cluster: DATA is a Parquet file or directory, a CSV file, or a glob of either "
+        "(data/part*.parquet), which the workers read, and the algorithm is cart, id3 or "
+        "forest (C4.5 and M5 need the rows in memory); the output is a local fit's, and -o "
+        "saves the same model file.",
     )
     fit.add_argument("data", metavar="DATA", help=_DATA_HELP + "; with --dask, see above")
     _algorithm(fit, None, " (default: c45; with --dask, give cart, id3 or forest)")

@@ -38,6 +38,7 @@ from .progress import Progress
 from .tasks import (
     ALGORITHMS,
     algorithm_name,
+    cell_text,
     check_settings,
     defaults_note,
     learning_task,
@@ -138,13 +139,14 @@ def run_predict(args, out: TextIO) -> int:
     keep = [c for c in (args.id, target) if c is not None]
     with Progress(args.quiet) as progress:
         progress.update(f"predict: reading {args.data}")
-        X = read_features(args.data, estimator.schema_, keep=keep)
+        ids = [args.id] if args.id is not None else []
+        X = read_features(args.data, estimator.schema_, keep=keep, text=ids)
         progress.update(f"predict: {len(X):,} rows")
         try:
             predicted = estimator.predict(X)
             result = pd.DataFrame({"prediction": predicted})
             if args.id is not None:
-                result.insert(0, args.id, X[args.id].to_numpy())
+                result.insert(0, args.id, cell_text(args.data, X, args.id))
             if args.actual:
                 actual = X[target]
                 if regression:

@@ -13,7 +13,7 @@ Only the algorithms that grow level by level over sums of rows run on Dask: ``ca
 ``id3`` and ``forest``. C4.5 needs the rows in memory (a row with a missing value goes down
 every branch with a fraction of its weight, and pessimistic pruning re-routes the rows),
 and so does M5 (``m5``: a linear model fitted at every node, then pruned and smoothed), as
-do the command line's defaults ``ccp_alpha='cv'`` (a regression tree) and
+do the command line's defaults ``ccp_alpha='cv'`` (a CART tree) and
 ``oob_score=True`` (a forest), which are left out on Dask.
 """
 
@@ -46,7 +46,9 @@ from .tasks import (
     classes_only,
     cli_defaults,
     numeric_target_text,
+    set_error,
     task_text,
+    tree_kind,
 )
 
 # Seconds to wait for a scheduler before saying it cannot be reached.
@@ -529,7 +531,7 @@ def dask_estimator(algorithm: str, regression: bool, args, target: str, client, 
     try:
         estimator._check_dask_params()  # the checks of its fit, before the data is read
     except InvalidParameterError as exc:
-        raise UsageError(f"--set {exc.name}: {exc}") from None
+        raise set_error(exc) from None
     return estimator, left_out
 
 
@@ -542,11 +544,13 @@ def dask_defaults_note(algorithm: str, regression: bool, settings: list, left_ou
         for k, v in cli_defaults(algorithm, regression).items()
         if k not in given and k not in left_out and k != "random_state"
     }
-    readable = algorithm == "cart" and regression and used
+    readable = algorithm == "cart" and used
     notes = []
     if readable:
         shown_used = ", ".join(f"{k}={v}" for k, v in used.items())
-        notes.append(f"defaults for a readable regression tree (as rpart's): {shown_used}")
+        notes.append(
+            f"defaults for a readable {tree_kind(regression)} tree (as rpart's): {shown_used}"
+        )
     if left_out:
         shown_left = ", ".join(
             f"{k}={v!r} ({LEFT_OUT.get(k, 'a local fit only')})" for k, v in left_out.items()

@@ -17,7 +17,7 @@ from ..export import export_text
 from .evaluate import evaluate_predictions, format_evaluation
 from .progress import Progress
 from .show import forest_summary
-from .tasks import read_data, read_features, target_task
+from .tasks import read_for_model, target_task
 
 FORESTS = (RandomForestClassifier, RandomForestRegressor)
 
@@ -58,7 +58,7 @@ def evaluation(estimator, path: str, target: str | None, quiet: bool) -> str:
     """The evaluation report of ``estimator`` on the data file ``path``."""
     with Progress(quiet) as progress:
         progress.update(f"evaluate: reading {path}")
-        table = read_data(path, target)
+        table = read_for_model(path, estimator.schema_, target)
         truth = table.y
         # A regression model takes any numeric target (a model tree learns one of a few
         # integer values too); a classification model, one that target_task takes as classes.
@@ -73,9 +73,7 @@ def evaluation(estimator, path: str, target: str | None, quiet: bool) -> str:
                 column=table.schema.target,
                 source=path,
             )
-        features = read_features(path, estimator.schema_)
-        # The rows whose target is known, as read_data kept them.
-        features = features[features[table.schema.target].notna().to_numpy()]
+        features = table.X  # the rows whose target is known
         progress.update(f"evaluate: predicting {len(features):,} rows")
         try:
             predicted = estimator.predict(features)

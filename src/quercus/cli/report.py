@@ -19,15 +19,14 @@ from .tasks import (
     learning_task,
     make_estimator,
     read_data,
-    read_features,
+    read_for_model,
 )
 
 
 def _test_set(path: str, estimator, target: str):
     """The features and target of the test file, as the model reads them."""
-    table = read_data(path, target)
-    features = read_features(path, estimator.schema_)
-    features = features[features[table.schema.target].notna().to_numpy()]
+    table = read_for_model(path, estimator.schema_, target)
+    features = table.X  # the rows whose target is known
     try:  # the columns the model needs, named with the file they are missing from
         estimator._validate_X(features, reset=False)
     except DataError as exc:

@@ -183,6 +183,8 @@ def _svg(model, depth: int | None) -> tuple[str, str]:
 # The largest drawing matplotlib makes by default: deeper trees are cut at the depth whose
 # widest level fits (a subtree below is one box saying so).
 _MAX_BOXES_ACROSS = 24
+# Pictures without the time they were made: the same model gives the same file.
+_NO_DATE = {"svg": {"Date": None}, "png": {}}
 
 
 def _matplotlib_picture(model, fmt: str, depth: int | None) -> tuple[bytes, str]:
@@ -201,14 +203,15 @@ def _matplotlib_picture(model, fmt: str, depth: int | None) -> tuple[bytes, str]
     from ..plot import plot_tree
 
     shown_depth = _fitting_depth(model) if depth is None else depth
-    across = _boxes_across(model, shown_depth)
-    figure = plt.figure(figsize=(max(6.0, 1.6 * across), 1.6 * (shown_depth + 1) + 1.0))
-    try:
-        plot_tree(model, ax=figure.add_subplot(), max_depth=shown_depth)
-        buffer = io.BytesIO()
-        figure.savefig(buffer, format=fmt, bbox_inches="tight", dpi=100)
-    finally:
-        plt.close(figure)
+    # Without an Axes, plot_tree sizes a figure of its own to the tree, its text at
+    # matplotlib's default size; SVG keeps its words as text (small, searchable).
+    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "quercus"}):
+        figure = plot_tree(model, max_depth=shown_depth)[0].figure
+        try:
+            buffer = io.BytesIO()
+            figure.savefig(buffer, format=fmt, bbox_inches="tight", dpi=100, metadata=_NO_DATE[fmt])
+        finally:
+            plt.close(figure)
     drawn = "drawn by matplotlib (quercus.plot.plot_tree)"
     if shown_depth < model.tree_.max_depth:
         drawn += (

@@ -66,10 +66,12 @@ ALGORITHMS = {
 # A numeric target with integer values and at most this many of them is a class column.
 MAX_NUMERIC_CLASSES = 20
 
-# A regression tree from the command line is meant to be read: rpart's defaults (at least 20
-# cases to split a node, 7 in a leaf) and cost-complexity pruning with the alpha chosen by
-# 10-fold cross-validation and the one-standard-error rule. --set overrides any of them.
-READABLE_REGRESSION = {
+# A CART tree from the command line, of classes or of numbers, is meant to be read: rpart's
+# defaults (at least 20 cases to split a node, 7 in a leaf) and cost-complexity pruning with
+# the alpha chosen by 10-fold cross-validation and the one-standard-error rule. Unpruned, a
+# classification tree fits its noise (credit-g: 384 lines, training accuracy 1.000). --set
+# overrides any of them.
+READABLE_CART = {
     "min_samples_split": 20,
     "min_samples_leaf": 7,
     "ccp_alpha": "cv",
@@ -165,8 +167,8 @@ def settings_by_algorithm(
 
 def make_estimator(algorithm: str, regression: bool, settings: list):
     """The estimator of ``algorithm`` for the task, with the command line's defaults
-    (:data:`READABLE_REGRESSION` for a CART regression tree, :data:`FOREST_DEFAULTS` for a
-    forest) under the ``--set`` parameters."""
+    (:data:`READABLE_CART` for a CART tree, :data:`FOREST_DEFAULTS` for a forest) under
+    the ``--set`` parameters."""
     check_settings(algorithm, settings, regression)
     (cls,) = estimator_classes(algorithm, regression)
     params = dict(cli_defaults(algorithm, regression))
@@ -175,14 +177,22 @@ def make_estimator(algorithm: str, regression: bool, settings: list):
     try:
         check_params(estimator)
     except InvalidParameterError as exc:
-        raise UsageError(f"--set {exc.name}: {exc}") from None
+        raise set_error(exc) from None
     return estimator
+
+
+def set_error(exc: InvalidParameterError) -> UsageError:
+    """The :class:`UsageError` of a parameter value the estimator refuses, said in
+    ``--set`` terms: the parameter at fault and, when the error knows a value that works,
+    the option to add (``--set missing=majority``)."""
+    fix = " ".join(f"--set {name}={value}" for name, value in exc.remedy.items())
+    return UsageError(f"--set {exc.name}: {exc}" + (f" (add {fix})" if fix else ""))
 
 
 def cli_defaults(algorithm: str, regression: bool) -> dict:
     """The parameters the command line sets where the estimator's own defaults differ."""
-    if algorithm == "cart" and regression:
-        return READABLE_REGRESSION
+    if algorithm == "cart":
+        return READABLE_CART
     if algorithm == "forest":
         return FOREST_DEFAULTS
     return {}
@@ -192,21 +202,31 @@ def defaults_note(algorithm: str, regression: bool, settings: list, estimator) -
     """A line saying which command-line defaults shaped the model ('' when none did)."""
     given = {name for name, _ in settings}
     used = {k: v for k, v in cli_defaults(algorithm, regression).items() if k not in given}
-    if not used or algorithm != "cart":
+    if algorithm != "cart":
         return ""
     parts = [f"{k}={v}" for k, v in used.items() if k not in ("ccp_alpha", "random_state")]
-    if "ccp_alpha" in used:
+    results = getattr(estimator, "cv_results_", None)
+    if "ccp_alpha" in used and results is not None and np.isnan(results["mean_error"]).all():
+        parts.append("ccp_alpha='cv' (nothing to prune: the tree is one leaf)")
+    elif "ccp_alpha" in used:
         alpha = getattr(estimator, "ccp_alpha_", None)
         chosen = f" ({alpha:.6g})" if alpha is not None else ""
         parts.append(
             f"ccp_alpha chosen by 10-fold cross-validation with the one-standard-error rule{chosen}"
         )
+    if not parts:  # every default given (random_state alone shapes nothing said here)
+        return ""
     return (
-        "defaults for a readable regression tree (as rpart's): "
+        f"defaults for a readable {tree_kind(regression)} tree (as rpart's): "
         + ", ".join(parts)
         + "; --set min_samples_split=2 --set min_samples_leaf=1 --set ccp_alpha=0 grows the "
         "full tree\n"
     )
+
+
+def tree_kind(regression: bool) -> str:
+    """What a tree of the task is called in the notes: "regression" or "classification"."""
+    return "regression" if regression else "classification"
 
 
 def algorithm_name(algorithm: str, estimator) -> str:
@@ -396,12 +416,7 @@ def read_data(path: str, target: str | None, nominal=None, ordinal=None) -> Tabl
     last column); its warnings and errors are passed on naming the file."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        try:
-            table = read_table(path, target=target, nominal=nominal, ordinal=ordinal)
-        except DataError as exc:
-            if path in str(exc):
-                raise
-            raise DataError(f"{path}: {exc}", column=exc.column, source=path) from None
+        table = _read_naming_file(path, target, nominal=nominal, ordinal=ordinal)
     for warning in caught:
         message = str(warning.message)
         if path not in message:
@@ -410,24 +425,34 @@ def read_data(path: str, target: str | None, nominal=None, ordinal=None) -> Tabl
     return table
 
 
-def read_features(path: str, schema: Schema, keep: list[str] = ()) -> pd.DataFrame:
+def read_features(
+    path: str, schema: Schema, keep: list[str] = (), text: list[str] = ()
+) -> pd.DataFrame:
     """The features of the data file ``path`` (its target column, if any, is left to the
-    estimator, which ignores columns it was not trained on), and the columns ``keep``.
+    estimator, which ignores columns it was not trained on), and the columns ``keep``, as
+    :func:`read_for_model` reads them."""
+    return read_for_model(path, schema, keep=keep, text=text).X
 
-    Columns that were nominal with text categories in training are read as text, so that
-    category codes like ``2`` or ``01`` match the training categories whatever the other
-    values of the file look like.
+
+def read_for_model(
+    path: str, schema: Schema, target=False, keep: list[str] = (), text: list[str] = ()
+) -> Table:
+    """The data file ``path`` read for a model of ``schema``: its features, the columns
+    ``keep`` (a :class:`DataError` naming one that is absent) and, unless ``target`` is
+    False, the target (None: the last column), as :func:`read_data` reads them. The
+    columns ``text`` of ``keep`` that the model does not read are read as text, each value
+    the text of its cell (an id column; missing cells are missing).
+
+    The kinds are known: columns that were nominal with text categories in training (and a
+    target whose classes were text) are read as text, so that category codes like ``2`` or
+    ``01`` match the training categories whatever the other values of the file look like,
+    and so that a column the model reads as categories is not said again to mix numbers
+    and words. Warnings about columns the model does not read (an empty target column of
+    data to predict, say) are dropped; the others are passed on naming the file.
     """
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        table = read_table(path, target=False)
-    text = [
-        f.name
-        for f in schema.features
-        if f.kind != NUMERIC_KIND
-        and f.name in table.X.columns
-        and all(isinstance(c, str) for c in f.categories)
-    ]
+        table = _read_naming_file(path, target)
     for name in keep:
         if name not in table.X.columns:
             raise DataError(
@@ -435,19 +460,66 @@ def read_features(path: str, schema: Schema, keep: list[str] = ()) -> pd.DataFra
                 column=name,
                 source=path,
             )
-    retype = [n for n in text if not isinstance(table.X[n].dtype, pd.CategoricalDtype)]
-    if not retype and not caught:
-        return table.X
-    # Again, with those columns as text; warnings that still apply are shown this time,
-    # but not those about columns the model does not read (an empty target column, say).
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        X = read_table(path, target=False, nominal=text).X
+    as_text = [
+        f.name
+        for f in schema.features
+        if f.kind != NUMERIC_KIND
+        and f.name in table.X.columns
+        and all(isinstance(c, str) for c in f.categories)
+    ]
+    as_text += [name for name in text if name not in schema.names]
+    retype = [n for n in as_text if not _is_text(table.X[n])]
+    read_target = table.schema.target
+    if read_target is not None and schema.classes is not None:
+        if all(isinstance(c, str) for c in schema.classes):
+            as_text.append(read_target)
+            if not _is_text(table.y):
+                retype.append(read_target)
+    if retype or (caught and as_text):  # again, those columns as text: what still applies
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            table = _read_naming_file(path, target, nominal=as_text)
+    read = {*schema.names, read_target}
     for warning in caught:
-        named = _NAMED_COLUMN.findall(str(warning.message))
-        if not named or set(named) & set(schema.names):
-            warnings.warn(warning.message, warning.category, stacklevel=2)
-    return X
+        message = str(warning.message)
+        named = _NAMED_COLUMN.findall(message)
+        if not named or set(named) & read:
+            if path not in message:
+                message = f"{path}: {message}"
+            warnings.warn(message, warning.category, stacklevel=2)
+    return table
+
+
+def cell_text(path: str, X: pd.DataFrame, name: str) -> np.ndarray:
+    """Column ``name`` of the data file ``path`` as the text of its cells (a missing cell:
+    NaN), to copy it as it is written (an id, ``9`` not ``9.0``): from ``X`` when
+    :func:`read_for_model` read it as text, else (a column the model reads as numbers)
+    read again as text."""
+    column = X[name]
+    if not _is_text(column):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # said when the file was read for the model
+            column = _read_naming_file(path, False, nominal=[name]).X[name]
+    return column.to_numpy(dtype=object)
+
+
+def _is_text(column: pd.Series) -> bool:
+    """Whether a typed column holds categories that are all text."""
+    dtype = column.dtype
+    return isinstance(dtype, pd.CategoricalDtype) and all(
+        isinstance(c, str) for c in dtype.categories
+    )
+
+
+def _read_naming_file(path: str, target, **columns) -> Table:
+    """``read_table(path, target=target, **columns)`` (``nominal=``, ``ordinal=``), its
+    errors naming the file."""
+    try:
+        return read_table(path, target=target, **columns)
+    except DataError as exc:
+        if path in str(exc):
+            raise
+        raise DataError(f"{path}: {exc}", column=exc.column, source=path) from None
 
 
 _NAMED_COLUMN = re.compile(r"column '([^']*)'")

@@ -93,15 +93,21 @@ def variance_root_of_moments(moments) -> float:
 
 
 def weighted_median(y, w) -> float:
-    """The lower weighted median: the smallest value whose cumulative weight reaches half."""
+    """The weighted median as scikit-learn's absolute-error trees define a leaf's value: the
+    smallest value whose cumulative weight passes half; where the cumulative weight equals
+    half (up to rounding), the midpoint of the value that reaches it and the next one."""
     order = np.argsort(y, kind="mergesort")
     cumulative = np.cumsum(np.asarray(w, dtype=np.float64)[order])
     half = cumulative[-1] / 2.0
-    return float(np.asarray(y)[order][np.searchsorted(cumulative, half - 1e-12 * cumulative[-1])])
+    tolerance = 1e-12 * cumulative[-1]
+    values = np.asarray(y, dtype=np.float64)[order]
+    lower = values[np.searchsorted(cumulative, half - tolerance, side="left")]
+    upper = values[min(np.searchsorted(cumulative, half + tolerance, side="right"), len(y) - 1)]
+    return float(lower if upper == lower else 0.5 * lower + 0.5 * upper)  # no overflow
 
 
 def absolute_deviation_of_rows(rows) -> float:
-    """Weighted mean absolute deviation of the targets from their weighted (lower) median;
+    """Weighted mean absolute deviation of the targets from their weighted median;
     ``rows`` is an ``(n, 2)`` array of ``[y, weight]``."""
     rows = np.asarray(rows, dtype=np.float64).reshape(-1, 2)
     y, w = rows[:, 0], rows[:, 1]

@@ -23,6 +23,7 @@ from .schema import (
     _check_finite,
     _clean_object_column,
     _warn_if_all_missing,
+    category_dtype,
     check_column_names,
     is_missing_value,
 )
@@ -103,18 +104,15 @@ def align_column(feature: Feature, values: pd.Series) -> tuple[pd.Series | pd.Ca
     if feature.kind == NUMERIC_KIND:
         return align_numbers(feature, values), 0
     codes, unseen = align_codes(feature, values)
-    categories = list(feature.categories)
-    ordered = feature.kind == ORDINAL_KIND
-    return pd.Categorical.from_codes(codes, categories=categories, ordered=ordered), unseen
+    dtype = category_dtype(tuple(feature.categories), feature.kind == ORDINAL_KIND)
+    return pd.Categorical.from_codes(codes, dtype=dtype), unseen
 
 
 def align_numbers(feature: Feature, values: pd.Series) -> pd.Series:
     """A column of the numeric ``feature`` as float64 (numbers written as text read as
     numbers); a value that is not a number, or an infinite one, is an error naming it."""
     name = feature.name
-    if pd.api.types.is_numeric_dtype(values.dtype) and not pd.api.types.is_bool_dtype(
-        values.dtype
-    ):
+    if pd.api.types.is_numeric_dtype(values.dtype) and not pd.api.types.is_bool_dtype(values.dtype):
         numeric = values.astype(np.float64)
     else:
         cleaned = _clean_object_column(values)

@@ -130,11 +130,13 @@ def read_table(
     -----
     Missing values are NaN, None, an empty cell or ``?``. Rows whose target is missing are
     dropped with a warning that says how many. A column that mixes numbers and words is read
-    as nominal (with a warning); infinite values, duplicate or blank column names, a missing
-    target column and an empty table are errors that name the column or file at fault. In a
-    text file, a row with more fields than the header is an error naming its line; a row
-    with fewer has its last values missing (as ``1,2`` under ``a,b,c`` reads ``c`` as
-    missing, the convention of pandas and R that lets a writer omit trailing empty cells).
+    as nominal, with a warning unless its values read as labels (a few whole numbers beside
+    words, as car's doors 2, 3, 4, 5more: :func:`~quercus.data.schema.reads_as_labels`);
+    infinite values, duplicate or blank column names, a missing target column and an empty
+    table are errors that name the column or file at fault. In a text file, a row with more
+    fields than the header is an error naming its line; a row with fewer has its last
+    values missing (as ``1,2`` under ``a,b,c`` reads ``c`` as missing, the convention of
+    pandas and R that lets a writer omit trailing empty cells).
     With ``target=False`` (data to predict) a table may have no rows.
     """
     frame, name, declared = _load(source, format=format, columns=columns, sep=sep, nominal=nominal)

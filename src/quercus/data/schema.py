@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import datetime
 import decimal
+import functools
 import math
 import numbers
+import re
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -221,9 +223,14 @@ def type_column(
 
     Numbers are numeric; strings, booleans and unordered categoricals are nominal; ordered
     categoricals, or a column given ``levels``, are ordinal. ``force_nominal`` makes any column
-    nominal. A column that mixes numbers and words becomes nominal, with a warning.
+    nominal. A column that mixes numbers and words becomes nominal, with a warning unless
+    it :func:`reads_as_labels` (car's doors: 2, 3, 4, 5more).
     """
     dtype = values.dtype
+    if isinstance(dtype, pd.StringDtype) and levels is None and not force_nominal:
+        typed = _typed_strings(name, values)  # pandas' strings: none of the checks below
+        if typed is not None:
+            return typed
     if pd.api.types.is_object_dtype(dtype):
         _check_values(name, values)
     if levels is not None:
@@ -264,14 +271,9 @@ def type_column(
 
     # Object, string or forced-nominal column.
     if not force_nominal and _all_strings(values):
-        distinct = _distinct_strings(values)
-        if distinct is not None:  # typed once per distinct string
-            codes, strings, numberlike = distinct
-            if numberlike.any() and not numberlike.all():
-                _warn_mixed(name, pd.Series(strings), pd.Series(numberlike))
-                strings = np.array([str(v) for v in strings], dtype=object)
-            cat = _categorical(codes, strings)
-            return cat, Feature(name, NOMINAL_KIND, tuple(cat.categories))
+        typed = _typed_strings(name, values)
+        if typed is not None:
+            return typed
     cleaned = _clean_object_column(values)
     present = cleaned.dropna()
     if force_nominal:
@@ -302,10 +304,8 @@ def _distinct_strings(values: pd.Series):
     distinct strings that are not missing markers, the index of each value among them (-1:
     missing) and whether each string reads as a number; None when every value is missing.
     What :func:`type_column` checks of every value, checked once per distinct string."""
-    # pandas' string columns factorize as they are; a copy as objects costs more than that.
-    if not isinstance(values.dtype, pd.StringDtype):
-        values = values.astype(object)
-    codes, uniques = pd.factorize(values)
+    # As an array of objects: pandas factorizes it twice as fast as its string columns.
+    codes, uniques = pd.factorize(values.to_numpy(dtype=object))
     uniques = np.asarray(uniques, dtype=object)
     missing = np.array([_is_missing_scalar(v) for v in uniques], dtype=bool)
     if missing.all():
@@ -317,13 +317,30 @@ def _distinct_strings(values: pd.Series):
     return index[codes], strings, numberlike
 
 
-def _categorical(codes: np.ndarray, strings: np.ndarray) -> pd.Categorical:
-    """The Categorical of values given as ``codes`` into ``strings`` (-1: missing), its
-    categories sorted as :func:`_nominal` sorts them."""
-    categories = _sorted_categories(strings.tolist())
+def _typed_strings(name: str, values: pd.Series) -> tuple[pd.Categorical, Feature] | None:
+    """A column of strings (:func:`_all_strings`) typed as nominal, each distinct string
+    read once; None when every value is missing (the general path says what to do)."""
+    distinct = _distinct_strings(values)
+    if distinct is None:
+        return None
+    codes, strings, numberlike = distinct
+    if numberlike.any() and not numberlike.all():
+        _warn_mixed(name, pd.Series(strings), pd.Series(numberlike))
+        strings = np.array([str(v) for v in strings], dtype=object)
+    categories = tuple(_sorted_categories(strings.tolist()))
     position = {c: i for i, c in enumerate(categories)}
     order = np.array([position[v] for v in strings] + [-1], dtype=np.int64)
-    return pd.Categorical.from_codes(order[codes], categories=categories)
+    cat = pd.Categorical.from_codes(order[codes], dtype=category_dtype(categories))
+    return cat, Feature(name, NOMINAL_KIND, categories)
+
+
+@functools.lru_cache(maxsize=1024)
+def category_dtype(categories: tuple, ordered: bool = False) -> pd.CategoricalDtype:
+    """The pandas dtype of ``categories`` (hashable values, in order), made once per
+    process: checking the categories took most of typing a small column, and a
+    cross-validation or a boosting loop types the same columns again and again. (Dtypes
+    are immutable, so sharing one is safe.)"""
+    return pd.CategoricalDtype(list(categories), ordered=ordered)
 
 
 _DATES = "column {name!r} holds dates or times: convert it to numbers or categories first"
@@ -369,12 +386,41 @@ def _is_plain(kind: type) -> bool:
 _MIXED_WARNED: set[tuple[str, int]] = set()
 _MIXED_WARNED_MAX = 10_000
 
+#: A column of numbers and words whose numbers are at most this many distinct whole numbers
+#: reads as category labels (the bound by which the command line takes a numeric target of
+#: integers for classes).
+LABEL_NUMBERS_MAX = 20
+_WHOLE_NUMBER = re.compile(r"[+-]?[0-9]+")
+# What a number written by hand may carry that float() refuses: white space of any kind
+# (control characters too) and thousands separators.
+_NUMBER_NOISE = re.compile(r"[\s,]")
+
+
+def reads_as_labels(numbers: Iterable[str], words: Iterable[str]) -> bool:
+    """Whether a column whose distinct values are ``numbers`` and ``words`` (as text) is a
+    column of category labels, as car's ``doors`` (2, 3, 4, 5more) and ``persons`` (2, 4,
+    more): its numbers are at most :data:`LABEL_NUMBERS_MAX` whole numbers, and no word is
+    a number garbled by white space or a thousands separator.
+
+    Such a column is read as nominal without a warning: that reading is the only one its
+    values allow, declaring it nominal would change nothing, and a split on its categories
+    can separate any of its values. A column whose numbers are measurements (not whole, or
+    many) is warned about: read as nominal, each value is a category of its own and their
+    order is lost, which its author fixes by making the words numbers or empty cells.
+    """
+    numbers = [n.strip() for n in numbers]
+    if len(numbers) > LABEL_NUMBERS_MAX or not all(map(_WHOLE_NUMBER.fullmatch, numbers)):
+        return False
+    return not any(_as_number(_NUMBER_NOISE.sub("", w)) is not None for w in words)
+
 
 def _warn_mixed(name: str, present: pd.Series, numberlike: pd.Series) -> None:
     """Warn that column ``name`` mixes numbers and words, once per column and set of
-    values in this process."""
+    values in this process, unless it :func:`reads_as_labels`."""
     words = sorted({str(v) for v in present[~numberlike].unique()})
     numbers = sorted({str(v) for v in present[numberlike].unique()})
+    if reads_as_labels(numbers, words):
+        return
     key = (name, hash((tuple(words), tuple(numbers))))
     if key in _MIXED_WARNED:
         return
@@ -383,7 +429,8 @@ def _warn_mixed(name: str, present: pd.Series, numberlike: pd.Series) -> None:
     _MIXED_WARNED.add(key)
     warnings.warn(
         f"column {name!r} mixes numbers and words (e.g. {numbers[0]!r} and {words[0]!r}); "
-        "it is treated as nominal (declare it nominal to silence this)",
+        "it is treated as nominal, each value a category (if it holds numbers, make the "
+        "words numbers or empty cells; declare it nominal to silence this)",
         DataWarning,
         stacklevel=4,
     )

@@ -55,7 +55,6 @@ from ..estimators.trees import (
     DecisionTreeRegressor,
     ID3Classifier,
 )
-from ..persist.model_file import save_model
 from ..pruning.sequence import PruningLog
 from ..tree import levelwise
 from ..tree.grower import growth_setup, tree_from_grown
@@ -263,8 +262,10 @@ class _DaskModel:
         return twin
 
     def save(self, path):
-        """Write the model file of :meth:`to_local` (``quercus.load`` reads it anywhere)."""
-        return save_model(self.to_local(), path)
+        """Write the file :meth:`to_local`'s ``save`` writes (a tree's JSON model file, a
+        forest's zip); ``quercus.load`` reads it anywhere and gives the local model."""
+        # The local class knows its own format: save_model writes trees only.
+        return self.to_local().save(path)
 
     def __sklearn_clone__(self):
         # scikit-learn's clone deep-copies every parameter; a client is shared, not copied.

@@ -33,6 +33,7 @@ from .._config import LEAF, NUMERIC_SPLIT
 from .._parallel import n_threads, run_parallel
 from ..binning import BinMapper
 from ..binning.binned import BinnedData, bin_frame, pad_rows
+from ..estimators.display import NotebookDisplay
 from ..estimators.params import (
     InvalidParameterError,
     check_params,
@@ -221,7 +222,7 @@ class PackedForestCache:
         self.tables = None
 
 
-class BaseForest(TabularInput, BaseEstimator):
+class BaseForest(NotebookDisplay, TabularInput, BaseEstimator):
     """Shared machinery of the random forests (not for direct use)."""
 
     _regression = False

@@ -31,6 +31,7 @@ from ..tree import leaves
 from ..tree._predict import apply_rows, fractional_rows, path_rows
 from ..tree.grower import GrowthParams, grow_binned, tree_from_grown
 from ..tree.levelwise import LOOKAHEAD_CUTS
+from .display import NotebookDisplay
 from .folds import cv_folds
 from .params import check_lookahead_budget, growth_params
 from .validate import TabularInput
@@ -44,7 +45,7 @@ C45_TOLERANCE = {"j48": J48_SMALL, "release8": 0.0}
 OBLIQUE_WARN_SIZE = 1_000_000
 
 
-class BaseDecisionTree(TabularInput, BaseEstimator):
+class BaseDecisionTree(NotebookDisplay, TabularInput, BaseEstimator):
     """Shared fit/predict machinery of the tree estimators (not for direct use)."""
 
     _regression = False
@@ -198,12 +199,23 @@ class BaseDecisionTree(TabularInput, BaseEstimator):
 
         Candidates are the geometric means of consecutive alphas of the full tree's path
         (and its last alpha), as rpart does; 10 folds, stratified for classes, shuffled with
-        ``random_state`` (:func:`~quercus.estimators.folds.cv_folds`). Each fold
+        ``random_state`` (:func:`~quercus.estimators.folds.cv_folds`), unless the tree is
+        one leaf (a single candidate: its errors are NaN). Each fold
         grows its unpruned tree once, and the errors of all its pruned trees come from one
         pass over the held-out rows (:func:`~quercus.pruning.cost_complexity.held_out_errors`).
         """
         alphas, _ = cost_complexity_path(tree)
         candidates = np.append(np.sqrt(alphas[:-1] * alphas[1:]), alphas[-1])
+        if len(candidates) == 1:
+            # A tree of one leaf (min_samples_split above the rows, say) has nothing to prune:
+            # any alpha gives it, so no folds are grown (data too small for 10 folds is no
+            # error then), and no error is estimated.
+            unknown = np.full(1, np.nan)
+            return float(candidates[0]), {
+                "ccp_alphas": candidates,
+                "mean_error": unknown,
+                "std_error": unknown.copy(),
+            }
         labels = y_value if self._regression else self.classes_[y_class]
         matrix = self._routing_matrix(typed)  # every row, routed by the fold trees below
         params = {"ccp_alpha": 0.0}  # w already holds any class weights
@@ -341,11 +353,12 @@ class BaseDecisionTree(TabularInput, BaseEstimator):
         ``fit(X, y, trace=True)``: the numbers the tree was grown with. After pruning, node
         ids are those of the pruned tree, and a pruned leaf shows the split the grower chose
         there. The columns are the trace's: ``node``, ``attribute``, ``gain`` (information
-        gain, Gini decrease, variance decrease ...: the criterion's), ``split_information``,
-        ``gain_ratio``, ``split``, ``admissible`` and ``chosen`` (the attribute ``node``
-        splits on). A node where the grower scores nothing (pure, too few rows) gives an
-        empty table. :func:`quercus.gain_table` computes the lectures' table by hand
-        instead: information gain, gain ratio and Gini decrease of any data.
+        gain, Gini decrease, variance decrease ...: the criterion's), ``split_information``
+        and ``gain_ratio`` (a classification tree's only), ``split``, ``admissible`` and
+        ``chosen`` (the attribute ``node`` splits on). A node where the grower scores
+        nothing (pure, too few rows) gives an empty table. :func:`quercus.gain_table`
+        computes the lectures' table by hand instead: information gain, gain ratio and Gini
+        decrease of any data (the variance decrease of a numeric target).
         """
         from ..export.node_scores import score_nodes
 

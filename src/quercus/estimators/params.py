@@ -11,6 +11,7 @@ call to turn their checked parameters into :class:`~quercus.tree.grower.GrowthPa
 
 from __future__ import annotations
 
+import inspect
 import math
 import numbers
 from collections.abc import Callable, Mapping
@@ -27,11 +28,14 @@ if TYPE_CHECKING:
 
 
 class InvalidParameterError(ValueError):
-    """A parameter value outside what the estimator accepts; ``name`` is the parameter."""
+    """A parameter value outside what the estimator accepts; ``name`` is the parameter.
+    ``remedy``, when known: parameter values that make the estimator acceptable (the
+    command line says them as ``--set NAME=VALUE``)."""
 
-    def __init__(self, message: str, name: str):
+    def __init__(self, message: str, name: str, remedy: Mapping | None = None):
         super().__init__(message)
         self.name = name
+        self.remedy = dict(remedy or {})
 
 
 @dataclass(frozen=True)
@@ -287,7 +291,7 @@ def check_params(estimator) -> None:
             "leaf_model",
         )
     if params.get("lookahead"):
-        _check_lookahead(params)
+        _check_lookahead(estimator, params)
     if params.get("split") == "oblique":
         _check_oblique(params)
     if params.get("oob_score") and not params.get("bootstrap", True):
@@ -308,14 +312,31 @@ def _refuse_with(params: Mapping, option: str, owner: str, refused, advice: str)
             )
 
 
-def _check_lookahead(params: Mapping) -> None:
-    """The look-ahead grows level by level: what only the compiled grower does is refused."""
+def _check_lookahead(estimator, params: Mapping) -> None:
+    """The look-ahead grows level by level: what only the compiled grower does is refused,
+    and for C4.5's missing values the policies that do work are named."""
+    if params.get("missing") == "fractional":
+        working = tuple(p for p in _missing_policies(estimator) if p != "fractional")
+        default = inspect.signature(type(estimator)).parameters.get("missing")
+        # C45Classifier (the command line's default algorithm) has it without being asked.
+        whose = (
+            f", the default of {type(estimator).__name__}"
+            if default is not None and default.default == "fractional"
+            else ""
+        )
+        raise InvalidParameterError(
+            f"lookahead does not combine with missing='fractional'{whose} (C4.5's weighted "
+            "copies of a row need the greedy grower): look-ahead works with missing="
+            f"{', '.join(map(repr, working[:-1]))} or {working[-1]!r}; set one of them, or "
+            "lookahead=0",
+            "lookahead",
+            remedy={"missing": working[0]},
+        )
     _refuse_with(
         params,
         "lookahead",
         "lookahead",
         (
-            ("missing", "fractional", "C4.5's weighted copies of a row need the greedy grower"),
             ("criterion", "absolute_error", "it ranks a node's rows by target"),
             ("max_leaf_nodes", None, "best-first growth"),
         ),

@@ -101,12 +101,15 @@ def leaf_summary(estimator, node: int, parent: int, decimals: int) -> str:
     return f"{estimator.classes_[k]} ({counts})"
 
 
-def distribution_text(estimator, node: int, decimals: int) -> str:
+def distribution_text(estimator, node: int, decimals: int, classes: bool = True) -> str:
     """The training cases at ``node`` in words: ``14 samples: no 5, yes 9`` or ``12 samples,
-    mean 23.4``."""
+    mean 23.4``; without ``classes``, only ``14 samples`` for a classification tree (a
+    picture of many classes shows them as colours)."""
     tree = estimator.tree_
     weight = float(tree.weighted_n_node_samples[node])
     head = f"{number(weight, decimals)} sample{'' if weight == 1 else 's'}"
+    if not tree.regression and not classes:
+        return head
     if tree.regression:
         return f"{head}, {leaves.name_of_value(tree.leaf_model)} " + number(
             tree.leaf_values()[node, 0], decimals

@@ -25,7 +25,7 @@ from ..criteria import registry
 from ..data.errors import DataError
 from ..tree._grow import LEAF_EPSILON
 from ..tree.grower import grow_binned
-from .trace import _split_text
+from .trace import _split_text, candidate_columns
 
 __all__ = ["NodeScores", "STOP_REASONS", "score_nodes"]
 
@@ -63,8 +63,9 @@ class NodeScores:
 
     ``candidates`` has the columns of the learning trace (``trace_.node(k)``): ``node``,
     ``attribute``, ``gain`` (under the tree's criterion, named ``gain_name``),
-    ``split_information``, ``gain_ratio``, ``split`` (the split the attribute would make),
-    ``admissible`` and ``chosen`` (the attribute this node of the tree splits on). It is
+    ``split_information`` and ``gain_ratio`` (a classification tree's only), ``split`` (the
+    split the attribute would make), ``admissible`` and ``chosen`` (the attribute this node
+    of the tree splits on). It is
     empty where the grower scores no candidate (a pure node, too few rows). ``weight`` and
     ``n_rows`` are the weight and the number of rows (fractional copies counted) at the
     node, ``impurity`` their impurity under the tree's criterion; ``stopped`` is, for a leaf,
@@ -243,7 +244,7 @@ def _candidates(estimator, grown, node: int, chosen_feature: int) -> pd.DataFram
             "admissible": admissible,
             "chosen": features == chosen_feature,
         },
-        columns=_COLUMNS,
+        columns=candidate_columns(_COLUMNS, estimator._regression),
     )
     return frame
 
@@ -346,7 +347,7 @@ def score_nodes(estimator, X, y, sample_weight=None, nodes=None) -> list[NodeSco
         rows, weights = at[k]
         split_feature = -1 if tree.kind[k] == LEAF else int(tree.feature[k])
         if len(rows) == 0:
-            empty = pd.DataFrame({c: [] for c in _COLUMNS})
+            empty = pd.DataFrame({c: [] for c in candidate_columns(_COLUMNS, regression)})
             stopped = None if split_feature >= 0 else "empty"
             words = None if stopped is None else STOP_REASONS[stopped]
             out.append(NodeScores(k, empty, gain_name, 0.0, 0, 0.0, stopped, words))

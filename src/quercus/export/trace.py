@@ -26,6 +26,17 @@ from ..criteria import registry
 from ..data.schema import NOMINAL_KIND, ORDINAL_KIND
 from ..tree.conditions import branch_conditions, format_threshold
 
+#: The candidates' columns that only a classification tree has: C4.5's normalisation of a
+#: split's information gain by the information of its branch sizes. A regression tree's
+#: variance (or absolute error) decrease is not divided by it.
+CLASSIFICATION_COLUMNS = ("split_information", "gain_ratio")
+
+
+def candidate_columns(columns, regression: bool) -> list[str]:
+    """``columns`` of a table of candidate splits, without :data:`CLASSIFICATION_COLUMNS`
+    for a regression tree."""
+    return [c for c in columns if not (regression and c in CLASSIFICATION_COLUMNS)]
+
 
 @dataclass
 class LearningTrace:
@@ -34,10 +45,10 @@ class LearningTrace:
     ``nodes``: one row per node (``node``, ``depth``, ``path``, ``samples``,
     ``distribution``, ``split``: the attribute chosen, or None for a leaf). ``candidates``:
     one row per node and candidate attribute (``node``, ``attribute``, ``gain`` under the
-    tree's criterion, named in ``gain_name``, ``split_information``, ``gain_ratio``,
-    ``split``, ``admissible``, ``chosen``). Thresholds are those of the search (midpoints;
-    C4.5 then moves a chosen threshold to a training value). Node ids are those of the tree
-    as grown, which pruning may renumber.
+    tree's criterion, named in ``gain_name``, ``split_information`` and ``gain_ratio`` for
+    a classification tree, ``split``, ``admissible``, ``chosen``). Thresholds are those of
+    the search (midpoints; C4.5 then moves a chosen threshold to a training value). Node ids
+    are those of the tree as grown, which pruning may renumber.
     """
 
     nodes: pd.DataFrame
@@ -92,6 +103,7 @@ class LearningTrace:
         )
         not_admissible = ~candidates["admissible"]
         candidates.loc[not_admissible, ["gain", "split_information", "gain_ratio"]] = np.nan
+        candidates = candidates[candidate_columns(candidates.columns, grown.regression)]
         return cls(nodes, candidates, registry.get(estimator.criterion).gain_name)
 
     def node(self, node: int) -> pd.DataFrame:

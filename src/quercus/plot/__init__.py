@@ -1,7 +1,8 @@
 """Drawings with matplotlib (the optional extra ``quercus[plot]``): the tree, its decision
 regions, the overfitting and learning curves, and the impurity measures against ``p``.
 
-Every function draws on ``ax=`` (the current Axes when None), works with any backend
+Every function draws on ``ax=`` (when None, on a new figure of its own: three calls make
+three figures), works with any backend
 (``Agg`` included), and returns what it drew: the curves and regions return a record of
 the numbers with the Axes and Figure (``ax_``, ``figure_``), as scikit-learn's displays do.
 """

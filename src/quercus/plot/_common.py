@@ -1,10 +1,13 @@
 """What every drawing needs: matplotlib (imported when a drawing is made, with a clear
-message when it is missing), the Axes to draw on, and checks of the estimator."""
+message when it is missing), the Axes to draw on (a new figure unless one is given), and
+checks of the estimator."""
 
 from __future__ import annotations
 
 from sklearn.base import is_classifier, is_regressor
 from sklearn.utils.validation import check_is_fitted
+
+from ..export import colours
 
 INSTALL_HINT = (
     'quercus.plot needs matplotlib: pip install "quercus[plot]" (or pip install matplotlib)'
@@ -20,11 +23,14 @@ def pyplot():
     return plt
 
 
-def axes(ax):
-    """``ax``, or the current Axes when None (a new figure when there is none)."""
+def axes(ax, figsize=None):
+    """``ax``, or when None the Axes of a new pyplot figure (of ``figsize`` inches, else
+    matplotlib's default size): each drawing made without ``ax`` is a figure of its own,
+    never added to the current Axes of an earlier one, and ``plt.show()`` shows it."""
     if ax is not None:
         return ax
-    return pyplot().gca()
+    _, new = pyplot().subplots(figsize=figsize)
+    return new
 
 
 def fitted_estimator(estimator, what: str, *, classifier: bool | None = None):
@@ -43,8 +49,7 @@ def fitted_estimator(estimator, what: str, *, classifier: bool | None = None):
     return estimator
 
 
-#: Colours of classes (the Graphviz export's, so that drawings and DOT files agree).
 def class_colours(n_classes: int) -> list[str]:
-    from ..export.graphviz import _PALETTE
-
-    return [_PALETTE[k % len(_PALETTE)] for k in range(n_classes)]
+    """The colours of the classes: those of every picture of a tree (the Graphviz export's
+    and the report's too), all distinct."""
+    return colours.class_colours(n_classes)

@@ -2,7 +2,7 @@
 accuracy against the size of the training set (learning curve), and the impurity measures
 of two classes against the share of one of them.
 
-Each function draws on ``ax`` (the current Axes when None) and returns a record of the
+Each function draws on ``ax`` (a new figure of its own when None) and returns a record of the
 numbers drawn with the Axes and Figure (``ax_``, ``figure_``), as scikit-learn's displays
 do.
 """
@@ -189,6 +189,7 @@ def overfitting_curve(
     random_state : int or None, default 0
         Seed of the shuffle of a number of folds.
     ax : matplotlib Axes, optional
+        Where to draw; when None, a new figure (``figure_``) of its own.
 
     Returns
     -------
@@ -333,6 +334,7 @@ def learning_curve(
     n_jobs : int, optional
         Parallel fits (scikit-learn's ``n_jobs``).
     ax : matplotlib Axes, optional
+        Where to draw; when None, a new figure (``figure_``) of its own.
 
     Returns
     -------
@@ -427,6 +429,7 @@ def impurity_curves(
         Halve the entropy, so that the three curves meet at (0.5, 0.5). The default draws it
         in bits, as the lectures do.
     ax : matplotlib Axes, optional
+        Where to draw; when None, a new figure (``figure_``) of its own.
 
     Returns
     -------

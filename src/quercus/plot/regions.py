@@ -244,6 +244,7 @@ def decision_regions(
     features : pair of str or int, optional
         The columns on the x and y axes; default the tree's two features in its order.
     ax : matplotlib Axes, optional
+        Where to draw; when None, a new figure (``figure_``) of its own.
     alpha : float, default 0.35
         Opacity of the regions.
     jitter : bool, default True

@@ -9,9 +9,16 @@ segment per class, as wide as its share of the node's training weight, in the cl
 colour (the colours of the leaves).
 
 Layout: the leaves are spaced evenly from left to right in the order of the tree, each inner
-node is centred above its first and last child, and each depth has its own row. Unless a
-``fontsize`` is given, the text is made as large as fits (up to matplotlib's default size):
-no two boxes of a row, and no two edge labels, overlap.
+node is centred above its first and last child, and each depth has its own row. Without
+``ax``, the drawing is a figure of its own, sized to the tree: the text keeps its size (10
+points, matplotlib's default) and the figure grows with the leaves and levels until no two
+boxes of a row, and no two edge labels, overlap. On a given ``ax``, unless a ``fontsize`` is
+given, the text is made as large as fits there instead (up to matplotlib's default size).
+
+A big tree stays readable (:mod:`quercus.export.legend`, as in the Graphviz export): a set of
+more than five categories is named by a key on its edge (``in set A (12 values)``) and
+listed in a legend under the tree, and with more than six classes the inner nodes show their
+class distribution as the bar alone, the legend naming each class's colour.
 """
 
 from __future__ import annotations
@@ -32,7 +39,8 @@ from ..export._common import (
 from ..export._common import (
     tested as tested_name,
 )
-from ..export.graphviz import _PALETTE
+from ..export.colours import class_colours, text_colour
+from ..export.legend import Legend
 
 __all__ = ["plot_tree"]
 
@@ -55,6 +63,15 @@ _ROW_ARROW = 1.5  # below an edge label: room for the arrow's head
 _ALONG = tuple(sorted((0.3 + 0.025 * i for i in range(17)), key=lambda t: abs(t - 0.5)))
 _SMALLEST = 0.5  # points: the fitted font size never goes below this
 
+# A figure of its own (no ``ax``): the largest it grows to, in inches, before the text
+# shrinks instead (16,000 pixels wide at 100 dots per inch, well inside the 2**16 pixels a
+# side that Agg draws), and the smallest.
+_MAX_INCHES = (160.0, 60.0)
+_MIN_INCHES = (2.0, 1.0)
+_ROOM = 1.03  # a figure sized to the tree keeps this share of room to spare
+_LEGEND_GAP = 0.15  # inches between the tree and its legend
+_LEGEND_COLUMNS = 4  # classes per row of the legend
+
 
 @dataclass
 class _Node:
@@ -67,6 +84,7 @@ class _Node:
     edge: str | None  # the condition of the branch from the parent (None at the root)
     colour: str
     dashed: bool  # a subtree below max_depth, drawn as one box
+    ink: str = "black"  # the colour of the text: white on dark fills
     x: float = 0.0
     kids: tuple[int, ...] = ()  # positions in the node list of the boxes drawn below
 
@@ -84,9 +102,11 @@ def _check(max_depth, decimals, fontsize) -> None:
         raise ValueError(f"fontsize must be None or a number > 0, got {fontsize!r}")
 
 
-def _boxes(estimator, names, max_depth, decimals, filled) -> list[_Node]:
-    """The boxes to draw in pre-order (so leaves come left to right), with their positions."""
+def _boxes(estimator, names, max_depth, decimals, filled, legend: Legend) -> list[_Node]:
+    """The boxes to draw in pre-order (so leaves come left to right), with their positions;
+    the sets of categories their edges name by key go into ``legend``."""
     tree = estimator.tree_
+    colours = class_colours(0 if tree.regression else len(estimator.classes_))
     boxes: list[_Node] = []
     stack: list[tuple[int, int, int, str | None, int]] = [(0, -1, 0, None, -1)]
     while stack:
@@ -98,19 +118,21 @@ def _boxes(estimator, names, max_depth, decimals, filled) -> list[_Node]:
         colour = "white"
         if is_leaf(tree, node):
             if filled and not tree.regression:
-                colour = _PALETTE[leaf_class(tree, node, parent) % len(_PALETTE)]
-            boxes.append(_Node(node, parent, depth, summary, edge, colour, False))
+                colour = colours[leaf_class(tree, node, parent)]
+            box = _Node(node, parent, depth, summary, edge, colour, False, text_colour(colour))
+            boxes.append(box)
             continue
         if max_depth is not None and depth >= max_depth:
             label = f"{summary}\n(subtree not shown)"
             boxes.append(_Node(node, parent, depth, label, edge, colour, True))
             continue
         tested = tested_name(tree, node, names)
-        label = f"{tested}\n{distribution_text(estimator, node, decimals)}"
+        stats = distribution_text(estimator, node, decimals, classes=legend.named_in_nodes)
+        label = f"{tested}\n{stats}"
         boxes.append(_Node(node, parent, depth, label, edge, colour, False))
         branches = list(zip(children(tree, node), conditions(estimator, node, names), strict=True))
-        for kid, condition in reversed(branches):
-            text = condition.text if condition.op == "=" else f"{condition.op} {condition.text}"
+        texts = [legend.edge_text(condition) for _, condition in branches]  # keys in order
+        for (kid, _), text in zip(reversed(branches), reversed(texts), strict=True):
             stack.append((kid, node, depth + 1, text, here))
     slot = 0
     for box in boxes:  # pre-order: the leaves in the order of the tree
@@ -133,6 +155,7 @@ def plot_tree(
     fontsize: float | None = None,
     filled: bool = True,
     class_bars: bool = True,
+    legend: bool = True,
 ) -> list:
     """Draw a fitted quercus tree with matplotlib.
 
@@ -142,7 +165,8 @@ def plot_tree(
         Any of quercus's tree estimators, classification or regression (multiway nominal
         splits draw one edge per branch).
     ax : matplotlib Axes, optional
-        Where to draw; the current axes (``plt.gca()``) when None. Its axis is turned off.
+        Where to draw; its axis is turned off. When None, a new figure of its own, sized to
+        the tree so that its text keeps ``fontsize`` (default ``rcParams["font.size"]``).
     max_depth : int, optional
         Levels of tests to draw; a deeper subtree is drawn as one dashed box with its root's
         prediction and "(subtree not shown)".
@@ -151,13 +175,19 @@ def plot_tree(
     decimals : int, default 2
         Decimals of weights and values.
     fontsize : float, optional
-        Font size of all text; when None, the largest size (up to ``rcParams["font.size"]``)
-        at which the boxes fit. For a big tree, enlarge the figure or set ``max_depth``.
+        Font size of all text. On a given ``ax``, when None, the largest size (up to
+        ``rcParams["font.size"]``) at which the boxes fit: for a big tree, enlarge the
+        figure, leave out ``ax`` or set ``max_depth``.
     filled : bool, default True
         Colour the leaves by their predicted class (classification only).
     class_bars : bool, default True
         Show each node's class distribution as a bar under its text (classification only):
         a segment per class of positive weight, as wide as its share, in the class's colour.
+    legend : bool, default True
+        Name long sets of categories by a key on their edges, and with more than six classes
+        leave the class names out of the inner nodes, listing both in a legend under the
+        tree (below the Axes: on a given ``ax``, leave room for it). Without it, every label
+        is written out in full.
 
     Returns
     -------
@@ -165,7 +195,8 @@ def plot_tree(
         The node boxes (``Annotation``) in pre-order (their ``gid`` is ``"node-<id>"``,
         ``<id>`` the node's index in ``tree_``), then the edge labels (``Text``, ``gid``
         ``"edge-<parent>-<child>"``), then the segments of the class bars (``Rectangle``,
-        ``gid`` ``"bar-<id>-<class index>"``).
+        ``gid`` ``"bar-<id>-<class index>"``), then the legend if there is one (an
+        ``AnchoredOffsetbox``, ``gid`` ``"legend"``).
     """
     fitted_tree(estimator)
     _check(max_depth, decimals, fontsize)
@@ -175,11 +206,13 @@ def plot_tree(
     except ImportError as error:
         raise ImportError(INSTALL_HINT) from error
 
-    if ax is None:
+    keys = Legend.of(estimator, legend)
+    boxes = _boxes(estimator, names, max_depth, decimals, filled, keys)
+    own_figure = ax is None
+    if own_figure:
         import matplotlib.pyplot as plt
 
-        ax = plt.gca()
-    boxes = _boxes(estimator, names, max_depth, decimals, filled)
+        ax = plt.figure().add_axes((0.0, 0.0, 1.0, 1.0))
     n_slots = sum(1 for box in boxes if not box.kids)
     n_rows = max(box.depth for box in boxes) + 1
     ax.set_xlim(-0.5, n_slots - 0.5)
@@ -189,9 +222,13 @@ def plot_tree(
     size = float(fontsize) if fontsize is not None else float(matplotlib.rcParams["font.size"])
     bars = class_bars and not estimator.tree_.regression
     nodes, edges = _draw(ax, boxes, size, bars)
-    _arrange(ax, boxes, nodes, edges, fit=fontsize is None)
+    key = _legend(ax, keys, size) if keys else None
+    if own_figure:
+        _size_figure(ax, boxes, nodes, edges, key)
+    else:
+        _arrange(ax, boxes, nodes, edges, fit=fontsize is None)
     segments = _class_bars(ax, boxes, nodes, estimator.tree_) if bars else []
-    return nodes + edges + segments
+    return nodes + edges + segments + ([key] if key is not None else [])
 
 
 def _box_with_room_below(pad: float, room: float):
@@ -239,6 +276,7 @@ def _draw(ax, boxes: list[_Node], size: float, bars: bool) -> tuple[list, list]:
                 ha="center",
                 va="center",
                 fontsize=size,
+                color=box.ink,
                 bbox=style,
                 arrowprops=arrow,
                 zorder=100 - 2 * box.depth,
@@ -273,6 +311,7 @@ def _class_bars(ax, boxes: list[_Node], nodes, tree) -> list:
     figure = ax.figure
     renderer = _renderer(figure)
     to_points = 72.0 / figure.dpi
+    colours = class_colours(tree.value.shape[1])
     segments = []
     for box, artist in zip(boxes, nodes, strict=True):
         text = Text.get_window_extent(artist, renderer)  # the text alone, not the arrow
@@ -302,7 +341,7 @@ def _class_bars(ax, boxes: list[_Node], nodes, tree) -> list:
                         share,
                         height,
                         transform=place,
-                        facecolor=_PALETTE[k % len(_PALETTE)],
+                        facecolor=colours[k],
                         edgecolor="0.25",
                         linewidth=0.5,
                         zorder=artist.get_zorder() + 0.5,
@@ -329,14 +368,8 @@ def _renderer(figure):
 def _arrange(ax, boxes: list[_Node], nodes, edges, fit: bool) -> None:
     """Place the edge labels of each row of edges where they have the most room, and when
     ``fit``, shrink the text until nothing overlaps (sizes scale near-linearly: few passes)."""
-    parent_of = {kid: i for i, box in enumerate(boxes) for kid in box.kids}
-    below = [i for i, box in enumerate(boxes) if box.edge is not None]
     for attempt in range(5):
-        scale, where = _room(ax, boxes, nodes, edges)
-        for i, label in zip(below, edges, strict=True):
-            up = boxes[parent_of[i]]
-            start, end = (up.x, -up.depth), (boxes[i].x, -boxes[i].depth)
-            label.set_position(_along(start, end, where[up.depth]))
+        scale = min(_placed(ax, boxes, nodes, edges))
         if not fit or scale >= 1.0 or attempt == 4:
             break
         size = max(nodes[0].get_fontsize() * scale * 0.98, _SMALLEST)
@@ -346,10 +379,103 @@ def _arrange(ax, boxes: list[_Node], nodes, edges, fit: bool) -> None:
             break
 
 
-def _room(ax, boxes: list[_Node], nodes, edges) -> tuple[float, dict[int, float]]:
-    """The factor by which the text may grow before boxes overlap or leave the axes (below 1:
-    it must shrink), and for each row of edges (by the parents' depth) how far down the
-    edges their labels go."""
+def _placed(ax, boxes: list[_Node], nodes, edges) -> tuple[float, float]:
+    """Place the edge labels of each row of edges where they have the most room; the
+    factors of :func:`_room`."""
+    parent_of = {kid: i for i, box in enumerate(boxes) for kid in box.kids}
+    below = [i for i, box in enumerate(boxes) if box.edge is not None]
+    across, down, where = _room(ax, boxes, nodes, edges)
+    for i, label in zip(below, edges, strict=True):
+        up = boxes[parent_of[i]]
+        start, end = (up.x, -up.depth), (boxes[i].x, -boxes[i].depth)
+        label.set_position(_along(start, end, where[up.depth]))
+    return across, down
+
+
+def _size_figure(ax, boxes: list[_Node], nodes, edges, key) -> None:
+    """Size the figure of ``ax`` (the drawing's own, ``ax`` filling it) to the tree at its
+    font size: grown or shrunk until the boxes and edge labels just fit, with the legend
+    ``key`` (or None) under them. A tree too big for :data:`_MAX_INCHES` gets smaller text."""
+    figure = ax.figure
+    renderer = _renderer(figure)
+    width, height = figure.get_size_inches()
+    legend_width = legend_height = 0.0
+    if key is not None:
+        extent = key.get_window_extent(renderer)
+        legend_width, legend_height = extent.width / figure.dpi, extent.height / figure.dpi
+        legend_height += _LEGEND_GAP
+    across = down = 0.0
+    for _ in range(8):
+        total = max(width, legend_width), height + legend_height
+        figure.set_size_inches(*total)
+        ax.set_position((0.0, legend_height / total[1], 1.0, height / total[1]))
+        across, down = _placed(ax, boxes, nodes, edges)
+        # Text keeps its size in points: the room it has grows in step with the figure.
+        wanted = (
+            min(max(total[0] / across * _ROOM, _MIN_INCHES[0]), _MAX_INCHES[0]),
+            min(max(height / down * _ROOM, _MIN_INCHES[1]), _MAX_INCHES[1]),
+        )
+        settled = all(abs(a - b) <= 0.02 * b for a, b in zip(wanted, (width, height), strict=True))
+        if across >= 1.0 and down >= 1.0 and settled:
+            break
+        width, height = wanted
+    if across < 1.0 or down < 1.0:  # at the largest size: the text shrinks to fit
+        _arrange(ax, boxes, nodes, edges, fit=True)
+
+
+def _legend(ax, legend: Legend, size: float):
+    """The legend under ``ax``: each class's colour and name (in rows of
+    :data:`_LEGEND_COLUMNS`), then the sets of categories that edges name by key."""
+    from matplotlib.offsetbox import AnchoredOffsetbox, DrawingArea, HPacker, TextArea, VPacker
+    from matplotlib.patches import Rectangle
+
+    plain = dict(fontsize=size)
+    bold = dict(fontsize=size, fontweight="bold")
+    parts = []
+    if legend.class_names:
+        entries = []
+        for colour, name in zip(legend.colours, legend.class_names, strict=True):
+            swatch = DrawingArea(size, size * 0.8)
+            swatch.add_artist(
+                Rectangle((0, 0), size, size * 0.8, facecolor=colour, edgecolor="0.25", lw=0.5)
+            )
+            entries.append(
+                HPacker(children=[swatch, TextArea(name, textprops=plain)], sep=size * 0.4)
+            )
+        columns = min(_LEGEND_COLUMNS, len(entries))
+        grid = HPacker(
+            children=[
+                VPacker(children=entries[c::columns], sep=size * 0.3, align="left")
+                for c in range(columns)
+            ],
+            sep=size * 1.5,
+            align="top",
+        )
+        parts += [TextArea("classes", textprops=bold), grid]
+    if legend.sets:
+        parts += [
+            TextArea("sets", textprops=bold),
+            TextArea("\n".join(legend.set_lines()), textprops=plain),
+        ]
+    box = AnchoredOffsetbox(
+        loc="upper left",
+        child=VPacker(children=parts, sep=size * 0.4, align="left"),
+        pad=0.0,
+        borderpad=0.0,
+        frameon=False,
+        bbox_to_anchor=(0.0, 0.0),
+        bbox_transform=ax.transAxes,
+    )
+    box.set_gid("legend")
+    ax.add_artist(box)
+    return box
+
+
+def _room(ax, boxes: list[_Node], nodes, edges) -> tuple[float, float, dict[int, float]]:
+    """The factors by which the room across and the room down may shrink (or, below 1, must
+    grow) before boxes overlap or leave the axes, which are also the factors by which the
+    text may grow (or must shrink); and for each row of edges (by the parents' depth) how
+    far down the edges their labels go."""
     renderer = _renderer(ax.figure)
 
     def extent(artist):
@@ -361,7 +487,7 @@ def _room(ax, boxes: list[_Node], nodes, edges) -> tuple[float, dict[int, float]
     frame = ax.get_window_extent(renderer)
     to_pixels = ax.transData.transform
     pitch = abs(to_pixels((0, 0))[1] - to_pixels((0, -1))[1])  # height of a row
-    scale = float("inf")
+    across = down = float("inf")
     rows: dict[int, list] = {}
     heights: dict[int, float] = {}
     for box, artist in zip(boxes, nodes, strict=True):
@@ -369,18 +495,14 @@ def _room(ax, boxes: list[_Node], nodes, edges) -> tuple[float, dict[int, float]
         cx, cy = to_pixels((box.x, -box.depth))
         rows.setdefault(box.depth, []).append((cx, e.width))
         heights[box.depth] = max(heights.get(box.depth, 0.0), e.height)
-        for room, need in (  # inside the axes
-            (cx - frame.x0, e.width / 2),
-            (frame.x1 - cx, e.width / 2),
-            (cy - frame.y0, e.height / 2),
-            (frame.y1 - cy, e.height / 2),
-        ):
-            if need > 0:
-                scale = min(scale, room / need)
+        if e.width > 0:  # inside the axes
+            across = min(across, (cx - frame.x0) / (e.width / 2), (frame.x1 - cx) / (e.width / 2))
+        if e.height > 0:
+            down = min(down, (cy - frame.y0) / (e.height / 2), (frame.y1 - cy) / (e.height / 2))
     for items in rows.values():
-        scale = min(scale, _side_by_side(items))
+        across = min(across, _side_by_side(items))
     if len(rows) == 1:  # a single box: leave it room in its row
-        scale = min(scale, pitch / (heights[0] * _ROW))
+        down = min(down, pitch / (heights[0] * _ROW))
 
     parent_of = {kid: i for i, box in enumerate(boxes) for kid in box.kids}
     bands: dict[int, list] = {}
@@ -400,16 +522,13 @@ def _room(ax, boxes: list[_Node], nodes, edges) -> tuple[float, dict[int, float]
         under = (heights[depth + 1] + labels[depth]) / 2 * _ROW_ARROW
         best, where[depth] = -1.0, 0.5
         for t in _ALONG:
-            fits = min(
-                t * pitch / above,
-                (1 - t) * pitch / under,
-                _side_by_side([(x0 + t * (x1 - x0), w) for x0, x1, w in members]),
-            )
-            fits = min(fits, 1.0)  # beyond what the text needs, the middle is best
+            vertical = min(t * pitch / above, (1 - t) * pitch / under)
+            side = _side_by_side([(x0 + t * (x1 - x0), w) for x0, x1, w in members])
+            fits = min(vertical, side, 1.0)  # beyond what the text needs, the middle is best
             if fits > best * (1 + 1e-9):
-                best, where[depth] = fits, t
-        scale = min(scale, best)
-    return scale, where
+                best, where[depth], room = fits, t, (side, vertical)
+        across, down = min(across, room[0]), min(down, room[1])
+    return across, down, where
 
 
 def _side_by_side(items) -> float:

@@ -11,7 +11,8 @@ from sklearn.utils.validation import check_is_fitted
 from .._files import check_writable, write_atomically
 from ..criteria import registry
 from ..data.errors import DataError
-from ..export.graphviz import _PALETTE
+from ..export.colours import class_colours, text_colour
+from ..export.m5p import equations, leaf_numbers
 from ..export.node_scores import STOP_REASONS, score_nodes
 from ..tree import leaves
 from . import page
@@ -29,19 +30,26 @@ MAX_RULES = 200
 #: A tree of at most this many nodes opens whole; a larger one down to depth OPEN_DEPTH.
 OPEN_ALL_BELOW = 60
 OPEN_DEPTH = 3
+#: Why a model tree's importances are permutation importances, said on the page.
+MODEL_TREE_IMPORTANCE = (
+    "A model tree's leaves predict with linear models of attributes that its splits need "
+    "not test, so the impurity decrease of its splits would put all the importance on the "
+    "attributes split on: these are permutation importances, which count an attribute "
+    "wherever it enters a prediction, in a split or in a leaf's model."
+)
 
 
-def _is_forest(estimator) -> bool:
+def is_forest(estimator) -> bool:
     return hasattr(estimator, "estimators_") or hasattr(estimator, "n_estimators")
 
 
 def _check_fitted(estimator) -> None:
-    if not (hasattr(estimator, "fit") and hasattr(estimator, "schema_") or _is_forest(estimator)):
+    if not (hasattr(estimator, "fit") and hasattr(estimator, "schema_") or is_forest(estimator)):
         if not hasattr(estimator, "fit"):
             raise TypeError(
                 f"expected a quercus tree or forest estimator, got {type(estimator).__name__}"
             )
-    check_is_fitted(estimator, "estimators_" if _is_forest(estimator) else "tree_")
+    check_is_fitted(estimator, "estimators_" if is_forest(estimator) else "tree_")
 
 
 def _checked_data(estimator, X, y, what: str):
@@ -57,12 +65,12 @@ def _checked_data(estimator, X, y, what: str):
         raise ValueError(f"{what}: X has {len(X)} rows but y has {given} labels")
 
 
-def _target_name(estimator, y) -> str:
+def target_name(estimator, y) -> str:
     name = getattr(estimator.schema_, "target", None) or getattr(y, "name", None)
     return str(name) if name else "the target"
 
 
-def _parameters(estimator) -> str:
+def parameters(estimator) -> str:
     """``Name(a=1, b='x')`` with the parameters that differ from the class's defaults."""
     defaults = type(estimator)().get_params(deep=False)
     changed = {
@@ -82,7 +90,7 @@ def _same(a, b) -> bool:
 
 
 def _summary(estimator, X, y, regression: bool) -> list[str]:
-    target = _target_name(estimator, y)
+    target = target_name(estimator, y)
     size = f"{len(X):,} rows \u00d7 {estimator.n_features_in_} attributes"
     if regression:
         task = f"Regression of {target!r}"
@@ -92,8 +100,8 @@ def _summary(estimator, X, y, regression: bool) -> list[str]:
         task = (
             f"Classification of {target!r} into {len(estimator.classes_)} classes ({classes}{more})"
         )
-    lines = [f"{task}, learned from {size}.", _parameters(estimator)]
-    if _is_forest(estimator):
+    lines = [f"{task}, learned from {size}.", parameters(estimator)]
+    if is_forest(estimator):
         leaves_per_tree = np.array([e.get_n_leaves() for e in estimator.estimators_])
         lines.append(
             f"{len(estimator.estimators_)} trees, {leaves_per_tree.mean():,.1f} leaves per tree "
@@ -107,14 +115,18 @@ def _summary(estimator, X, y, regression: bool) -> list[str]:
     return lines
 
 
-def _common_data(estimator, regression: bool) -> dict:
-    first = estimator.estimators_[0] if _is_forest(estimator) else estimator
+def common_data(estimator, regression: bool) -> dict:
+    first = estimator.estimators_[0] if is_forest(estimator) else estimator
     criterion = registry.get(first.criterion)
+    palette = class_colours(1 if regression else len(estimator.classes_))
     data = {
         "features": [str(n) for n in estimator.schema_.names],
         "kinds": [f.kind for f in estimator.schema_.features],
         "regression": regression,
-        "palette": list(_PALETTE),
+        # One colour per class, all distinct (the pictures' colours of the classes), and
+        # the colour of text on each: white on the dark ones.
+        "palette": palette,
+        "ink": [text_colour(c) for c in palette],
         "gain_name": criterion.gain_name,
         "ratios": criterion.gain_name == "information gain",
         "stops": STOP_REASONS,
@@ -129,7 +141,7 @@ def _common_data(estimator, regression: bool) -> dict:
     return data
 
 
-def _value_range(trees) -> list[float]:
+def value_range(trees) -> list[float]:
     values = np.concatenate([t.leaf_values()[:, 0] for t in trees])
     return [float(values.min()), float(values.max())]
 
@@ -202,13 +214,25 @@ def _forest_facts(forest, regression: bool) -> str:
 
 
 def _rules(estimator) -> str | None:
-    if _is_forest(estimator):
+    if is_forest(estimator):
         return None
     lines = [line for line in estimator.export_rules().splitlines() if line.strip()]
     if hasattr(estimator, "rules_"):
         note = (
             "C4.5's rules, simplified, chosen and ordered: the first rule that a case meets "
             "decides its class, else the default class."
+        )
+    elif estimator.tree_.leaf_model == leaves.LINEAR:
+        note = (
+            "One rule per leaf, the tests on its path, then the leaf's linear model of the "
+            "target (support: the training weight of the leaf)."
+        )
+    elif estimator.tree_.regression:
+        value = leaves.name_of_value(estimator.tree_.leaf_model)
+        note = (
+            "One rule per leaf, the tests on its path, then the value it predicts: the "
+            f"{value} of the training targets in the leaf (support: the training weight of "
+            "the leaf)."
         )
     else:
         note = (
@@ -230,8 +254,9 @@ def render_report(
             raise ValueError("a test set needs both X_test and y_test")
         _checked_data(estimator, X_test, y_test, "X_test")
     regression = is_regressor(estimator)
-    forest = _is_forest(estimator)
-    data = _common_data(estimator, regression)
+    forest = is_forest(estimator)
+    model_tree = not forest and hasattr(estimator, "terms_")  # linear models in the leaves
+    data = common_data(estimator, regression)
     sections = []
     if forest:
         data["forest"], _ = _forest_data(estimator)
@@ -240,7 +265,6 @@ def render_report(
     else:
         # A model tree's splits are searched on its terms, an oblique split over weighted
         # sums: neither is a table of single attributes.
-        model_tree = hasattr(estimator, "terms_")
         oblique = estimator.tree_.oblique is not None
         scores = None if model_tree or oblique else score_nodes(estimator, X, y, sample_weight)
         data["tree"] = tree_record(estimator, MAX_NODES, scores, pruned_by(estimator))
@@ -256,8 +280,10 @@ def render_report(
             )
         trees = [estimator.tree_]
     if regression:
-        data["value_range"] = _value_range(trees)
+        data["value_range"] = value_range(trees)
     sections.append(_tree_section(forest))
+    if model_tree:
+        sections.append(_leaf_models(estimator))
     held_out = X_test is not None
     source = "test" if held_out else "training"
     sections.append(
@@ -267,22 +293,22 @@ def render_report(
             )
         )
     )
-    sections.append(
-        page.importance_section(
-            importances(
-                estimator,
-                X_test if held_out else X,
-                y_test if held_out else y,
-                source,
-                permutation=forest,
-            )
-        )
+    # A model tree's leaves use attributes that no split tests: see MODEL_TREE_IMPORTANCE.
+    importance = importances(
+        estimator,
+        X_test if held_out else X,
+        y_test if held_out else y,
+        source,
+        permutation=forest or model_tree,
+        impurity=not model_tree,
     )
+    if model_tree:
+        importance.note = MODEL_TREE_IMPORTANCE
+    sections.append(page.importance_section(importance))
     rules = _rules(estimator)
     if rules:
         sections.append(rules)
-    model_tree = hasattr(estimator, "terms_")
-    if model_tree:
+    if model_tree and hasattr(estimator, "smoothing"):  # M5's pruning and smoothing
         sections.append(_model_tree_pruning(estimator))
     elif not forest:
         sections.append(pruning_section(estimator))
@@ -292,8 +318,30 @@ def render_report(
     )
     if figures:
         sections.append(curves_section(figures))
-    title = title or f"{type(estimator).__name__}: {_target_name(estimator, y)}"
+    title = title or f"{type(estimator).__name__}: {target_name(estimator, y)}"
     return page.page(title, _layout(title, _summary(estimator, X, y, regression), sections), data)
+
+
+def _leaf_models(estimator) -> str:
+    """A model tree's leaves and their linear models, named LM1, LM2, ... in preorder as
+    Weka's M5P names them (and the tree's leaves show the names)."""
+    tree = estimator.tree_
+    rows = []
+    for (node, k), line in zip(leaf_numbers(tree).items(), equations(estimator), strict=True):
+        rows.append([f"LM{k}", f"{int(tree.n_node_samples[node]):,}", line.split(": ", 1)[1]])
+    note = page.paragraph(
+        "Each leaf predicts with its own linear model of the target, named as the tree names "
+        "the leaf (LM1, LM2, ... from the left, as Weka's M5P names them). A term "
+        "attribute=a,b is an indicator of a nominal attribute: 1 where its value is a or b, "
+        "else 0.",
+        "hint",
+    )
+    return page.section(
+        "models",
+        "Leaf models",
+        note,
+        page.table(["leaf", "training rows", "linear model"], rows, numeric=(1,)),
+    )
 
 
 def _model_tree_pruning(estimator) -> str:

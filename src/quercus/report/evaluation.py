@@ -90,22 +90,27 @@ def evaluate(estimator, X, y, source: str, regression: bool) -> Evaluation:
 
 @dataclass
 class Importances:
-    """Each attribute's importance: impurity decrease (normalised), and for a forest the
-    mean drop of its score when the attribute's values are shuffled (with their standard
-    deviation over the repeats), on ``permutation_source`` data."""
+    """Each attribute's importance: impurity decrease (normalised; None where it does not
+    describe the model), and for a forest or a model tree the mean drop of its score when
+    the attribute's values are shuffled (with their standard deviation over the repeats), on
+    ``permutation_source`` data; ``note``: why the page shows the measures it shows."""
 
     names: list[str]
-    impurity: np.ndarray
+    impurity: np.ndarray | None
     permutation: np.ndarray | None = None
     permutation_std: np.ndarray | None = None
     permutation_source: str | None = None
+    note: str | None = None
 
 
-def importances(estimator, X, y, source: str, permutation: bool) -> Importances:
-    """The impurity importances, and with ``permutation`` the permutation importances on
-    ``X, y`` (through :func:`sklearn.inspection.permutation_importance`)."""
+def importances(
+    estimator, X, y, source: str, permutation: bool, impurity: bool = True
+) -> Importances:
+    """The impurity importances (unless ``impurity`` is False), and with ``permutation``
+    the permutation importances on ``X, y`` (through
+    :func:`sklearn.inspection.permutation_importance`)."""
     names = list(estimator.schema_.names)
-    result = Importances(names, np.asarray(estimator.feature_importances_))
+    result = Importances(names, np.asarray(estimator.feature_importances_) if impurity else None)
     if permutation:
         from sklearn.inspection import permutation_importance
 

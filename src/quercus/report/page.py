@@ -16,7 +16,7 @@ from .evaluation import ClassScores, Evaluation, Importances
 _STATIC = resources.files(__package__) / "static"
 
 
-def _static(name: str) -> str:
+def static(name: str) -> str:
     return (_STATIC / name).read_text(encoding="utf-8")
 
 
@@ -38,15 +38,29 @@ def number(x: float, decimals: int = 3) -> str:
     return "\u2013" if x is None or np.isnan(x) else f"{x:.{decimals}f}"
 
 
+def significant(x: float, digits: int = 4) -> str:
+    """A quantity in the target's units (an error of a regression tree) for people:
+    ``digits`` significant digits, a whole number from ``10 ** (digits - 1)`` up to a
+    million in full (``34,901``), powers of ten beyond it and below 0.001 (``2.225e+09``)."""
+    if x is None or np.isnan(x):
+        return "\u2013"
+    size = abs(x)
+    if size >= 1e6 or 0 < size < 1e-3:
+        return f"{x:.{digits - 1}e}"
+    if size >= 10 ** (digits - 1):
+        return f"{x:,.0f}"
+    return f"{x:.{digits}g}"
+
+
 def page(title: str, body: str, data: dict) -> str:
     """The whole page."""
     parts = {
         "@VERSION@": escape(__version__),
         "@TITLE@": escape(title),
-        "@CSS@": _static("report.css"),
-        "@SCRIPT@": _static("report.js"),
+        "@CSS@": static("report.css"),
+        "@SCRIPT@": static("report.js"),
     }
-    text = _static("page.html")
+    text = static("page.html")
     for marker, value in parts.items():
         text = text.replace(marker, value)
     # Body and data last: user text never passes through the marker replacement.
@@ -108,8 +122,8 @@ def evaluation_section(evaluation: Evaluation) -> str:
                 f'<div class="card"><div class="big">{escape(value)}</div>{escape(name)}</div>'
                 for name, value in (
                     ("R\u00b2", number(scores.r2)),
-                    ("root mean squared error", f"{scores.rmse:.4g}"),
-                    ("mean absolute error", f"{scores.mae:.4g}"),
+                    ("root mean squared error", significant(scores.rmse)),
+                    ("mean absolute error", significant(scores.mae)),
                 )
             )
             + "</div>"
@@ -155,36 +169,44 @@ def _bar(value: float, largest: float, cls: str = "hbar") -> str:
 
 
 def importance_section(imp: Importances) -> str:
-    """The attributes' importances as bars, largest first."""
-    order = np.argsort(-imp.impurity, kind="stable")
-    heads = ["attribute", "impurity decrease", ""]
+    """The attributes' importances as bars, largest first (by impurity decrease, or by
+    permutation where the impurity decrease is not shown)."""
+    first = imp.impurity if imp.impurity is not None else imp.permutation
+    order = np.argsort(-first, kind="stable")
+    heads = ["attribute"]
+    if imp.impurity is not None:
+        heads += ["impurity decrease", ""]
     if imp.permutation is not None:
         heads += ["permutation", ""]
     rows = []
     for j in order:
-        cells = [
-            f"<td>{escape(imp.names[j])}</td>",
-            f'<td class="num">{imp.impurity[j]:.3f}</td>',
-            f'<td class="barcell">{_bar(imp.impurity[j], imp.impurity.max())}</td>',
-        ]
+        cells = [f"<td>{escape(imp.names[j])}</td>"]
+        if imp.impurity is not None:
+            cells += [
+                f'<td class="num">{imp.impurity[j]:.3f}</td>',
+                f'<td class="barcell">{_bar(imp.impurity[j], imp.impurity.max())}</td>',
+            ]
         if imp.permutation is not None:
             spread = f"{imp.permutation[j]:.3f} \u00b1 {imp.permutation_std[j]:.3f}"
             bar = _bar(imp.permutation[j], imp.permutation.max(), "hbar second")
             cells += [f'<td class="num">{spread}</td>', f'<td class="barcell">{bar}</td>']
         rows.append("<tr>" + "".join(cells) + "</tr>")
     head = "".join(f"<th>{escape(h)}</th>" for h in heads)
-    notes = [
-        paragraph(
-            "Impurity decrease: the weighted impurity each attribute's splits remove, "
-            "normalised to sum to 1.",
-            "hint",
+    notes = [paragraph(imp.note, "hint")] if imp.note else []
+    if imp.impurity is not None:
+        notes.append(
+            paragraph(
+                "Impurity decrease: the weighted impurity each attribute's splits remove, "
+                "normalised to sum to 1.",
+                "hint",
+            )
         )
-    ]
     if imp.permutation is not None:
         notes.append(
             paragraph(
-                "Permutation: how much the score drops when the attribute's values are "
-                f"shuffled, on the {imp.permutation_source} data (mean \u00b1 standard "
+                "Permutation: how much the score (accuracy, or R\u00b2 for a regression) "
+                "drops when the attribute's values are shuffled, on the "
+                f"{imp.permutation_source} data (mean \u00b1 standard "
                 "deviation over 5 shuffles; scikit-learn's permutation_importance).",
                 "hint",
             )

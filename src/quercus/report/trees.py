@@ -4,8 +4,12 @@ The nodes are kept in breadth-first order up to a budget of nodes (a node whose 
 do not fit is shown with the size of its hidden subtree), so a deep tree cannot make the
 page large. Weights and values are rounded to six significant digits; the scores of the
 gain tables to the three decimals the page shows (rounded once, here, so the page shows
-what ``gain_table`` gives to three decimals). A class distribution keeps its non-zero
-classes only, as pairs ``[class, weight, class, weight, ...]``.
+what ``gain_table`` gives to three decimals), or for a regression tree, whose variance
+decreases are in the target's units squared, to four significant digits. Each node's
+candidates come best first. A class distribution keeps its non-zero classes only, as pairs
+``[class, weight, class, weight, ...]``. An edge that tests a set of more than
+:data:`~quercus.export.legend.MAX_LISTED` categories also has a brief form, its first
+categories and how many more, which the tree view shows (the node's details show it whole).
 """
 
 from __future__ import annotations
@@ -15,11 +19,14 @@ import numpy as np
 from .._config import LEAF, OBLIQUE_SPLIT
 from ..criteria import registry
 from ..export._common import children, conditions, leaf_class, tested
+from ..export.legend import MAX_LISTED
 from ..export.node_scores import NodeScores
 from ..tree import leaves
 
 #: The split of a candidate that makes one branch per value, as the page's data writes it.
 ONE_BRANCH_PER_VALUE = "*"
+#: Categories the brief form of a long set names before saying how many more there are.
+BRIEF_CATEGORIES = 3
 
 
 def rounded(x: float) -> float | None:
@@ -30,10 +37,24 @@ def rounded(x: float) -> float | None:
     return float(f"{x:.6g}")
 
 
-def shown(x: float) -> float | None:
-    """A score as the page shows it: three decimals (None for NaN)."""
+def shown(x: float, regression: bool = False) -> float | None:
+    """A score as the page shows it: three decimals, or four significant digits for a
+    regression tree (None for NaN)."""
     x = float(x)
-    return None if np.isnan(x) else float(f"{x:.3f}")
+    if np.isnan(x):
+        return None
+    return float(f"{x:.4g}") if regression else float(f"{x:.3f}")
+
+
+def brief(condition, schema) -> str:
+    """The brief form of a test of a set of more than :data:`MAX_LISTED` categories:
+    ``Neighborhood in {Blmngtn, ClearCr, Crawfor, … 9 more}``; empty for any other test."""
+    if condition.op != "in" or len(condition.codes) <= MAX_LISTED:
+        return ""
+    categories = schema.features[condition.feature].categories
+    names = [str(categories[c]) for c in sorted(condition.codes)]
+    shown_names = ", ".join(names[:BRIEF_CATEGORIES])
+    return f"{condition.name} in {{{shown_names}, \u2026 {len(names) - BRIEF_CATEGORIES} more}}"
 
 
 def sparse(counts) -> list:
@@ -87,6 +108,7 @@ def tree_record(
     position = {node: i for i, node in enumerate(kept)}
     parent = [-1] * len(kept)
     edge = [""] * len(kept)
+    short = [""] * len(kept)
     for node in kept:
         if tree.kind[node] == LEAF:
             continue
@@ -96,6 +118,7 @@ def tree_record(
             if kid in position:
                 parent[position[kid]] = position[node]
                 edge[position[kid]] = str(condition)
+                short[position[kid]] = brief(condition, estimator.schema_)
     sizes = subtree_sizes(tree)
     record = {
         "id": kept,
@@ -109,6 +132,8 @@ def tree_record(
         ],
         "total": int(tree.node_count),
     }
+    if any(short):
+        record["brief"] = short
     if tree.oblique is not None:  # an oblique split tests a weighted sum
         record["tested"] = [
             tested(tree, n, names) if tree.kind[n] == OBLIQUE_SPLIT else "" for n in kept
@@ -131,7 +156,10 @@ def tree_record(
     if scores is not None:
         by_node = {s.node: s for s in scores}
         ratios = registry.get(estimator.criterion).gain_name == "information gain"
-        record["scores"] = [_scores_record(by_node[n], names, ratios) for n in kept]
+        rank = "gain_ratio" if estimator.criterion == "gain_ratio" else "gain"
+        record["scores"] = [
+            _scores_record(by_node[n], names, ratios, rank, tree.regression) for n in kept
+        ]
     return record
 
 
@@ -144,21 +172,26 @@ def _split_words(split: str, name: str) -> str:
     return words.removeprefix("<= ")
 
 
-def _scores_record(scores: NodeScores, names: list[str], ratios: bool) -> dict:
-    """One node's candidates as rows ``[attribute index, gain, split]`` (with ``ratios``,
-    ``[attribute index, gain, split information, gain ratio, split]``), an inadmissible
-    one as ``[attribute index]``; and the node's weight, rows and stop reason."""
+def _scores_record(
+    scores: NodeScores, names: list[str], ratios: bool, rank: str, regression: bool
+) -> dict:
+    """One node's candidates, best first by ``rank`` (the column the tree ranks them by)
+    and the inadmissible ones last, as rows ``[attribute index, gain, split]`` (with
+    ``ratios``, ``[attribute index, gain, split information, gain ratio, split]``), an
+    inadmissible one as ``[attribute index]``; and the node's weight, rows and stop reason."""
     index = {name: j for j, name in enumerate(names)}
     rows = []
     chosen = -1
-    for c in scores.candidates.itertuples(index=False):
+    # Stable: ties keep the attributes' order.
+    ranked = scores.candidates.sort_values(rank, ascending=False, kind="stable", na_position="last")
+    for c in ranked.itertuples(index=False):
         j = index[c.attribute]
         if c.chosen:
             chosen = j
         if not c.admissible:
             rows.append([j])
             continue
-        numbers = [shown(c.gain)]
+        numbers = [shown(c.gain, regression)]
         if ratios:
             numbers += [shown(c.split_information), shown(c.gain_ratio)]
         rows.append([j, *numbers, _split_words(c.split, c.attribute)])

@@ -44,11 +44,13 @@ def _fen_prefix(tree, i):
 
 @njit
 def _deviation(fw_a, fs_a, fw_b, fs_b, m, sorted_y, W, S, sign):
-    """Sum of weighted absolute deviations from the weighted (lower) median of a set.
+    """Sum of weighted absolute deviations from the weighted median of a set.
 
     The set is ``a`` (``sign`` = 0) or ``a`` minus ``b`` (``sign`` = 1), each a pair of
-    Fenwick trees (weights, weighted targets) over the target ranks. The median is the value
-    at the lowest rank whose prefix weight reaches half of ``W``.
+    Fenwick trees (weights, weighted targets) over the target ranks. The deviations are
+    taken from the value at the lowest rank whose prefix weight reaches half of ``W``: where
+    that weight is exactly half, every value up to the next rank's (the leaf's median,
+    :func:`weighted_median`, is their midpoint) has the same sum of deviations.
     """
     if W <= 0.0:
         return 0.0
@@ -76,17 +78,30 @@ def _deviation(fw_a, fs_a, fw_b, fs_b, m, sorted_y, W, S, sign):
 
 @njit
 def weighted_median(ys, ws):
-    """Lower weighted median of values ``ys`` (any order) with weights ``ws``."""
+    """Weighted median of values ``ys`` (any order) with weights ``ws``, as scikit-learn's
+    ``criterion="absolute_error"`` defines a leaf's value: the smallest value whose
+    cumulative weight passes half the total, or, where the cumulative weight up to a value
+    equals half (up to rounding), the midpoint of that value and the next one of positive
+    weight (of 1.0, 1.1, 1.2, 1.3: 1.15). 0 for no values."""
     order = np.argsort(ys, kind="mergesort")
     total = 0.0
     for i in range(len(ws)):
         total += ws[i]
+    half = total / 2.0
+    tolerance = 1e-12 * total  # a sum of shares (weights of 1/n) may miss half by rounding
     acc = 0.0
+    lower = 0.0
+    reached = False
     for t in range(len(order)):
         acc += ws[order[t]]
-        if acc >= total / 2.0 - 1e-12 * total:
-            return ys[order[t]]
-    return ys[order[len(order) - 1]] if len(order) else 0.0
+        if not reached and acc >= half - tolerance:
+            lower = ys[order[t]]
+            reached = True
+        if acc > half + tolerance:
+            upper = ys[order[t]]  # ``lower`` itself unless half was met exactly
+            # The midpoint, halves first: the sum of two huge targets would overflow.
+            return lower if upper == lower else 0.5 * lower + 0.5 * upper
+    return lower
 
 
 @njit

@@ -18,6 +18,29 @@
     return Number(v).toFixed(digits === undefined ? 3 : digits);
   }
 
+  function value(v) {
+    // A regression value or mean: its six significant digits (as the data holds it), no
+    // padding zeros (96106.3, 230232).
+    if (v === null || v === undefined) return "\u2013";
+    return String(Number(Number(v).toPrecision(6)));
+  }
+
+  function significant(v) {
+    // A variance decrease, in the target's units squared: four significant digits, the
+    // whole number up to a million, powers of ten beyond (2.225e+9) and below 0.001.
+    if (v === null || v === undefined) return "\u2013";
+    var size = Math.abs(v);
+    if (size >= 1e6 || (size > 0 && size < 1e-3)) return Number(v).toExponential(3);
+    if (size >= 1000) return String(Math.round(v));
+    return String(Number(Number(v).toPrecision(4)));
+  }
+
+  function score(v) {
+    // A candidate's score as gain_table gives it: three decimals, or for a regression tree
+    // four significant digits.
+    return data.regression ? significant(v) : fixed(v);
+  }
+
   function amount(v) {
     // A weight: whole numbers as they are, fractions with up to two decimals.
     if (v === null || v === undefined) return "\u2013";
@@ -55,13 +78,38 @@
     return t.tested && t.tested[i] ? t.tested[i] : data.features[t.split[i]];
   }
 
+  // The condition of the branch to node i: the attribute (or sum) tested, always shown, then
+  // the test, cut short with an ellipsis where it is long (a long set of categories by its
+  // brief form); the whole condition in the tooltip.
+  function edgeLabel(t, i) {
+    var text = t.brief && t.brief[i] ? t.brief[i] : t.edge[i];
+    var name = tested(t, t.parent[i]);
+    var edge = el("span", "edge");
+    edge.title = t.edge[i];
+    if (text.indexOf(name + " ") === 0) {
+      edge.appendChild(el("span", "edge-attribute", name));
+      edge.appendChild(el("span", "edge-test", text.slice(name.length + 1)));
+    } else {
+      edge.appendChild(el("span", "edge-test", text));
+    }
+    return edge;
+  }
+
   TreeView.prototype.label = function (i) {
     var t = this.tree;
     if (t.split[i] >= 0) return el("span", "split", tested(t, i));
-    if (data.regression) return el("span", "leaf value", "\u2192 " + fixed(t.value[i], 4));
+    if (t.model && t.model[i]) {
+      // A model tree's leaf predicts with its linear model: its name (LM1, ...), as M5P
+      // names it; the model in the tooltip, the node's details and the leaf models' table.
+      var model = el("span", "leaf value", "\u2192 " + t.model[i].split(":")[0]);
+      model.title = t.model[i];
+      return model;
+    }
+    if (data.regression) return el("span", "leaf value", "\u2192 " + value(t.value[i]));
     var k = t.pred[i];
     var pill = el("span", "leaf", "\u2192 " + data.classes[k]);
     pill.style.background = colour(k);
+    pill.style.color = data.ink[k % data.ink.length];
     return pill;
   };
 
@@ -74,7 +122,7 @@
       var mark = el("span", "mark");
       mark.style.left = (100 * at).toFixed(1) + "%";
       bar.appendChild(mark);
-      bar.title = "value " + fixed(t.value[i], 4) + " within the range of the leaves";
+      bar.title = "value " + value(t.value[i]) + " within the range of the leaves";
       return bar;
     }
     var dist = dense(t.dist[i]);
@@ -113,7 +161,7 @@
       toggle.disabled = true;
     }
     row.appendChild(toggle);
-    row.appendChild(el("span", "edge", t.parent[i] < 0 ? "all rows" : t.edge[i]));
+    row.appendChild(t.parent[i] < 0 ? el("span", "edge", "all rows") : edgeLabel(t, i));
     row.appendChild(this.label(i));
     row.appendChild(this.bar(i));
     row.appendChild(el("span", "weight", amount(t.w[i])));
@@ -243,7 +291,7 @@
       row.appendChild(el("td", "attribute", data.features[r[0]]));
       var columns = data.ratios ? ["gain", "split_information", "gain_ratio"] : ["gain"];
       columns.forEach(function (name, c) {
-        var cell = el("td", "num", admissible ? fixed(r[1 + c]) : "\u2013");
+        var cell = el("td", "num", admissible ? score(r[1 + c]) : "\u2013");
         cell.dataset.column = name;
         row.appendChild(cell);
       });
@@ -274,7 +322,7 @@
       facts.appendChild(el("dd", null, value));
     }
     fact("training weight", amount(t.w[i]));
-    if (data.regression) fact(data.value_name, fixed(t.value[i], 4));
+    if (data.regression) fact(data.value_name, value(t.value[i]));
     else fact("predicts", data.classes[t.pred[i]]);
     if (t.model && t.model[i]) fact("model", t.model[i]);
     var scores = t.scores ? t.scores[i] : null;
