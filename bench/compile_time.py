@@ -35,8 +35,8 @@ checkout (`pip wheel`, which compiles the kernels into it; or takes `--wheel-fil
 it into a fresh venv, and runs `bench/first_fits.py` there `--repeat` times, each a new
 process on a PATH without a C compiler: the first fit of every kind of model (tree, forest
 on 100,000 rows, oblique, look-ahead, model tree, rules), with the wheel's kernels, then
-with an empty `NUMBA_CACHE_DIR` (everything compiled, as without them, once); and beside
-them scikit-learn's first fit of a tree in a new process.
+with `--cold` once more with an empty `NUMBA_CACHE_DIR` (everything compiled, as without
+them); and beside them scikit-learn's first fit of a tree in a new process.
 
 The table goes to stdout as markdown; progress goes to stderr. Use a quiet machine: the
 numbers are only as good as the machine is idle.
@@ -398,7 +398,9 @@ def run_wheel(args):
     """The first fits of an install from a wheel, its kernels loaded and compiled."""
     from first_fits import KINDS
 
-    runs = {"wheel's kernels": [], "empty NUMBA_CACHE_DIR": []}
+    runs = {"wheel's kernels": []}
+    if args.cold:
+        runs["empty NUMBA_CACHE_DIR (one run)"] = []
     sklearn = []
     with tempfile.TemporaryDirectory(prefix="quercus-wheel-") as folder:
         folder = Path(folder)
@@ -408,6 +410,8 @@ def run_wheel(args):
         script = str(Path(__file__).with_name("first_fits.py"))
         for r in range(args.repeat):
             for label in runs:
+                if r > 0 and label != "wheel's kernels":
+                    continue  # compiling everything takes minutes: once is enough
                 env = dict(plain)
                 if label != "wheel's kernels":
                     env["NUMBA_CACHE_DIR"] = str(folder / f"empty-{r}")
@@ -537,6 +541,9 @@ def parse_args(argv):
         help="build a wheel, install it in a fresh venv, time the first fit of every kind",
     )
     parser.add_argument("--wheel-file", metavar="WHL", help="--wheel: use this wheel instead")
+    parser.add_argument(
+        "--cold", action="store_true", help="--wheel: also one run with an empty Numba cache"
+    )
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--kernels-child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)

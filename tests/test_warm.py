@@ -78,12 +78,14 @@ import numpy as np
 import quercus.warm as warm
 
 warm.first_use_notice = lambda: None  # as when the grower is in the cache
-warm.announce_compiling(sys.stderr)
-warm.announce_compiling(sys.stderr)  # once per process
 from quercus._counters import mix64
 
-mix64(np.uint64(1))  # compiled: the cache folder is empty
-mix64(np.int64(1))
+with warm.announce_compiling(sys.stderr):
+    mix64(np.uint64(1))  # compiled: the cache folder is empty
+with warm.announce_compiling(sys.stderr):  # once per process
+    mix64(np.int64(1))
+sys.stderr.close()  # the stream is not written to once its block has ended
+mix64(np.uint32(1))  # compiled outside a block: nothing is written
 print("fitted")
 """
 
@@ -107,9 +109,9 @@ def test_a_later_compilation_is_announced_once(tmp_path):
 def test_nothing_is_announced_when_nothing_compiles(tmp_path):
     compile_kernels(steps=warm_steps(large=False)[:1])
     check = (
-        "import sys, numpy as np, quercus, quercus.warm as w; w.announce_compiling(sys.stderr);"
-        "quercus.ID3Classifier().fit(quercus.datasets.load('playtennis').iloc[:, :-1],"
-        " quercus.datasets.load('playtennis').iloc[:, -1])"
+        "import sys, quercus, quercus.warm as w; t = quercus.datasets.load('playtennis')\n"
+        "with w.announce_compiling(sys.stderr):\n"
+        "    quercus.ID3Classifier().fit(t.iloc[:, :-1], t.iloc[:, -1])"
     )
     result = subprocess.run(
         [sys.executable, "-c", check], capture_output=True, text=True, timeout=300

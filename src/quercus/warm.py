@@ -11,7 +11,8 @@ data. With a warm cache it takes a few seconds.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import NamedTuple, TextIO
 
 __all__ = [
@@ -178,29 +179,32 @@ def first_use_notice() -> str | None:
     return None if kernels_compiled() else FIRST_USE_NOTICE
 
 
-def announce_compiling(stream: TextIO, before: Callable[[], None] | None = None) -> None:
-    """Say on ``stream`` that the kernels are compiling: now, when the grower is not in the
-    cache (:func:`first_use_notice`), else at the first kernel of quercus that Numba starts
-    to compile in this process (another kind of model, another size of bin codes), so that
-    no wait of the command line is silent. ``before()`` runs first (e.g. clearing a
-    progress line). Once per process."""
-    if _ANNOUNCED:
+@contextmanager
+def announce_compiling(
+    stream: TextIO, before: Callable[[], None] | None = None, quiet: bool = False
+) -> Iterator[None]:
+    """While the block runs, say on ``stream`` that the kernels are compiling: at its
+    start when the grower is not in the cache (:func:`first_use_notice`), else at the first
+    kernel of quercus that Numba starts to compile (another kind of model, another size of
+    bin codes), so that no wait of the command line is silent. ``before()`` runs first
+    (e.g. clearing a progress line). Once per process; nothing with ``quiet``."""
+    if quiet or _ANNOUNCED:
+        yield
         return
 
     def say(text: str) -> None:
-        if not _ANNOUNCED:
-            _ANNOUNCED.append(text)
-            if before is not None:
-                before()
-            print(text, file=stream, flush=True)
+        if _ANNOUNCED:
+            return
+        _ANNOUNCED.append(text)
+        if before is not None:
+            before()
+        print(text, file=stream, flush=True)
 
     notice = first_use_notice()
     if notice is not None:
         say(notice)
+        yield
         return
-    if _LISTENING:
-        return
-    _LISTENING.append(True)
     from numba.core import event
 
     class Announce(event.Listener):
@@ -211,10 +215,13 @@ def announce_compiling(stream: TextIO, before: Callable[[], None] | None = None)
         def on_end(self, e):
             pass
 
-    event.register("numba:compile", Announce())
+    listener = Announce()
+    event.register("numba:compile", listener)
+    try:
+        yield
+    finally:
+        event.unregister("numba:compile", listener)
 
 
-#: What :func:`announce_compiling` said in this process (at most one line), and whether its
-#: listener is registered (once per process).
+#: What :func:`announce_compiling` said in this process (at most one line).
 _ANNOUNCED: list[str] = []
-_LISTENING: list[bool] = []

@@ -8,44 +8,14 @@ Playwright with the test extra; ``.ci/run`` installs Chromium with apt-get).
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
 
 import numpy as np
 import pandas as pd
 import pytest
+from _browser import record_problems
 
 import quercus
-
-sync_api = pytest.importorskip(
-    "playwright.sync_api", reason="Playwright is not installed (pip install -e '.[test]')"
-)
-
-_BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
-
-
-def _browser_path() -> str | None:
-    given = os.environ.get("QUERCUS_CHROMIUM")
-    if given:
-        return given
-    return next((path for path in map(shutil.which, _BROWSERS) if path), None)
-
-
-BROWSER = _browser_path()
-pytestmark = pytest.mark.skipif(
-    BROWSER is None,
-    reason="no Chromium found (apt-get install chromium, or set QUERCUS_CHROMIUM=/path/to/it)",
-)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_api.sync_playwright() as playwright:
-        # --no-sandbox: Chromium refuses its sandbox when run as root (CI containers).
-        launched = playwright.chromium.launch(executable_path=BROWSER, args=["--no-sandbox"])
-        yield launched
-        launched.close()
 
 
 class Opened:
@@ -55,15 +25,7 @@ class Opened:
         self.page = browser.new_page(viewport={"width": 1400, "height": 1000})
         self.problems = []
         self.requests = []
-        self.page.on(
-            "console",
-            lambda m: (
-                self.problems.append(f"console {m.type}: {m.text}")
-                if m.type in ("error", "warning")
-                else None
-            ),
-        )
-        self.page.on("pageerror", lambda e: self.problems.append(f"page error: {e}"))
+        record_problems(self.page, self.problems)
         self.page.on("requestfailed", lambda r: self.problems.append(f"failed: {r.url}"))
         self.page.on("request", lambda r: self.requests.append(r.url))
         self.url = path.resolve().as_uri()
@@ -82,12 +44,6 @@ class Opened:
             name = row.get_attribute("data-attribute")
             out[name] = [c.inner_text() for c in row.locator("td.num, td.split-text").all()]
         return out
-
-
-@pytest.fixture(scope="module")
-def playtennis():
-    df = quercus.datasets.load("playtennis")
-    return df.iloc[:, :-1], df["PlayTennis"]
 
 
 @pytest.fixture(scope="module")

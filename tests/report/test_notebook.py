@@ -12,15 +12,14 @@ installs Chromium with apt-get).
 from __future__ import annotations
 
 import json
-import os
 import re
-import shutil
 from html.parser import HTMLParser
 from importlib import resources
 
 import numpy as np
 import pandas as pd
 import pytest
+from _browser import record_problems
 from sklearn import config_context
 from sklearn.utils import estimator_html_repr
 
@@ -29,17 +28,6 @@ from quercus.report import notebook
 
 SHADOW = re.compile(r"shadow\.innerHTML = (\".*?\");\n", re.S)
 DATA = re.compile(r'<script type="application/json" id="report-data">(.*?)</script>', re.S)
-
-
-@pytest.fixture(scope="module")
-def playtennis():
-    df = quercus.datasets.load("playtennis")
-    return df.iloc[:, :-1], df["PlayTennis"]
-
-
-@pytest.fixture(scope="module")
-def id3(playtennis):
-    return quercus.ID3Classifier().fit(*playtennis)
 
 
 def shown_data(html: str) -> dict:
@@ -170,16 +158,6 @@ def test_the_notebook_answers_every_question_report_js_asks_of_document():
 
 # -- in a browser, as a notebook shows it ---------------------------------------------------------
 
-_BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
-
-
-def _browser_path() -> str | None:
-    given = os.environ.get("QUERCUS_CHROMIUM")
-    if given:
-        return given
-    return next((path for path in map(shutil.which, _BROWSERS) if path), None)
-
-
 # A notebook's page: its own style (which must not reach the tree) and output cells.
 NOTEBOOK = """<!DOCTYPE html>
 <html><head><meta charset="utf-8"><title>notebook</title>
@@ -213,23 +191,6 @@ SHOW_OUTPUT = """([cell, html]) => {
 }"""
 
 
-@pytest.fixture(scope="module")
-def browser():
-    sync_api = pytest.importorskip(
-        "playwright.sync_api", reason="Playwright is not installed (pip install -e '.[test]')"
-    )
-    path = _browser_path()
-    if path is None:
-        pytest.skip(
-            "no Chromium found (apt-get install chromium, or set QUERCUS_CHROMIUM=/path/to/it)"
-        )
-    with sync_api.sync_playwright() as playwright:
-        # --no-sandbox: Chromium refuses its sandbox when run as root (CI containers).
-        launched = playwright.chromium.launch(executable_path=path, args=["--no-sandbox"])
-        yield launched
-        launched.close()
-
-
 def notebook_html(estimator) -> str:
     """The ``text/html`` that Jupyter's display of ``estimator`` puts in the notebook."""
     formatters = pytest.importorskip(
@@ -251,15 +212,7 @@ class Notebook:
         self.page = self.context.new_page()
         self.problems = []
         self.requests = []
-        self.page.on(
-            "console",
-            lambda m: (
-                self.problems.append(f"console {m.type}: {m.text}")
-                if m.type in ("error", "warning")
-                else None
-            ),
-        )
-        self.page.on("pageerror", lambda e: self.problems.append(f"page error: {e}"))
+        record_problems(self.page, self.problems)
 
         def refuse(route):
             self.requests.append(route.request.url)

@@ -17,18 +17,6 @@ from quercus.report.page import script_json
 DATA = re.compile(r'<script type="application/json" id="report-data">(.*?)</script>', re.S)
 
 
-@pytest.fixture(scope="module")
-def playtennis():
-    df = quercus.datasets.load("playtennis")
-    return df.iloc[:, :-1], df["PlayTennis"]
-
-
-@pytest.fixture(scope="module")
-def id3(playtennis):
-    X, y = playtennis
-    return quercus.ID3Classifier().fit(X, y)
-
-
 def page_data(text: str) -> dict:
     return json.loads(DATA.search(text).group(1))
 

@@ -91,9 +91,8 @@ def run_fit(args, out: TextIO) -> int:
         progress.update(
             f"fit: learning {algorithm_name(args.algorithm, estimator)} from {len(y):,} rows"
         )
-        if not args.quiet:
-            announce_compiling(sys.stderr, before=progress.clear)
-        estimator.fit(table.X, y)
+        with announce_compiling(sys.stderr, before=progress.clear, quiet=args.quiet):
+            estimator.fit(table.X, y)
         if isinstance(estimator, FORESTS):
             estimator.set_params(verbose=0)  # not saved as a setting of the model
     if args.output:

@@ -135,9 +135,10 @@ def run_cv(args, out: TextIO) -> int:
         y, folds=args.folds, seed=args.seed, repeats=args.repeats, regression=regression
     )
     results = {}
-    with Progress(args.quiet) as progress:
-        if not args.quiet:
-            announce_compiling(sys.stderr, before=progress.clear)
+    with (
+        Progress(args.quiet) as progress,
+        announce_compiling(sys.stderr, before=progress.clear, quiet=args.quiet),
+    ):
         bar = progress.bar(len(splits) * len(algorithms), "cv: folds")
         for k, (algorithm, estimator) in enumerate(estimators.items()):
             done = k * len(splits)  # folds of the algorithms before this one

@@ -89,7 +89,11 @@ def _car(out: TextIO) -> None:
 
 def run_demo(out: TextIO) -> int:
     """Print the demo to ``out``; the exit status."""
-    announce_compiling(sys.stderr)
+    with announce_compiling(sys.stderr):
+        return _demo(out)
+
+
+def _demo(out: TextIO) -> int:
     for name in ("playtennis", "weekend", "restaurant"):
         frame = datasets.load(name)
         target = frame.columns[-1]

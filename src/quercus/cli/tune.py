@@ -302,9 +302,10 @@ def run_tune(args, out: TextIO) -> int:
         f"scored by {'R^2' if regression else 'accuracy'}"
         f"{'' if args.grid else ' (the default grid)'}\n"
     )
-    with Progress(args.quiet) as progress:
-        if not args.quiet:
-            announce_compiling(sys.stderr, before=progress.clear)
+    with (
+        Progress(args.quiet) as progress,
+        announce_compiling(sys.stderr, before=progress.clear, quiet=args.quiet),
+    ):
         scorer = _Scorer(
             progress,
             n_candidates * len(splits),
