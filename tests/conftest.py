@@ -117,6 +117,23 @@ def _compiled_kernels(request):
     yield
 
 
+@pytest.fixture(scope="module")
+def playtennis():
+    """The lectures' PlayTennis table: ``(X, y)``."""
+    import quercus
+
+    df = quercus.datasets.load("playtennis")
+    return df.iloc[:, :-1], df["PlayTennis"]
+
+
+@pytest.fixture(scope="module")
+def id3(playtennis):
+    """ID3's tree of PlayTennis (the lectures' tree)."""
+    import quercus
+
+    return quercus.ID3Classifier().fit(*playtennis)
+
+
 @pytest.fixture(scope="session")
 def dask_client():
     """A real Dask cluster for the tests of training on one (tests/distributed, the command

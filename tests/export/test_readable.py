@@ -24,18 +24,6 @@ Outlook = Sunny
 """
 
 
-@pytest.fixture(scope="module")
-def playtennis():
-    df = quercus.datasets.load("playtennis")
-    return df.iloc[:, :-1], df["PlayTennis"]
-
-
-@pytest.fixture(scope="module")
-def id3(playtennis):
-    X, y = playtennis
-    return quercus.ID3Classifier().fit(X, y)
-
-
 def test_text_is_the_lecture_tree(id3):
     assert export_text(id3) == PLAYTENNIS_ID3
     assert id3.export_text() == PLAYTENNIS_ID3

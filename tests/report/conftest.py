@@ -1,5 +1,5 @@
-"""What the report's tests share: the PlayTennis data and its ID3 tree, and a headless
-Chromium (the distribution's package) driven by Playwright, skipped, saying why, where
+"""What the report's tests share (besides ``tests/conftest.py``'s PlayTennis fixtures): a
+headless Chromium (the distribution's package) driven by Playwright, skipped, saying why, where
 Playwright or Chromium is missing (``make test`` installs Playwright with the test extra;
 ``.ci/run`` installs Chromium with apt-get)."""
 
@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import pytest
 from _browser import browser_path
-
-import quercus
 
 
 @pytest.fixture(scope="module")
@@ -27,14 +25,3 @@ def browser():
         launched = playwright.chromium.launch(executable_path=path, args=["--no-sandbox"])
         yield launched
         launched.close()
-
-
-@pytest.fixture(scope="module")
-def playtennis():
-    df = quercus.datasets.load("playtennis")
-    return df.iloc[:, :-1], df["PlayTennis"]
-
-
-@pytest.fixture(scope="module")
-def id3(playtennis):
-    return quercus.ID3Classifier().fit(*playtennis)
