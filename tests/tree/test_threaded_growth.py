@@ -100,6 +100,24 @@ def test_threaded_regression_tree_is_the_serial_tree(estimator, small_subtrees):
         assert_same_tree(one, tree)
 
 
+def test_many_level_split_grows_its_small_children_in_its_task(small_subtrees, monkeypatch):
+    """A split many ways (a nominal column of 300 levels, few of them frequent) leaves only
+    its large children to other tasks and grows the small ones itself: the tree is the
+    serial one, and the compiled grower runs a few times, not once per level."""
+    rng = np.random.default_rng(8)
+    n = 3000
+    level = rng.choice(300, n, p=1 / np.arange(1, 301) / np.sum(1 / np.arange(1, 301)))
+    X = pd.DataFrame({"code": [f"L{k}" for k in level], "x": rng.normal(size=n)})
+    y = ((level % 3 == 0) ^ (X["x"].to_numpy() > 0.3)).astype(int)
+    estimator = quercus.ID3Classifier(nominal_features=["code"])
+    one, many = _fit_threads(estimator, X, y, small_subtrees)
+    for tree in many:
+        assert_same_tree(one, tree)
+    root_children = one.n_children[0]
+    assert root_children > 200
+    assert 2 < len(small_subtrees) < root_children / 4
+
+
 def test_threaded_tree_with_sample_weights_and_shared_data(small_subtrees, shared):
     X, y = _frame(shared, "credit-a.csv")
     X = _with_missing(X, 0.05, seed=1)

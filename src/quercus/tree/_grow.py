@@ -133,9 +133,12 @@ class Settings(NamedTuple):
     root_depth: int = 0
     w_total: float = 0.0
     root_key: np.uint64 = np.uint64(0)
-    # > 0: a node of at most this many rows that may be split is left a leaf with
-    # ``pending`` DEFERRED, its rows in place, for its subtree to be grown on another thread.
+    # > 0: a node of at most this many rows, and more than ``defer_min_rows``, that may be
+    # split is left a leaf with ``pending`` DEFERRED, its rows in place, for its subtree to
+    # be grown on another thread (smaller nodes are grown here: a split many ways on a
+    # nominal column of many levels has thousands of small children).
     defer_rows: int = 0
+    defer_min_rows: int = 0
     # > 0: nodes of at least this many rows keep the histograms of every feature, and the
     # largest child of such a node takes its parent's less its siblings' (histogram
     # subtraction). Only where that is exact: see ``tree/grower.subtraction_rows``.
@@ -789,8 +792,14 @@ def keeps_histograms(n_rows, s):
     return (
         s.subtract_rows > 0
         and n_rows >= s.subtract_rows
-        and not (s.defer_rows > 0 and n_rows <= s.defer_rows)
+        and not is_deferred(n_rows, s)
     )
+
+
+@njit(inline="always")
+def is_deferred(n_rows, s):
+    """Whether a node of ``n_rows`` rows that may be split is left for another task."""
+    return s.defer_rows > 0 and s.defer_min_rows < n_rows <= s.defer_rows
 
 
 @njit(inline="always")
@@ -883,7 +892,7 @@ def _search_node(
     src = _copy(item.in_buffer, rows, buffers)
     if not _open_node(nodes, values, node, item, item_values, src, s):
         return -1, False, n_cat
-    if s.defer_rows > 0 and nodes[node].n_samples <= s.defer_rows:
+    if is_deferred(nodes[node].n_samples, s):
         nodes[node].pending = DEFERRED
         return -1, False, n_cat
     view, in_use, to_sum = hist

@@ -21,7 +21,8 @@ threads (``tests/tree/test_threaded_growth.py`` checks it array by array).
 
 from __future__ import annotations
 
-from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+import queue
+from concurrent.futures import ThreadPoolExecutor
 from typing import NamedTuple
 
 import numpy as np
@@ -39,6 +40,9 @@ MIN_THREADED_ROWS = 20_000
 SUBTREES_PER_THREAD = 16
 #: The smallest subtree handed to a thread.
 MIN_DEFER_ROWS = 2_000
+#: A piece of at least this many nodes lies in pages of its own (smaller ones would waste
+#: most of a page each).
+OWN_PAGES_NODES = 256
 
 
 def can_thread(n_rows: int, s: Settings) -> bool:
@@ -98,38 +102,50 @@ def _grow_pieces(rows: tuple, bins: Bins, s: Settings, n_threads: int) -> dict[i
         rows, tuple(np.empty_like(a) for a in rows), 0, len(rows[0]), s.root_depth, s.root_key
     )
     pieces: dict[int, Piece] = {}
+    # Finished tasks arrive on a queue: waiting on the set of running futures would cost a
+    # pass over them at each completion.
+    finished: queue.SimpleQueue = queue.SimpleQueue()
     with ThreadPoolExecutor(n_threads) as pool:
-        running = {pool.submit(_grow_task, top, bins, whole, small, leaf_model): 0}
+
+        def submit(task: Task, task_id: int) -> None:
+            future = pool.submit(_grow_task, task, bins, whole, small, leaf_model)
+            future.add_done_callback(finished.put)
+            running[future] = task_id
+
+        running: dict = {}
+        submit(top, 0)
         n_tasks = 1
         while running:
-            done, _ = wait(running, return_when=FIRST_COMPLETED)
-            for future in done:
-                task_id = running.pop(future)
-                arrays, children = future.result()
-                deferred = {}
-                for node, child in children:
-                    deferred[node] = n_tasks
-                    running[pool.submit(_grow_task, child, bins, whole, small, leaf_model)] = (
-                        n_tasks
-                    )
-                    n_tasks += 1
-                pieces[task_id] = Piece(arrays, deferred)
+            future = finished.get()
+            task_id = running.pop(future)
+            arrays, children = future.result()
+            deferred = {}
+            for node, child in children:
+                deferred[node] = n_tasks
+                submit(child, n_tasks)
+                n_tasks += 1
+            pieces[task_id] = Piece(arrays, deferred)
     return pieces
 
 
 def _grow_task(task: Task, bins: Bins, whole: Settings, small: int, leaf_model: str):
-    """Grow ``task``: whole when it has at most ``small`` rows, else only its root's split.
-    Returns what it grew as :class:`NodeArrays` in pages of their own, and the ``(node,
-    task)`` of each of its DEFERRED nodes."""
+    """Grow ``task``: whole when it has at most ``small`` rows, else its root's split and
+    every child of at most ``small`` rows, leaving the larger children DEFERRED. Returns
+    what it grew as :class:`NodeArrays` (in pages of their own when it is large), and the
+    ``(node, task)`` of each of its DEFERRED nodes."""
     n = task.end - task.start
     span = slice(task.start, task.end)
     s = whole._replace(
-        root_depth=task.depth, root_key=task.draw_key, defer_rows=0 if n <= small else n - 1
+        root_depth=task.depth,
+        root_key=task.draw_key,
+        defer_rows=0 if n <= small else n - 1,
+        defer_min_rows=small,
     )
     args = (tuple(a[span] for a in task.rows), tuple(a[span] for a in task.spare), bins, s)
     grown = GrownArrays(*grow_tree_in(*args))
     children = list(_child_tasks(task, grown))
-    return NodeArrays.of_grown(grown, leaf_model, own_pages=True), children
+    own_pages = len(grown.nodes) >= OWN_PAGES_NODES
+    return NodeArrays.of_grown(grown, leaf_model, own_pages=own_pages), children
 
 
 def _child_tasks(task: Task, grown: GrownArrays):
@@ -157,24 +173,20 @@ def graft(pieces: dict[int, Piece], root: int = 0) -> NodeArrays:
     piece, recursively. Every piece numbers its nodes, child slots and category tables in
     preorder; so does the result. Each piece is copied once into arrays of the final size
     and dropped from ``pieces`` (so its pages are freed as the tree is laid)."""
-    sizes: dict[int, int] = {}
+    sizes: dict[int, _Cursor] = {}
 
-    def size(piece_id: int) -> int:
+    def size(piece_id: int) -> _Cursor:
         piece = pieces[piece_id]
-        total = len(piece.arrays.kind) - len(piece.deferred)
-        total += sum(size(child) for child in piece.deferred.values())
+        own = piece.arrays
+        total = _Cursor(len(own.kind) - len(piece.deferred), len(own.children), len(own.cat_table))
+        for child in piece.deferred.values():
+            total = _Cursor(*np.add(total, size(child)).tolist())
         sizes[piece_id] = total
         return total
 
     size(root)
     value, params = pieces[root].arrays.value, pieces[root].arrays.leaf_params
-    out = NodeArrays.empty(
-        sizes[root],
-        sum(len(p.arrays.children) for p in pieces.values()),
-        sum(len(p.arrays.cat_table) for p in pieces.values()),
-        value.shape[1],
-        0 if params is None else params.shape[1],
-    )
+    out = NodeArrays.empty(*sizes[root], value.shape[1], 0 if params is None else params.shape[1])
     del value, params  # the root piece's: freed when laid
     ends = _lay(pieces, root, sizes, out, _Cursor(0, 0, 0))
     assert ends == _Cursor(len(out.kind), len(out.children), len(out.cat_table))
@@ -182,7 +194,8 @@ def graft(pieces: dict[int, Piece], root: int = 0) -> NodeArrays:
 
 
 class _Cursor(NamedTuple):
-    """The next free node, child slot and category-table entry of the grafted arrays."""
+    """The next free node, child slot and category-table entry of the grafted arrays (or
+    how many of each a subtree has)."""
 
     node: int
     slot: int
@@ -212,40 +225,44 @@ def _lay(pieces, piece_id: int, sizes: dict, out: NodeArrays, at: _Cursor) -> _C
 
 
 def _lay_split_piece(pieces, piece: Piece, sizes: dict, out: NodeArrays, at: _Cursor):
-    """:func:`_lay` for a piece with DEFERRED nodes, node by node (such a piece is a
-    node's split: a few nodes)."""
+    """:func:`_lay` for a piece with DEFERRED nodes: its own nodes, each moved on by the
+    nodes, child slots and table entries that the subtrees of the DEFERRED nodes before it
+    add, then each of those subtrees in its place."""
     top, deferred = piece.arrays, piece.deferred
-    node_sizes = np.ones(len(top.kind), dtype=np.int64)
+    n = len(top.kind)
+    added = np.zeros((3, n + 1), dtype=np.int64)  # nodes, slots, entries before each node
     for node, child in deferred.items():
-        node_sizes[node] = sizes[child]
-    first = at.node + np.concatenate([[0], np.cumsum(node_sizes)[:-1]])
-    for node in range(len(top.kind)):
-        child = deferred.get(node)
-        if child is not None:
-            at = _lay(pieces, child, sizes, out, at)
-            continue
-        for name in PER_NODE:
-            array = getattr(out, name)
-            if array is not None:
-                array[at.node] = getattr(top, name)[node]
-        slot, cat = at.slot, at.cat
-        if top.kind[node] != LEAF:
-            start, count = int(top.child_start[node]), int(top.n_children[node])
-            out.child_start[at.node] = slot
-            out.children[slot : slot + count] = first[top.children[start : start + count]]
-            slot += count
-            if top.cat_start[node] >= 0:
-                lo = int(top.cat_start[node])
-                out.cat_start[at.node] = cat
-                width = _cat_width(top, lo)
-                out.cat_table[cat : cat + width] = top.cat_table[lo : lo + width]
-                cat += width
-        at = _Cursor(at.node + 1, slot, cat)
-    return at
-
-
-def _cat_width(top: NodeArrays, lo: int) -> int:
-    """The length of the category table at ``lo`` in ``top``: up to the next table, or to
-    the end (a leaf's ``cat_start`` is -1)."""
-    later = top.cat_start[top.cat_start > lo]
-    return int(later.min()) - lo if len(later) else len(top.cat_table) - lo
+        grown = sizes[child]
+        added[:, node + 1] = (grown.node - 1, grown.slot, grown.cat)
+    np.cumsum(added, axis=1, out=added)
+    place = at.node + np.arange(n) + added[0, :n]
+    kept = np.ones(n, dtype=bool)
+    kept[list(deferred)] = False
+    for name in PER_NODE:
+        array = getattr(out, name)
+        if array is not None:
+            array[place[kept]] = getattr(top, name)[kept]
+    # Slots and table entries are numbered in the order of the nodes that own them.
+    branch = np.flatnonzero(top.kind != LEAF)
+    out.child_start[place[branch]] = at.slot + top.child_start[branch] + added[1, branch]
+    owns_slots = np.zeros(n, dtype=np.int64)
+    owns_slots[branch] = top.n_children[branch]
+    shift = np.repeat(added[1, branch], owns_slots[branch])
+    out.children[at.slot + np.arange(len(top.children)) + shift] = place[top.children]
+    tabled = np.flatnonzero(top.cat_start >= 0)
+    out.cat_start[place[tabled]] = at.cat + top.cat_start[tabled] + added[2, tabled]
+    owns_cats = np.zeros(n, dtype=np.int64)
+    owns_cats[tabled] = np.diff(top.cat_start[tabled], append=len(top.cat_table))
+    shift = np.repeat(added[2, tabled], owns_cats[tabled])
+    out.cat_table[at.cat + np.arange(len(top.cat_table)) + shift] = top.cat_table
+    slots_before = np.concatenate([[0], np.cumsum(owns_slots)])
+    cats_before = np.concatenate([[0], np.cumsum(owns_cats)])
+    for node in sorted(deferred):
+        start = _Cursor(
+            int(place[node]),
+            at.slot + int(slots_before[node] + added[1, node]),
+            at.cat + int(cats_before[node] + added[2, node]),
+        )
+        end = _lay(pieces, deferred[node], sizes, out, start)
+        assert end == _Cursor(*np.add(start, sizes[deferred[node]]).tolist())
+    return _Cursor(*(np.add(at, (n, len(top.children), len(top.cat_table))) + added[:, n]).tolist())
