@@ -789,11 +789,7 @@ def _push_children(
 def keeps_histograms(n_rows, s):
     """Whether a node of ``n_rows`` rows keeps the histograms of every feature (histogram
     subtraction): large enough, and not left for another task (``defer_rows``)."""
-    return (
-        s.subtract_rows > 0
-        and n_rows >= s.subtract_rows
-        and not is_deferred(n_rows, s)
-    )
+    return s.subtract_rows > 0 and n_rows >= s.subtract_rows and not is_deferred(n_rows, s)
 
 
 @njit(inline="always")
