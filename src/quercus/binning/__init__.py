@@ -162,8 +162,8 @@ class BinMapper:
         those are left as they are), one column at a time: no float copy of the whole
         frame is made, only of one column where the frame's column is not a contiguous
         writable float64 array."""
-        for j, kind in enumerate(self.kinds):
-            column = X.iloc[:, j]
+        # ``items`` hands out the columns several times faster than ``iloc`` per column.
+        for j, (kind, (_, column)) in enumerate(zip(self.kinds, X.items(), strict=False)):
             if kind == NUMERIC_KIND:
                 # Contiguous and writable: a read-only view would compile a second kernel.
                 values = np.require(column.to_numpy(dtype=np.float64), None, ["C", "W"])
@@ -201,8 +201,10 @@ def fit_bins(X: pd.DataFrame, schema: Schema, max_bins="auto", n_threads: int = 
         rng = np.random.default_rng(0)
         sample = np.sort(rng.choice(len(X), BIN_SAMPLE_ROWS, replace=False))
 
+    columns = [column for _, column in X.items()]
+
     def bins_of(j):
-        values = X.iloc[:, j].to_numpy(dtype=np.float64)
+        values = columns[j].to_numpy(dtype=np.float64)
         if sample is None:
             return numeric_bins(values, max_bins)
         edges = numeric_bins(values[sample], max_bins)[0]

@@ -33,7 +33,7 @@ from ..tree.grower import GrowthParams, grow_binned, tree_from_grown
 from ..tree.levelwise import LOOKAHEAD_CUTS
 from .display import NotebookDisplay
 from .folds import cv_folds
-from .params import check_lookahead_budget, growth_params
+from .params import check_lookahead_budget, growth_params, shallow_params
 from .validate import TabularInput
 
 _CV_FOLDS = 10  # folds of ccp_alpha="cv", as `quercus cv` makes them by default
@@ -79,7 +79,7 @@ class BaseDecisionTree(NotebookDisplay, TabularInput, BaseEstimator):
         """The growth parameters in the kernel's units (after ``check_params``)."""
         seed = int(check_random_state(self.random_state).randint(1, 2**31 - 1))
         return growth_params(
-            self.get_params(deep=False),
+            shallow_params(self),
             n_features,
             total_weight,
             seed=seed * 2654435761 % 2**63 + 1,
