@@ -169,7 +169,7 @@ class BinMapper:
                 values = np.require(column.to_numpy(dtype=np.float64), None, ["C", "W"])
                 run_parallel(bin_column, values, self.edges[j], self.missing, out, j)
             else:
-                codes = np.asarray(column.cat.codes, dtype=np.int64)
+                codes = column.array.codes.astype(np.int64)  # the Categorical's, no Series
                 codes[codes < 0] = self.missing
                 out[:, j] = codes
 
@@ -201,7 +201,7 @@ def fit_bins(X: pd.DataFrame, schema: Schema, max_bins="auto", n_threads: int = 
         rng = np.random.default_rng(0)
         sample = np.sort(rng.choice(len(X), BIN_SAMPLE_ROWS, replace=False))
 
-    columns = [column for _, column in X.items()]
+    columns = [column for _, column in X.items()] if numeric else []
 
     def bins_of(j):
         values = columns[j].to_numpy(dtype=np.float64)

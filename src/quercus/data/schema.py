@@ -187,6 +187,11 @@ def _nominal(name: str, values: pd.Series, categories=None, ordered=False) -> pd
     return pd.Categorical(values, categories=categories, ordered=ordered)
 
 
+#: What ``pandas.api.types.infer_dtype`` (missing values skipped) calls a column of real
+#: numbers only, booleans aside (a number column held as objects).
+_REAL_KINDS = frozenset({"integer", "floating", "mixed-integer-float", "decimal"})
+
+
 def _all_strings(values: pd.Series) -> bool:
     """Whether every value of ``values`` is a string or missing (one scan in C): their
     checks can then be made once per distinct string."""
@@ -269,11 +274,18 @@ def type_column(
         _warn_if_all_missing(name, numeric)
         return numeric, Feature(name, NUMERIC_KIND)
 
-    # Object, string or forced-nominal column.
-    if not force_nominal and _all_strings(values):
+    # Object, string or forced-nominal column: what it holds, in one scan in C.
+    inferred = pd.api.types.infer_dtype(values, skipna=True)
+    if not force_nominal and inferred == "string":
         typed = _typed_strings(name, values)
         if typed is not None:
             return typed
+    if not force_nominal and inferred in _REAL_KINDS:
+        numeric = pd.Series(
+            values.to_numpy(dtype=np.float64, na_value=np.nan), index=values.index, name=values.name
+        )
+        _check_finite(name, numeric)
+        return numeric, Feature(name, NUMERIC_KIND)
     cleaned = _clean_object_column(values)
     present = cleaned.dropna()
     if force_nominal:
