@@ -98,3 +98,14 @@ def test_frame_and_array_of_objects_predict_alike():
     model = quercus.C45Classifier().fit(X, y)
     assert model.predict(X).tolist() == y.tolist()
     np.testing.assert_array_equal(model.predict_proba(X), model.predict_proba(X.to_numpy()))
+
+
+def test_a_column_given_twice_is_an_error_naming_it():
+    X = pd.DataFrame({"a": [1.0, 2.0, 3.0, 4.0], "b": [1, 0, 1, 0]})
+    model = quercus.DecisionTreeClassifier().fit(X, [0, 1, 0, 1])
+    doubled = pd.DataFrame([[1.0, 2, 3.0], [4.0, 5, 6.0]], columns=["a", "b", "a"])
+    for predict in (model.predict, model.predict_proba, model.apply):
+        with pytest.raises(quercus.DataError, match="column 'a' appears more than once"):
+            predict(doubled)
+    extra = pd.DataFrame([[1.0, 2, 3.0, 4.0]], columns=["a", "b", "z", "z"])
+    assert model.predict(extra).shape == (1,)  # columns the model does not read may repeat

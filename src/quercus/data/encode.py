@@ -164,6 +164,8 @@ def _codes_by_distinct_values(feature: Feature, values: pd.Series) -> tuple[np.n
     """:func:`align_codes` reading each distinct value once: prediction on small data spent
     most of its time reading every value in Python. The values are factorized, each
     distinct one cleaned and matched to a category, and the codes taken through that table."""
+    if isinstance(values.dtype, pd.StringDtype):
+        values = values.to_numpy(dtype=object)  # factorized twice as fast as pandas' strings
     codes, distinct = pd.factorize(values, use_na_sentinel=True)
     position = {c: i for i, c in enumerate(feature.categories)}
     known = set(position)
@@ -199,6 +201,13 @@ def _matched_frame(X, schema: Schema) -> pd.DataFrame:
             f"column {missing[0]!r} is missing from the data (the model was trained on "
             f"{schema.names})",
             column=missing[0],
+        )
+    doubled = [c for c in frame.columns[frame.columns.duplicated()] if c in schema.names]
+    if doubled:
+        raise DataError(
+            f"column {doubled[0]!r} appears more than once in the data: which one the model "
+            "reads would be a guess",
+            column=doubled[0],
         )
     extra = [c for c in frame.columns if c not in schema.names]
     if extra:
@@ -236,8 +245,9 @@ def align_matrix(X, schema: Schema) -> np.ndarray:
     categories included). Prediction goes this way, without typed columns in between."""
     frame = _matched_frame(X, schema)
     out = np.empty((len(frame), len(schema.features)), dtype=np.float64)
+    columns = dict(frame.items())  # several times faster than a lookup per column
     for j, feature in enumerate(schema.features):
-        values = frame[feature.name]
+        values = columns[feature.name]
         if feature.kind == NUMERIC_KIND:
             out[:, j] = align_numbers(feature, values).to_numpy(dtype=np.float64)
             continue
