@@ -112,6 +112,7 @@ def align_numbers(feature: Feature, values: pd.Series) -> pd.Series:
     """A column of the numeric ``feature`` as float64 (numbers written as text read as
     numbers); a value that is not a number, or an infinite one, is an error naming it."""
     name = feature.name
+    written = None  # the values as written, where they were not numbers already
     if pd.api.types.is_numeric_dtype(values.dtype) and not pd.api.types.is_bool_dtype(values.dtype):
         numeric = values.astype(np.float64)
     else:
@@ -123,8 +124,8 @@ def align_numbers(feature: Feature, values: pd.Series) -> pd.Series:
                 f"column {name!r} was numeric in training but holds {cleaned[bad].iloc[0]!r}",
                 column=name,
             )
-        numeric = numbers.astype(np.float64)
-    _check_finite(name, numeric)
+        numeric, written = numbers.astype(np.float64), cleaned
+    _check_finite(name, numeric, written)
     return numeric
 
 

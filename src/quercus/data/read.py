@@ -21,7 +21,17 @@ import pandas as pd
 from .._config import MISSING_STRINGS
 from .c45 import read_c45
 from .errors import DataError, DataWarning
-from .schema import NOMINAL_KIND, NUMERIC_KIND, Schema, check_column_names, type_frame
+from .schema import (
+    NOMINAL_KIND,
+    NUMERIC_KIND,
+    Schema,
+    check_column_names,
+    column_at,
+    column_selection,
+    is_position,
+    ordinal_selection,
+    type_frame,
+)
 
 
 @dataclass
@@ -110,14 +120,15 @@ def read_table(
         The target column, by name or position. ``None`` takes the last column (the
         convention of Weka and of the data sets shipped with quercus); ``False`` reads a
         table without a target (data to predict).
-    nominal : iterable of str or int, optional
-        Columns to treat as nominal whatever they look like (for example numeric codes).
+    nominal : str, int or iterable of str or int, optional
+        Columns to treat as nominal whatever they look like (for example numeric codes), by
+        name or position. A string is one column name (``"ab"`` is the column ``ab``).
     ordinal : mapping of column -> list of levels, optional
-        Ordinal columns with their levels from lowest to highest.
+        Ordinal columns (by name or position) with their levels from lowest to highest.
     format : {'csv', 'tsv', 'arff', 'parquet', 'c45'}, optional
         File format; by default taken from the file name.
     columns : list of str, optional
-        Column names for a NumPy array (default ``x0, x1, ...``).
+        Column names for a NumPy array (default ``x0, x1, ...``); a string is one name.
     sep : str, optional
         Field separator for text files (default ``,``; tab for ``.tsv``).
 
@@ -133,7 +144,12 @@ def read_table(
     as nominal, with a warning unless its values read as labels (a few whole numbers beside
     words, as car's doors 2, 3, 4, 5more: :func:`~quercus.data.schema.reads_as_labels`);
     infinite values, duplicate or blank column names, a missing target column and an empty
-    table are errors that name the column or file at fault. In a text file, a row with more
+    table are errors that name the column or file at fault. A position (``target``,
+    ``nominal``, ``ordinal``) counts from 0, or from -1 at the end; one beyond the table is
+    an error naming it and the number of columns. An integer too large for a float (309
+    digits or more) is an error naming its column, row and value, as ``1e400`` is; shorter
+    ones are numbers, rounded to the nearest float as every decimal number is (a column
+    declared nominal keeps them as text, as labels). In a text file, a row with more
     fields than the header is an error naming its line; a row with fewer has its last
     values missing (as ``1,2`` under ``a,b,c`` reads ``c`` as missing, the convention of
     pandas and R that lets a writer omit trailing empty cells).
@@ -156,7 +172,10 @@ def read_table(
     if len(frame) == 0 and target is not False:  # data to predict may have no rows
         raise DataError(f"{name}: no rows (the table has a header but no data)", source=name)
 
-    nominal, ordinal = selection_by_name(names, nominal, ordinal)
+    try:
+        nominal, ordinal = selection_by_name(names, nominal, ordinal)
+    except DataError as exc:
+        raise _naming_file(exc, name) from None
     nominal += [c for c in declared if c not in nominal and c not in (ordinal or {})]
 
     y = None
@@ -184,10 +203,16 @@ def read_table(
 
 def selection_by_name(names: list[str], nominal, ordinal) -> tuple[list[str], Mapping | None]:
     """``nominal`` and ``ordinal`` (as :func:`read_table` takes them) with every column
-    given by position named instead."""
+    given by position named instead: a string is one column name, and a position beyond
+    ``names`` is an error naming it (names not among ``names`` are left for
+    :func:`~quercus.data.schema.type_frame` to name)."""
+
+    def by_name(key, what: str) -> str:
+        return column_at(names, key, what) if is_position(key) else str(key)
+
     if ordinal:
-        ordinal = {(names[k] if isinstance(k, int) else str(k)): v for k, v in ordinal.items()}
-    nominal = [names[k] if isinstance(k, int) else str(k) for k in (nominal or ())]
+        ordinal = {by_name(k, "ordinal"): v for k, v in ordinal_selection(ordinal).items()}
+    nominal = [by_name(k, "nominal") for k in column_selection(nominal, "nominal")]
     return nominal, ordinal
 
 
@@ -245,9 +270,13 @@ def _from_array(array: np.ndarray, columns) -> pd.DataFrame:
         raise DataError(f"a table must be 2-dimensional, got an array of shape {array.shape}")
     if columns is None:
         columns = [f"x{i}" for i in range(array.shape[1])]
-    elif len(columns) != array.shape[1]:
-        raise DataError(f"{len(columns)} column names given for {array.shape[1]} columns")
-    return pd.DataFrame(array, columns=list(columns))
+    columns = column_selection(columns, "columns")  # a string is one name
+    if len(columns) != array.shape[1]:
+        raise DataError(
+            f"{len(columns)} column name{'' if len(columns) == 1 else 's'} given for "
+            f"{array.shape[1]} column{'' if array.shape[1] == 1 else 's'}"
+        )
+    return pd.DataFrame(array, columns=columns)
 
 
 # pandas' message for a row longer than the first: "Expected 3 fields in line 4, saw 5".
@@ -271,8 +300,9 @@ def _read_csv(path: str, sep: str, nominal) -> pd.DataFrame:
         spare = ["_" + s for s in spare]
     # Columns forced nominal are read as text, so that codes like '01' keep their spelling.
     as_text = {}
-    for key in nominal or ():
-        col = names[key] if isinstance(key, int) and -len(names) <= key < len(names) else str(key)
+    for key in column_selection(nominal, "nominal"):
+        # (A position out of range is named by selection_by_name, after reading.)
+        col = names[key] if is_position(key) and -len(names) <= key < len(names) else str(key)
         if col in names:
             as_text[col] = str
 
@@ -482,12 +512,11 @@ def _resolve_target(target, names: list[str], source: str) -> str | None:
         return None
     if target is None or target is True:
         return names[-1]
-    if isinstance(target, int):
-        if not -len(names) <= target < len(names):
-            raise DataError(
-                f"{source}: target index {target} is out of range ({len(names)} columns)"
-            )
-        return names[target]
+    if is_position(target):
+        try:
+            return column_at(names, target, "target")
+        except DataError as exc:
+            raise DataError(f"{source}: {exc}", source=source) from None
     if str(target) not in names:
         raise DataError(
             f"{source}: target column {str(target)!r} not found; columns are {names}",

@@ -140,10 +140,19 @@ def is_missing_value(v) -> bool:
     return _is_missing_scalar(v)
 
 
+#: Integers above this in size round to infinity as floats: half a unit in the last place
+#: above the largest float64 (integers up to it round down to that float).
+_LARGEST_INTEGER = 2**1024 - 2**970 - 1
+
+
 def _as_number(v):
-    """``v`` as a float when it is a number or a string that reads as one, else ``None``."""
+    """``v`` as a float when it is a number or a string that reads as one, else ``None``. An
+    integer beyond the float range is infinite, as ``float`` reads such a number written as
+    text (:func:`_check_finite` names it)."""
     if isinstance(v, bool | np.bool_):
         return None
+    if isinstance(v, numbers.Integral) and abs(v) > _LARGEST_INTEGER:
+        return math.inf if v > 0 else -math.inf  # float() would raise OverflowError
     if isinstance(v, numbers.Real | decimal.Decimal):
         return float(v)
     if isinstance(v, str):
@@ -281,10 +290,8 @@ def type_column(
         if typed is not None:
             return typed
     if not force_nominal and inferred in _REAL_KINDS:
-        numeric = pd.Series(
-            values.to_numpy(dtype=np.float64, na_value=np.nan), index=values.index, name=values.name
-        )
-        _check_finite(name, numeric)
+        numeric = _real_numbers(values)
+        _check_finite(name, numeric, values)
         return numeric, Feature(name, NUMERIC_KIND)
     cleaned = _clean_object_column(values)
     present = cleaned.dropna()
@@ -299,8 +306,8 @@ def type_column(
         cat = _nominal(name, cleaned.map(lambda v: v if pd.isna(v) else bool(v)))
         return cat, Feature(name, NOMINAL_KIND, tuple(cat.categories))
     if present.map(_is_real).all():
-        numeric = cleaned.astype(np.float64)
-        _check_finite(name, numeric)
+        numeric = _real_numbers(cleaned)
+        _check_finite(name, numeric, cleaned)
         return numeric, Feature(name, NUMERIC_KIND)
     as_number = present.map(_as_number)
     numberlike = as_number.notna()
@@ -448,11 +455,55 @@ def _warn_mixed(name: str, present: pd.Series, numberlike: pd.Series) -> None:
     )
 
 
-def _check_finite(name: str, numeric: pd.Series) -> None:
+def _real_numbers(values: pd.Series) -> pd.Series:
+    """A column of real numbers held as objects (missing values aside) as float64. An
+    integer beyond the float range (Python's integers have no bound; pandas reads a CSV
+    column of them so) becomes infinite, as :func:`_as_number` reads it, for
+    :func:`_check_finite` to name."""
+    try:
+        array = values.to_numpy(dtype=np.float64, na_value=np.nan)
+    except OverflowError:
+        array = np.array(
+            [np.nan if _is_missing_scalar(v) else _as_number(v) for v in values], dtype=np.float64
+        )
+    return pd.Series(array, index=values.index, name=values.name)
+
+
+def _beyond_float_range(value) -> bool:
+    """Whether ``value``, as written before it was read as a float, is a finite number too
+    large for one (an integer of 309 digits or more, a text like ``1e400``), not infinity."""
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool | np.bool_):
+        return True
+    if isinstance(value, decimal.Decimal):
+        return value.is_finite()
+    return isinstance(value, str) and "inf" not in value.lower()
+
+
+def _abbreviated(value) -> str:
+    """``value`` as text, its middle left out when it is long (a number of 400 digits)."""
+    text = str(value).strip()
+    if len(text) <= 24:
+        return text
+    digits = sum(c.isdigit() for c in text)
+    return f"{text[:12]}...{text[-4:]} ({digits} digits)"
+
+
+def _check_finite(name: str, numeric: pd.Series, written: pd.Series | None = None) -> None:
+    """A DataError naming the first infinite value of the float column ``numeric``;
+    ``written``: the column before it was read as floats, whose finite numbers too large
+    for a float are named as they were written."""
     arr = numeric.to_numpy()
     bad = np.isinf(arr)
     if bad.any():
         row = int(np.flatnonzero(bad)[0])
+        if written is not None and _beyond_float_range(written.iloc[row]):
+            raise DataError(
+                f"column {name!r} holds {_abbreviated(written.iloc[row])} in row {row}, a "
+                f"number beyond the float range (about {np.finfo(np.float64).max:.2g} in "
+                "size) that quercus computes in: write it in a larger unit or leave the "
+                "cell empty (missing); if the column holds labels, declare it nominal",
+                column=name,
+            )
         raise DataError(
             f"column {name!r} has an infinite value ({arr[row]}) in row {row}: "
             "replace it with a finite number or leave the cell empty (missing)",
@@ -473,29 +524,80 @@ def _warn_if_all_missing(name: str, values: pd.Series) -> None:
 # Frames
 
 
+def is_position(key) -> bool:
+    """Whether the column key ``key`` is a position: an integer (of Python or NumPy), not
+    a boolean."""
+    return isinstance(key, numbers.Integral) and not isinstance(key, bool | np.bool_)
+
+
+def column_selection(selection, what: str) -> list:
+    """The columns that ``selection`` (as ``nominal`` or ``nominal_features`` take them)
+    selects, as a list of names and positions: None selects none, a string one column
+    (``"ab"`` is the column ``ab``, not ``a`` and ``b``), an integer one position, any
+    other collection each of its items. ``what`` names the selection in the error for
+    anything else."""
+    if selection is None:
+        return []
+    if isinstance(selection, str) or is_position(selection):
+        return [selection]
+    if isinstance(selection, Iterable) and not isinstance(selection, Mapping | bytes):
+        return list(selection)
+    raise DataError(
+        f"{what} must be a column name, a position or a list of them, got "
+        f"{_abbreviated(repr(selection))}"
+    )
+
+
+def ordinal_selection(ordinal) -> dict:
+    """``ordinal`` (as ``ordinal`` or ``ordinal_features`` take it) as a dict of column ->
+    list of levels; anything but None or a mapping of columns to lists is an error."""
+    if ordinal is None:
+        return {}
+    if not isinstance(ordinal, Mapping):
+        raise DataError(
+            "ordinal columns must be a mapping of column -> list of levels from lowest to "
+            f"highest, got {_abbreviated(repr(ordinal))}"
+        )
+    selection = {}
+    for column, levels in ordinal.items():
+        # A string would give one level per character: "sml" is no list of levels.
+        if isinstance(levels, str) or not isinstance(levels, Iterable):
+            raise DataError(
+                f"ordinal column {column!r}: its levels must be a list from lowest to "
+                f"highest, got {_abbreviated(repr(levels))}",
+                column=str(column),
+            )
+        selection[column] = list(levels)
+    return selection
+
+
+def column_at(names: Sequence[str], position: int, what: str) -> str:
+    """The name of the column at ``position`` among ``names`` (a negative one counts from
+    the end); a position beyond them is an error naming it and the number of columns."""
+    n = len(names)
+    if not -n <= position < n:
+        raise DataError(
+            f"{what} column position {position} is out of range: the table has {n} "
+            f"column{'' if n == 1 else 's'} (positions 0 to {n - 1}, or -{n} to -1 from the end)"
+        )
+    return names[int(position)]
+
+
 def _normalise_selection(
     names: list[str], nominal: Iterable | None, ordinal: Mapping | None
 ) -> tuple[set[str], dict[str, list]]:
     """Column selections by name or position, checked against ``names``."""
 
     def resolve(key, what):
-        if (
-            isinstance(key, numbers.Integral)
-            and not isinstance(key, bool)
-            and str(key) not in names
-        ):
-            if not -len(names) <= key < len(names):
-                raise DataError(f"{what} column index {key} is out of range ({len(names)} columns)")
-            return names[key]
+        if is_position(key) and str(key) not in names:
+            return column_at(names, key, what)
         key = str(key)
         if key not in names:
             raise DataError(f"{what} column {key!r} not found; columns are {names}", column=key)
         return key
 
-    if isinstance(nominal, str):
-        nominal = [nominal]
-    forced = {resolve(k, "nominal") for k in (nominal or ())}
-    levels = {resolve(k, "ordinal"): list(v) for k, v in (ordinal or {}).items()}
+    forced = {resolve(k, "nominal") for k in column_selection(nominal, "nominal")}
+    levels = {resolve(k, "ordinal"): v for k, v in ordinal_selection(ordinal).items()}
     both = forced & set(levels)
     if both:
         raise DataError(f"column {sorted(both)[0]!r} is given as both nominal and ordinal")

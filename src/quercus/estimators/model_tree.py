@@ -19,7 +19,7 @@ from ..tree.grower import GrowthParams, grow_binned, tree_from_grown
 from ..tree.terms import fit_terms, growth_frame, in_feature_space, split_terms
 from .base import BaseDecisionTree
 from .params import check_params, size_in_weight
-from .validate import as_1d, numeric_targets
+from .validate import as_1d, check_linear_features, numeric_targets
 
 #: M5 stops at a node whose standard deviation is below this share of the whole set's.
 SPREAD_FRACTION = 0.05
@@ -58,8 +58,9 @@ class ModelTreeRegressor(RegressorMixin, BaseDecisionTree):
         each side of a split holds at least two rows and more than a fifth of the node.
     max_depth : int or None, default None
         Maximum depth; None grows until the other rules stop.
-    nominal_features : list of str or int, optional
-        Columns to treat as nominal (string, boolean and categorical columns are).
+    nominal_features : str, or list of str or int, optional
+        Columns to treat as nominal (string, boolean and categorical columns are), by name
+        or position; a string is one column name.
     ordinal_features : dict of column -> list of levels, optional
         Ordinal columns: their levels keep their order (as ranks) in splits and terms.
     n_jobs : int or None, default -1
@@ -104,8 +105,10 @@ class ModelTreeRegressor(RegressorMixin, BaseDecisionTree):
         check_params(self)
         typed = self._validate_X(X, reset=True)
         self._note_target(y)
-        y = numeric_targets(as_1d(y, len(typed)), type(self).__name__)
+        y = numeric_targets(as_1d(y, len(typed)), type(self).__name__, self.schema_.target)
         w = self._check_sample_weight(sample_weight, len(y))
+        if self.leaf_model == "linear":
+            check_linear_features(typed, self.schema_)
         keep = w > 0
         if not keep.any():
             raise ValueError("sample_weight is zero for every sample: nothing to learn from")

@@ -20,7 +20,13 @@ from ..tree.terms import fit_terms
 from ..tree.thresholds import thresholds_at_training_values
 from .base import C45_TOLERANCE, BaseDecisionTree
 from .params import check_params
-from .validate import as_1d, classes_and_codes, numeric_targets
+from .validate import (
+    as_1d,
+    check_linear_features,
+    check_weight_total,
+    classes_and_codes,
+    numeric_targets,
+)
 
 _COMMON_DOC = """
     max_depth : int or None, default None
@@ -124,8 +130,9 @@ _COMMON_DOC = """
         200,000 rows, 'auto' and an integer place the bins by a random sample of 200,000
         rows (seeded, as LightGBM and scikit-learn's HistGradientBoosting do); thresholds
         still lie halfway between training values.
-    nominal_features : list of str or int, optional
-        Columns to treat as nominal (for example numeric codes). String, boolean and
+    nominal_features : str, or list of str or int, optional
+        Columns to treat as nominal (for example numeric codes), by name or position; a
+        string is one column name. String, boolean and
         categorical columns of a DataFrame are nominal without being listed.
     ordinal_features : dict of column -> list of levels, optional
         Ordinal columns, split by thresholds along the given level order. Ordered pandas
@@ -225,7 +232,9 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         self.n_classes_ = len(self.classes_)
         w = self._check_sample_weight(sample_weight, len(y_class))
         if self.class_weight is not None:
-            w = w * compute_sample_weight(self.class_weight, y)
+            w = check_weight_total(
+                w * compute_sample_weight(self.class_weight, y), "sample_weight x class_weight"
+            )
         validation = None
         if self.pruning == "reduced_error":
             typed, y_class, w, validation = self._hold_out(typed, y_class, w, X_val, y_val)
@@ -305,7 +314,10 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         y_class = np.unique(labels, return_inverse=True)[1]  # the codes of classes_
         w = self._check_sample_weight(sample_weight, len(y_class))
         if self.class_weight is not None:
-            w = w * compute_sample_weight(self.class_weight, labels)
+            w = check_weight_total(
+                w * compute_sample_weight(self.class_weight, labels),
+                "sample_weight x class_weight",
+            )
         keep = w > 0
         return self._routing_matrix(typed)[keep], y_class[keep], w[keep]
 
@@ -384,8 +396,12 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         check_params(self)
         typed = self._validate_X(X, reset=True)
         self._note_target(y)
-        y_value = numeric_targets(as_1d(y, len(typed)), "DecisionTreeRegressor")
+        y_value = numeric_targets(
+            as_1d(y, len(typed)), "DecisionTreeRegressor", self.schema_.target
+        )
         w = self._check_sample_weight(sample_weight, len(y_value))
+        if self.leaf_model == "linear":
+            check_linear_features(typed, self.schema_)
         y_class = np.zeros(len(y_value), dtype=np.int32)
         self._grow(typed, y_class, y_value, w, 3, trace)
         if self.leaf_model == "linear":

@@ -1,8 +1,9 @@
 """Input checks shared by the tree estimators and the forests.
 
 Typing ``X`` and learning its schema, matching prediction data to it (:class:`TabularInput`),
-the target as one column (:func:`as_1d`), class labels as codes (:func:`classes_and_codes`) and
-sample weights in units of samples (:func:`as_counts`).
+the target as one column (:func:`as_1d`), class labels as codes (:func:`classes_and_codes`),
+sample weights in units of samples (:func:`as_counts`) and the sizes of numbers that the
+growth kernels can sum (:data:`WEIGHT_LIMIT`, :data:`TARGET_LIMIT`).
 """
 
 from __future__ import annotations
@@ -22,17 +23,51 @@ from ..data.encode import (
     infer_schema,
     is_numeric_array,
 )
+from ..data.errors import DataError
 from ..data.schema import NUMERIC_KIND, Schema
 
 __all__ = [
+    "LINEAR_FEATURE_LIMIT",
+    "TARGET_FLOOR",
+    "TARGET_LIMIT",
+    "WEIGHT_LIMIT",
     "TabularInput",
     "as_1d",
     "numeric_targets",
     "as_counts",
+    "check_linear_features",
+    "check_weight_total",
     "classes_and_codes",
     "counts_of_shares",
     "with_target_name",
 ]
+
+# The growth kernels sum, for each node, the weight W of its rows, and for regression the
+# weighted sums of the targets and of their squares; the criteria then square class weights
+# (Gini), the weighted sum of targets ((sum of w y)^2 / W) and multiply W by the sum of
+# squares (M5's). With W at most WEIGHT_LIMIT and every |y| at most TARGET_LIMIT, each of
+# these is at most (W |y|)^2 = 1e300, below float64's largest (1.8e308): the margin lets a
+# tree's weight grow 10,000-fold, as a forest's bootstrap sample does when it draws rows
+# many times (max_samples allows 1,000 draws a row on average). Above them, a sum overflows
+# to infinity and the tree comes out wrong without a word (NaN probabilities, one leaf).
+# Scaling the weights or the targets down would keep the sums finite but not the model:
+# weights are counts of samples (min_samples_leaf, C4.5's pruning and the recorded node
+# weights read them so), and the leaf values and variances a model records are in units of
+# the target (a variance of targets near 1e300 is no float at all).
+
+#: The largest total sample weight (class weights included) that a fit takes.
+WEIGHT_LIMIT = 1e50
+#: The largest size of a regression target.
+TARGET_LIMIT = 1e100
+#: A regression target whose values are all smaller than this (and not all 0) is refused:
+#: weighted sums of their squares come near float64's smallest numbers (2.2e-308), where
+#: they lose their precision or underflow to 0, and the tree would see no variance.
+TARGET_FLOOR = 1e-100
+#: The largest size of a numeric feature of linear leaf models (model trees,
+#: ``leaf_model='linear'``): their least-squares fits sum weight x feature x feature and
+#: weight x feature x target, at most 1e50 x 1e100 x 1e100 with these limits.
+LINEAR_FEATURE_LIMIT = 1e100
+_FLOAT_MAX = float(np.finfo(np.float64).max)
 
 
 def as_counts(w: np.ndarray) -> np.ndarray:
@@ -90,16 +125,87 @@ def as_1d(y, n):
     return y
 
 
-def numeric_targets(y, estimator: str) -> np.ndarray:
-    """A regressor's targets as finite float64 (a clear error naming ``estimator`` for
-    values that are not numbers, NaN or infinity)."""
+def numeric_targets(y, estimator: str, column: str | None = None) -> np.ndarray:
+    """A regressor's targets as finite float64 within :data:`TARGET_LIMIT` in size (and
+    not all below :data:`TARGET_FLOOR`): a clear error naming ``estimator`` for values that
+    are not numbers, and naming the target ``column`` (else ``y``) for NaN, infinity or a
+    number out of those bounds."""
+    target = f"target {column!r}" if column else "target y"
     try:
         values = np.asarray(y, dtype=np.float64)
+    except OverflowError:  # a Python integer beyond the float range
+        raise DataError(
+            f"{target} holds an integer beyond the float range (about {_FLOAT_MAX:.2g}); a "
+            f"regression target may be at most {TARGET_LIMIT:.0e} in size",
+            column=column,
+        ) from None
     except (TypeError, ValueError):
         raise ValueError(f"{estimator} needs numeric targets y") from None
     if not np.isfinite(values).all():
         raise ValueError("Input y contains NaN or infinity.")
+    check_target_size(values, target, column)
     return values
+
+
+def check_target_size(values: np.ndarray, target: str, column: str | None) -> None:
+    """A DataError naming ``target`` (its ``column``) when a finite regression target is
+    larger than :data:`TARGET_LIMIT` in size, or when all are below :data:`TARGET_FLOOR`
+    and not all zero: the sums of their squares would overflow or underflow."""
+    sizes = np.abs(values)
+    largest = float(sizes.max()) if len(sizes) else 0.0
+    if largest > TARGET_LIMIT:
+        row = int(np.argmax(sizes > TARGET_LIMIT))
+        raise DataError(
+            f"{target} holds {values[row]:.3g} in row {row}, beyond {TARGET_LIMIT:.0e} in "
+            "size, the largest regression target quercus sums without overflow (it sums "
+            "squared targets times weights): express the target in a larger unit (divide "
+            "it by a power of ten)",
+            column=column,
+        )
+    if 0.0 < largest < TARGET_FLOOR:
+        raise DataError(
+            f"{target} holds only values below {TARGET_FLOOR:.0e} in size (the largest is "
+            f"{largest:.3g}): the sums of their squares lose their precision or underflow "
+            "to 0, and a regression tree would see no variance to split; express the target "
+            "in a smaller unit (multiply it by a power of ten)",
+            column=column,
+        )
+
+
+def check_weight_total(w: np.ndarray, what: str = "sample_weight") -> np.ndarray:
+    """``w``, the sample weights as a fit sums them (``what`` names them in the error),
+    when their total is at most :data:`WEIGHT_LIMIT`; a ValueError naming them and the
+    limit otherwise."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        total = float(np.sum(w))
+    if not total <= WEIGHT_LIMIT:  # (NaN too: an infinite class weight times 0)
+        shown = f"{total:.3g}" if np.isfinite(total) else f"more than {_FLOAT_MAX:.2g}"
+        raise ValueError(
+            f"{what} sums to {shown} over {len(w)} rows, above {WEIGHT_LIMIT:.0e}, the largest "
+            "total weight quercus sums without overflow: weights count samples "
+            "(min_samples_leaf and the like read them so); divide them by a common factor"
+        )
+    return w
+
+
+def check_linear_features(typed: pd.DataFrame, schema: Schema) -> None:
+    """A DataError naming the column, row and value when a numeric feature of ``typed``
+    (a typed frame of ``schema``) is larger than :data:`LINEAR_FEATURE_LIMIT` in size:
+    the least-squares fits of linear leaf models would overflow."""
+    for feature in schema.features:
+        if feature.kind != NUMERIC_KIND:
+            continue
+        values = typed[feature.name].to_numpy(dtype=np.float64)
+        too_large = np.abs(values) > LINEAR_FEATURE_LIMIT  # (NaN compares False)
+        if too_large.any():
+            row = int(np.argmax(too_large))
+            raise DataError(
+                f"column {feature.name!r} holds {values[row]:.3g} in row {row}, beyond "
+                f"{LINEAR_FEATURE_LIMIT:.0e} in size, the largest value a linear leaf model "
+                "fits without overflow (it sums products of two features): express the "
+                "column in a larger unit, or use leaf_model='mean'",
+                column=feature.name,
+            )
 
 
 def with_target_name(schema: Schema, y) -> Schema:
@@ -138,8 +244,8 @@ class TabularInput:
             if array.dtype == object:
                 try:  # lists of numbers should be numbers, not objects
                     array = np.asarray(X, dtype=np.float64)
-                except (TypeError, ValueError):
-                    pass
+                except (TypeError, ValueError, OverflowError):
+                    pass  # (an integer beyond the float range: typing names it)
             if np.iscomplexobj(array):
                 raise ValueError("Complex data not supported")
             if array.ndim != 2:
@@ -226,15 +332,24 @@ class TabularInput:
         return out
 
     def _check_sample_weight(self, sample_weight, n):
+        """``sample_weight`` (one per row, or one for every row; None: 1 each) as float64
+        counts of samples (:func:`as_counts`): finite, not negative, and at most
+        :data:`WEIGHT_LIMIT` in total."""
         if sample_weight is None:
             return np.ones(n, dtype=np.float64)
-        w = np.asarray(sample_weight, dtype=np.float64)
+        try:
+            w = np.asarray(sample_weight, dtype=np.float64)
+        except OverflowError:  # a Python integer beyond the float range
+            raise ValueError(
+                f"sample_weight holds an integer beyond the float range (about "
+                f"{_FLOAT_MAX:.2g}); the weights may sum to at most {WEIGHT_LIMIT:.0e}"
+            ) from None
         if w.ndim == 0:
-            return as_counts(np.full(n, float(w)))
-        if w.ndim != 1 or len(w) != n:
+            w = np.full(n, float(w))
+        elif w.ndim != 1 or len(w) != n:
             raise ValueError(f"sample_weight.shape == {w.shape}, expected ({n},)!")
         if not np.isfinite(w).all():
             raise ValueError("sample_weight must be finite")
         if (w < 0).any():
             raise ValueError("Negative values in data passed to sample_weight")
-        return as_counts(w)
+        return as_counts(check_weight_total(w))  # (shares sum to 1: as_counts makes them n)
