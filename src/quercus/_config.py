@@ -37,9 +37,9 @@ def missing_code(dtype: np.dtype) -> int:
 
 
 def njit(*args, refcounts: bool = True, **kwargs):
-    """``numba.njit`` with the project's options: cached, GIL released, no fastmath
-    (NaN handling and exact ties matter more than the last few percent of speed), and one
-    compilation per argument type rather than per constant (:func:`_plain_types`).
+    """``numba.njit`` with the project's options: cached (:func:`_cached`), GIL released, no
+    fastmath (NaN handling and exact ties matter more than the last few percent of speed),
+    and one compilation per argument type rather than per constant (:func:`_plain_types`).
 
     ``refcounts=False`` compiles a kernel without Numba's reference counts (its private
     ``_nrt`` option), for the hot stages that allocate nothing and keep no array past the
@@ -55,38 +55,30 @@ def njit(*args, refcounts: bool = True, **kwargs):
 
     # Set either way: a callee left unset would inherit the flag of the first caller to
     # compile it, and one called by a kernel without counts could then not allocate.
-    options = {"cache": True, "nogil": True, "fastmath": False, "_nrt": refcounts, **kwargs}
+    options = {"nogil": True, "fastmath": False, "_nrt": refcounts, **kwargs}
     if args and callable(args[0]):
-        return _loads_lightly(_plain_types(numba.njit(**options)(args[0])))
+        return _cached(_plain_types(numba.njit(**options)(args[0])))
     decorate = numba.njit(*args, **options)
     if options.get("inline") == "always":
-        return decorate  # copied into its callers' code, never called: nothing to change
-    return lambda func: _loads_lightly(_plain_types(decorate(func)))
+        # Copied into its callers' code, never called with constants: its types stay as they
+        # are (Numba still compiles it on its own while typing a caller: that is cached).
+        return lambda func: _cached(decorate(func))
+    return lambda func: _cached(_plain_types(decorate(func)))
 
 
-def _loads_lightly(dispatcher):
-    """Load ``dispatcher``'s compiled code from Numba's cache without first loading what
-    compiling needs.
-
-    Before reading a cache entry, Numba refreshes its target context: it imports and
-    registers its implementations of Python and NumPy (its typing and lowering tables),
-    which only compiling reads. In a new process that was most of the time of a first fit
-    whose kernels are all cached (``bench/small_data.py``). A cached kernel needs only
-    Numba's runtime (the memory functions its code calls) before its code is linked in,
-    so that is all this loader sets up; a compilation later in the process refreshes the
-    context itself, as always. Where Numba's cache object does not have this shape (another
-    Numba version), the dispatcher is left as it is."""
-    cache = getattr(dispatcher, "_cache", None)
-    read_entry = getattr(cache, "_load_overload", None)
-    if read_entry is None:
+def _cached(dispatcher):
+    """``dispatcher`` with its compiled code kept on disk, in Numba's cache files, in the
+    folders :mod:`quercus._kernel_cache` chooses and checks (Numba's own choice trusts any
+    folder the environment names). Where that module cannot work with this Numba's cache
+    (another version's internals), Numba's own cache is used."""
+    if not hasattr(dispatcher, "enable_caching"):
+        return dispatcher  # NUMBA_DISABLE_JIT: the plain Python function
+    try:
+        from ._kernel_cache import KernelCache
+    except ImportError:
+        dispatcher.enable_caching()
         return dispatcher
-    from numba.core.runtime import nrt
-
-    def load_overload(sig, target_context):
-        nrt.rtsys.initialize(target_context)  # idempotent: once per process
-        return read_entry(sig, target_context)
-
-    cache.load_overload = load_overload
+    dispatcher._cache = KernelCache(dispatcher.py_func)
     return dispatcher
 
 

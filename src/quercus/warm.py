@@ -2,10 +2,10 @@
 
 The kernels compile the first time each is called with new argument types, and are then kept
 in Numba's cache on disk (next to the installed package, or in a per-user cache when the
-package's folder is read-only). Compiling all of them takes a few minutes on a small
-machine; :func:`compile_kernels` pays that once, at a time of the user's choosing (after
-``pip install``, in an image build), by fitting small models of every kind on generated
-data. With a warm cache it takes a few seconds.
+package's folder is read-only: :mod:`quercus._kernel_cache`). Compiling all of them takes a
+few minutes on a small machine; :func:`compile_kernels` pays that once, at a time of the
+user's choosing (after ``pip install``, in an image build), by fitting small models of every
+kind on generated data. With a warm cache it takes a few seconds.
 """
 
 from __future__ import annotations
@@ -152,12 +152,12 @@ def kernels_compiled() -> bool:
     """Whether the grower, the largest kernel, is in Numba's cache for this machine and
     this version of its source (an install from a wheel carries it, see ``setup.py``): False
     when the next fit will compile it (most of a minute), or when the cache cannot be read."""
+    from ._kernel_cache import cached_keys
     from .tree._grow import grow_tree_in
 
-    try:  # Numba's cache index: {(signature, machine, code hashes): file}, stale ones empty
-        index = grow_tree_in._cache._cache_file._load_index()
+    try:  # the keys of Numba's cache index: (signature, machine, code hashes)
         machine = grow_tree_in.targetctx.codegen().magic_tuple()
-        return any(key[1] == machine for key in index)
+        return any(key[1] == machine for key in cached_keys(grow_tree_in))
     except (AttributeError, OSError, TypeError, ValueError, IndexError):
         return False
 

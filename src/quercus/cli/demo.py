@@ -7,6 +7,8 @@ larger shipped data set, UCI's Car Evaluation, with C4.5's 10-fold cross-validat
 
 from __future__ import annotations
 
+import os
+import stat
 import sys
 import tempfile
 from pathlib import Path
@@ -24,6 +26,7 @@ from .evaluate import cross_validate
 
 FOLDS = 10
 SEED = 0
+REPORT_NAME = "playtennis-report.html"
 
 
 def _print_table(out: TextIO, table: pd.DataFrame) -> None:
@@ -31,12 +34,45 @@ def _print_table(out: TextIO, table: pd.DataFrame) -> None:
     out.write(shown.to_string(float_format=lambda v: f"{v:.3f}") + "\n\n")
 
 
-def report_path() -> Path:
-    """Where the demo writes the PlayTennis report: a folder of the system's temporary
-    directory (``$TMPDIR``), made when missing."""
-    folder = Path(tempfile.gettempdir()) / "quercus-demo"
-    folder.mkdir(exist_ok=True)
-    return folder / "playtennis-report.html"
+def report_path() -> tuple[Path, str | None]:
+    """Where the demo writes the PlayTennis report, and why it is not the usual folder (or
+    None when it is).
+
+    The usual folder is the user's own in the system's temporary directory,
+    ``$TMPDIR/quercus-demo-<uid>``, made readable by the user alone (mode 0700). The
+    temporary directory is shared: another user may have made that folder first, or made it
+    a link, to replace or break this user's report. Such a folder is not used; a new
+    private folder is made instead (``tempfile.mkdtemp``), and the note says why."""
+    temporary = Path(tempfile.gettempdir())
+    owner = f"-{os.getuid()}" if hasattr(os, "getuid") else ""  # Windows: a per-user TEMP
+    folder = temporary / f"quercus-demo{owner}"
+    problem = _private_folder(folder)
+    if problem is None:
+        return folder / REPORT_NAME, None
+    fresh = Path(tempfile.mkdtemp(prefix="quercus-demo-", dir=temporary))
+    return fresh / REPORT_NAME, f"{problem}: not used, the report is in a new folder instead"
+
+
+def _private_folder(folder: Path) -> str | None:
+    """Make ``folder`` (mode 0700) when missing; None when it is a folder of this user that
+    no other user can write to (one they could only read is made private), else why not."""
+    try:
+        folder.mkdir(mode=0o700)
+        return None
+    except FileExistsError:
+        pass
+    info = os.lstat(folder)
+    if not stat.S_ISDIR(info.st_mode):
+        return f"{folder} is not a folder (a link or a file)"
+    if not hasattr(os, "getuid"):
+        return None  # Windows: no POSIX owners and modes; its TEMP is the user's own
+    if info.st_uid != os.getuid():
+        return f"{folder} belongs to another user"
+    if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        return f"{folder} is writable by other users (mode {info.st_mode & 0o777:o})"
+    if info.st_mode & 0o077:
+        os.chmod(folder, 0o700)  # others could read the earlier report: no longer
+    return None
 
 
 def _playtennis_tree(out: TextIO, frame: pd.DataFrame, target: str) -> None:
@@ -47,7 +83,10 @@ def _playtennis_tree(out: TextIO, frame: pd.DataFrame, target: str) -> None:
     out.write(export_text(tree) + "\n")
     out.write("-- the same tree as rules, one per leaf\n")
     out.write(export_rules(tree) + "\n")
-    path = tree.report(X, y, report_path(), title="ID3 on PlayTennis")
+    path, note = report_path()
+    if note is not None:
+        out.write(f"-- note: {note}\n")
+    path = tree.report(X, y, path, title="ID3 on PlayTennis")
     out.write(
         f"-- the tree's report, every node's gain table a click away: open {path} in a "
         "browser (quercus report DATA -o FILE writes one for any data)\n\n"

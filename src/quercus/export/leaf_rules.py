@@ -63,12 +63,18 @@ def to_rules(estimator, *, feature_names: Sequence[str] | None = None) -> list[L
 
         models = {k: text.split(": ", 1)[1] for k, text in enumerate(equations(estimator), start=1)}
     rules: list[LeafRule] = []
-    stack: list[tuple[int, list[Condition]]] = [(0, [])]
+    # Each node on the stack with its path's conditions merged so far: merging one more
+    # test into them is merging the whole path (as many conditions as features, at most,
+    # where the path of a deep tree has as many as its depth).
+    stack: list[tuple[int, tuple[Condition, ...]]] = [(0, ())]
     while stack:
-        node, path = stack.pop()
+        node, merged = stack.pop()
         if not is_leaf(tree, node):
             branches = zip(children(tree, node), conditions(estimator, node, names), strict=True)
-            stack.extend((kid, [*path, c]) for kid, c in reversed(list(branches)))
+            stack.extend(
+                (kid, merge_conditions([*merged, c], categories_of))
+                for kid, c in reversed(list(branches))
+            )
             continue
         weight = float(tree.weighted_n_node_samples[node])
         if weight <= 0:
@@ -86,7 +92,7 @@ def to_rules(estimator, *, feature_names: Sequence[str] | None = None) -> list[L
             distribution = tree.value[node].copy()
         rules.append(
             LeafRule(
-                conditions=merge_conditions(path, categories_of),
+                conditions=merged,
                 prediction=prediction,
                 support=weight,
                 confidence=confidence,

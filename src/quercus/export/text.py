@@ -87,21 +87,25 @@ def export_text(
         return f"{leaf_summary(estimator, 0, -1, decimals)} {_hidden(tree, 0)}\n"
     lines: list[str] = []
 
-    def walk(node: int, depth: int) -> None:
-        for kid, condition in zip(
-            children(tree, node), conditions(estimator, node, names), strict=True
-        ):
-            prefix = "|   " * depth + str(condition)
-            if is_leaf(tree, kid):
-                lines.append(f"{prefix}: {leaf_summary(estimator, kid, node, decimals)}")
-            elif max_depth is not None and depth + 1 >= max_depth:
-                summary = leaf_summary(estimator, kid, node, decimals)
-                lines.append(f"{prefix}: {summary} {_hidden(tree, kid)}")
-            else:
-                lines.append(prefix)
-                walk(kid, depth + 1)
+    def branches(node: int, depth: int) -> list[tuple[int, int, int, object]]:
+        """The branches of ``node`` as ``(depth, node, child, condition)``, last first (a
+        stack's order: its first branch is printed next)."""
+        pairs = zip(children(tree, node), conditions(estimator, node, names), strict=True)
+        return [(depth, node, kid, condition) for kid, condition in reversed(list(pairs))]
 
-    walk(0, 0)
+    # A stack, not recursion: a tree deeper than Python's recursion limit prints too.
+    stack = branches(0, 0)
+    while stack:
+        depth, node, kid, condition = stack.pop()
+        prefix = "|   " * depth + str(condition)
+        if is_leaf(tree, kid):
+            lines.append(f"{prefix}: {leaf_summary(estimator, kid, node, decimals)}")
+        elif max_depth is not None and depth + 1 >= max_depth:
+            summary = leaf_summary(estimator, kid, node, decimals)
+            lines.append(f"{prefix}: {summary} {_hidden(tree, kid)}")
+        else:
+            lines.append(prefix)
+            stack.extend(branches(kid, depth + 1))
     return "\n".join(lines) + "\n" + after
 
 
