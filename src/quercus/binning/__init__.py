@@ -24,6 +24,7 @@ from ._kernels import bin_column, value_extremes
 __all__ = [
     "BinMapper",
     "bin_extremes_of",
+    "bin_sample",
     "bins_from_distinct",
     "cut_bins",
     "fit_bins",
@@ -186,20 +187,31 @@ THREADED_BINS_ROWS = 50_000
 BIN_SAMPLE_ROWS = 200_000
 
 
+def bin_sample(n_rows: int, max_bins="auto") -> np.ndarray | None:
+    """The rows whose values place the numeric features' bin edges in a fit on ``n_rows``
+    rows, as sorted positions: above ``BIN_SAMPLE_ROWS`` rows with a bin budget (``max_bins``
+    not None), a random sample of that many drawn with a fixed seed; None (every row)
+    otherwise. The positions depend on ``n_rows`` only, so a Dask fit, which draws them on
+    its client and reads the rows at those positions from its partitions, bins from the rows
+    a local fit bins from."""
+    if max_bins is None or n_rows <= BIN_SAMPLE_ROWS:
+        return None
+    rng = np.random.default_rng(0)
+    return np.sort(rng.choice(n_rows, BIN_SAMPLE_ROWS, replace=False))
+
+
 def fit_bins(X: pd.DataFrame, schema: Schema, max_bins="auto", n_threads: int = 1) -> BinMapper:
     """Fit the binning of a typed frame with its schema; the numeric features' sorts run on
     ``n_threads`` threads (NumPy's sort releases the GIL) when the frame is large.
 
     Above ``BIN_SAMPLE_ROWS`` rows and with a bin budget (``max_bins`` not None), each
-    numeric feature's edges come from the same random sample of that many rows (a fixed
-    seed: the bins depend on the data only). Each bin's smallest and largest value still
-    come from every row (:func:`bin_extremes_of`), so a threshold between two bins lies
-    between training values and routes every training row as its bin code does."""
+    numeric feature's edges come from the same random sample of that many rows
+    (:func:`bin_sample`: a fixed seed, the bins depend on the data only). Each bin's
+    smallest and largest value still come from every row (:func:`bin_extremes_of`), so a
+    threshold between two bins lies between training values and routes every training row
+    as its bin code does."""
     numeric = [j for j, feature in enumerate(schema.features) if feature.kind == NUMERIC_KIND]
-    sample = None
-    if numeric and max_bins is not None and len(X) > BIN_SAMPLE_ROWS:
-        rng = np.random.default_rng(0)
-        sample = np.sort(rng.choice(len(X), BIN_SAMPLE_ROWS, replace=False))
+    sample = bin_sample(len(X), max_bins) if numeric else None
 
     columns = [column for _, column in X.items()] if numeric else []
 

@@ -7,7 +7,9 @@ over the target column; the algorithm's Dask estimator (:mod:`quercus.dask`) lea
 model; the training score is summed partition by partition on the cluster. What is printed
 is what a local fit prints, and ``-o`` saves the same model file. ``ADDRESS`` is a
 scheduler's address, or ``local`` / ``local:N`` for a cluster of worker processes started
-here for the fit (and closed after it).
+here for the fit (and closed after it). A scheduler lost during the command (stopped, or out
+of reach for longer than :data:`CONNECT_TIMEOUT`) is one line naming its address
+(:class:`~quercus.distributed.estimators.ClusterLostError`), not distributed's errors.
 
 Only the algorithms that grow level by level over sums of rows run on Dask: ``cart``,
 ``id3`` and ``forest``. C4.5 needs the rows in memory (a row with a missing value goes down
@@ -90,7 +92,12 @@ def run_dask_fit(args, out: TextIO) -> int:
     if args.test:
         check_readable(args.test)  # before the work, not after it
     source = data_source(args.data)
-    with Progress(args.quiet) as progress, cluster(args.dask, progress) as client:
+    with (
+        Progress(args.quiet) as progress,
+        cluster(args.dask, progress) as client,
+        # A scheduler lost on the way: one line naming it, not distributed's errors.
+        dask_estimators.scheduler_lost(client),
+    ):
         progress.update(f"fit: reading {args.data}")
         frame = read_frame(source, args.nominal)
         with dask_read_errors(source, frame, client):

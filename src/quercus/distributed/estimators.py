@@ -31,6 +31,7 @@ import inspect
 import logging
 import numbers
 import time
+from contextlib import contextmanager
 from dataclasses import replace
 from functools import partial
 from typing import NamedTuple
@@ -70,6 +71,7 @@ SUBTREE_BYTES = 64 * 2**20
 DASK_PARAMS = ("client", "subtree_bytes")
 
 __all__ = [
+    "ClusterLostError",
     "DaskCARTClassifier",
     "DaskCARTRegressor",
     "DaskDecisionTreeClassifier",
@@ -92,6 +94,42 @@ def dask_client(client):
         raise ValueError(
             "no Dask client: start one (distributed.Client(address), or Client() for a "
             "local cluster) before fit, or pass client="
+        ) from None
+
+
+class ClusterLostError(ConnectionError):
+    """The Dask scheduler of a fit was lost (stopped, or out of reach for longer than the
+    client's timeout) before the fit ended: the rows its workers held went with it."""
+
+
+# The states of a distributed.Client that has lost its scheduler: trying to reconnect, or
+# given up (it then cancels every future, which is what the fit sees).
+_LOST_STATES = ("connecting", "closing", "closed")
+
+
+@contextmanager
+def scheduler_lost(client):
+    """Within the block (a fit on ``client``), an error raised because the client lost its
+    scheduler becomes a :class:`ClusterLostError` naming the scheduler's address, without
+    distributed's traceback; any other error passes as it is. A client closed already is
+    refused before any work."""
+    if getattr(client, "status", None) in ("closing", "closed"):
+        raise ClusterLostError(
+            "the Dask client is closed (its scheduler was lost, or the client was closed):"
+            " connect a new client (distributed.Client(address)) and fit again"
+        )
+    address = getattr(getattr(client, "scheduler", None), "address", None)
+    try:
+        yield
+    except ClusterLostError:
+        raise
+    except Exception:
+        if getattr(client, "status", None) not in _LOST_STATES:
+            raise
+        raise ClusterLostError(
+            f"the Dask scheduler at {address} was lost during the fit (it stopped, or could"
+            " not be reached again within the client's timeout): the rows its workers held"
+            " are gone with it; start the cluster again and fit again"
         ) from None
 
 
@@ -371,11 +409,15 @@ class _DaskTree(_DaskModel):
         twin = self._check_dask_params()
         client = dask_client(self.client)
         regression = twin._regression
-        rows = _ingest(twin, client, X, y, sample_weight)
-        n_stats = 3 if regression else len(rows.classes)
-        params = twin._growth_params(rows.n_features_in, rows.total_weight)
-        setup = growth_setup(_bin_tables(rows), params, **twin._growth_setup(n_stats, rows.mapper))
-        (grown,), levels = grow_on_cluster(client, rows, [setup], subtree_bytes=self.subtree_bytes)
+        with scheduler_lost(client):
+            rows = _ingest(twin, client, X, y, sample_weight)
+            n_stats = 3 if regression else len(rows.classes)
+            params = twin._growth_params(rows.n_features_in, rows.total_weight)
+            tables = _bin_tables(rows)
+            setup = growth_setup(tables, params, **twin._growth_setup(n_stats, rows.mapper))
+            (grown,), levels = grow_on_cluster(
+                client, rows, [setup], subtree_bytes=self.subtree_bytes
+            )
         log = PruningLog(tree_from_grown(grown, params, regression), twin.schema_)
         if params.ccp_alpha > 0.0:
             log.cost_complexity(params.ccp_alpha)
@@ -450,21 +492,10 @@ class _DaskForest(_DaskModel):
         twin = self._check_dask_params()
         client = dask_client(self.client)
         regression = twin._regression
-        rows = _ingest(twin, client, X, y, sample_weight, keep_zero_weight=True)
-        n_stats = 3 if regression else len(rows.classes)
-        n_rows = int(sum(rows.n_rows))
-        twin._base_seed = int(check_random_state(twin.random_state).randint(0, 2**31 - 1))
-        seeds = tree_seeds(twin._base_seed, 0, twin.n_estimators)
-        params = growth_params(twin._tree_params(), rows.n_features_in, rows.total_weight, seed=0)
-        weigh = None
-        if twin.bootstrap:  # "poisson"
-            weigh = partial(poisson_counts, twin._base_seed, rate=twin._poisson_rate(n_rows))
-        tables = _bin_tables(rows)
-        setups = [
-            growth_setup(tables, replace(params, seed=seed), regression=regression, n_stats=n_stats)
-            for seed in seeds
-        ]
-        grown, levels = grow_on_cluster(client, rows, setups, weigh, self.subtree_bytes)
+        with scheduler_lost(client):
+            rows = _ingest(twin, client, X, y, sample_weight, keep_zero_weight=True)
+            setups, weigh, params = self._forest_setups(twin, rows)
+            grown, levels = grow_on_cluster(client, rows, setups, weigh, self.subtree_bytes)
         template = twin._tree_template()
         twin.estimators_ = [
             twin._tree_estimator(
@@ -472,11 +503,31 @@ class _DaskForest(_DaskModel):
             )
             for g in grown
         ]
-        twin._seeds = seeds
         twin._pack()
         self._take_fitted(twin)
         self.levels_ = levels
         return self
+
+    @staticmethod
+    def _forest_setups(twin, rows) -> tuple:
+        """Each tree's ``(bins, settings)`` for :func:`grow_on_cluster`, the factors of the
+        rows' weights its Poisson draws give (None without bootstrap), and the trees'
+        growth parameters; draws ``twin``'s base seed."""
+        regression = twin._regression
+        n_stats = 3 if regression else len(rows.classes)
+        n_rows = int(sum(rows.n_rows))
+        twin._base_seed = int(check_random_state(twin.random_state).randint(0, 2**31 - 1))
+        twin._seeds = tree_seeds(twin._base_seed, 0, twin.n_estimators)
+        params = growth_params(twin._tree_params(), rows.n_features_in, rows.total_weight, seed=0)
+        weigh = None
+        if twin.bootstrap:  # "poisson"
+            weigh = partial(poisson_counts, twin._base_seed, rate=twin._poisson_rate(n_rows))
+        tables = _bin_tables(rows)
+        setups = [
+            growth_setup(tables, replace(params, seed=seed), regression=regression, n_stats=n_stats)
+            for seed in twin._seeds
+        ]
+        return setups, weigh, params
 
     def predict(self, X):
         """The local forest's ``predict`` on each partition of ``X`` (a Dask array, lazy)."""

@@ -4,7 +4,8 @@
 2-D ``dask.array.Array``, ``y`` and the sample weights partitioned alike) into the row
 partitions the level-wise grower reads (``distributed/dask_statistics.py``): one
 ``(binned, y_class, y_value, w)`` per partition, held by a worker as a future. No row is
-gathered to the client; the data are read twice, in two passes of one task per partition.
+gathered to the client but a sample of numbers above ``BIN_SAMPLE_ROWS`` rows; the data are
+read twice, in two passes of one task per partition (three times with the sample).
 
 **First pass: summaries.** Each partition reports, for every column, what the typing of the
 whole column depends on: for a numeric column a present and a missing value (its dtype), for
@@ -23,25 +24,38 @@ forest does), types its columns to the schema, bins them with the mapper made fr
 merged summaries and keeps the result on its worker: the binned codes in padded rows
 (:func:`~quercus.binning.binned.bin_rows`), the class codes, the targets and the weights
 after :func:`~quercus.estimators.validate.as_counts`. A feature
-whose summary was compressed also reports the smallest and largest value of each of its bins
+whose summary was compressed, or whose edges came from a sample, also reports the smallest
+and largest value of each of its bins
 (:func:`~quercus.distributed.summaries.bin_extremes`), which the split thresholds are placed
 between.
+
+**Above BIN_SAMPLE_ROWS kept rows: the sample.** A local fit of more than
+:data:`quercus.binning.BIN_SAMPLE_ROWS` rows with a bin budget (``max_bins`` not None)
+places every numeric feature's edges by a seeded sample of that many rows
+(:func:`quercus.binning.bin_sample`). The first pass counts each partition's kept rows, so
+the client draws the same positions among all the kept rows, maps each to its partition and
+its row there, and a pass between the two above reads the numeric values of those rows from
+the partitions that hold them: the client receives ``BIN_SAMPLE_ROWS`` values of 8 bytes per
+numeric feature and bins them with :func:`quercus.binning.numeric_bins`, as the local fit
+does; the summaries go unused.
 
 **What is exact.** The schema, the classes, the class codes, the targets and the binned
 codes equal those of a local fit on the concatenated rows (``X.compute()``), however the rows
 are partitioned and with empty partitions anywhere. The bins of a numeric feature are the
 local ones bit for bit (but for the sign of a zero: of 0.0 and -0.0, ``np.unique`` keeps
-either) wherever the local rule gives exact bins (``max_bins="auto"`` on at most 50,000
-rows, a feature with at most ``max_bins`` values), and wherever the summary stays exact:
-every feature with at most :data:`QUANTILE_CAPACITY` distinct values. The weights are the
+either) above ``BIN_SAMPLE_ROWS`` kept rows with a bin budget (the sample), wherever the
+local rule gives exact bins (``max_bins="auto"`` on at most 50,000 rows, a feature with at
+most ``max_bins`` values), and wherever the summary stays exact: every feature with at most
+:data:`QUANTILE_CAPACITY` distinct values (or ``max_bins``, when larger). The weights are the
 local ones, but where they are shares (summing to 1, scaled by their mean) and in the total
 weight: those take exact sums (:func:`exact_sum`), which do not depend on the partitioning,
 where a local fit takes numpy's pairwise sums. The two agree whenever numpy's sum is exact
 (whole numbers, halves ...) and may differ in the last bit otherwise.
 
-**The bound.** A feature with more distinct values than the summary's capacity gets
-quantile edges from compressed summaries: an edge aimed at rank ``t`` has a true rank ``r``
-with ``t <= r < t + m + rank_error * N`` (``m`` the count of the value just below the edge,
+**The bound.** Up to ``BIN_SAMPLE_ROWS`` kept rows (above 50,000 with ``max_bins="auto"``),
+a feature with more distinct values than the summary's capacity gets quantile edges from
+compressed summaries: an edge aimed at rank ``t`` has a true rank ``r`` with
+``t <= r < t + m + rank_error * N`` (``m`` the count of the value just below the edge,
 ``N`` the rows), ``rank_error = quantile_rank_error(capacity, depth)`` for a merge tree of
 depth ``ceil(log2 P)`` over ``P`` partitions (see :mod:`quercus.distributed.summaries`);
 :attr:`DistributedRows.rank_error` gives it, 0 when every summary stayed exact. The lowest
@@ -61,7 +75,7 @@ import numpy as np
 import pandas as pd
 
 from .._config import AUTO_EXACT_MAX_ROWS
-from ..binning import BinMapper, mapper_from_bins, resolve_max_bins
+from ..binning import BinMapper, bin_sample, mapper_from_bins, numeric_bins, resolve_max_bins
 from ..binning.binned import bin_rows, bin_tables
 from ..data.encode import align_column, infer_schema
 from ..data.errors import DataError
@@ -139,6 +153,10 @@ class DistributedRows:
     rank_error : float
         How far past its target rank a quantile edge may land, as a share of the rows (see
         the module's description); 0 when every summary stayed exact.
+    bin_sample_rows : int
+        The rows of the seeded sample that placed the numeric features' edges, as in a
+        local fit of more than ``BIN_SAMPLE_ROWS`` rows (see the module's description); 0
+        when the edges came from every row.
     """
 
     schema: Schema
@@ -155,6 +173,7 @@ class DistributedRows:
     feature_names_in: np.ndarray | None
     compressed: tuple[str, ...] = ()
     rank_error: float = 0.0
+    bin_sample_rows: int = 0
 
 
 def summary_capacity(max_bins, n_values: int) -> int:
@@ -615,6 +634,18 @@ def _classes(report: _Report) -> np.ndarray:
     return classes
 
 
+def _numeric_summary(feature, column: _Column) -> summaries.NumericSummary:
+    """The merged summary of a numeric feature; a :class:`DataError` naming the column when
+    a partition's dtype hid its numbers from the first pass."""
+    if column.summary is None:
+        raise DataError(
+            f"column {feature.name!r} is numeric, but some partitions of X hold it with"
+            " another dtype than X's: give every partition X's dtypes",
+            column=feature.name,
+        )
+    return column.summary
+
+
 def _numeric_bins(schema: Schema, report: _Report, max_bins) -> tuple[list, list[int]]:
     """The bins of each numeric feature from its merged summary (None for the others), and
     the features whose summary was compressed."""
@@ -623,13 +654,7 @@ def _numeric_bins(schema: Schema, report: _Report, max_bins) -> tuple[list, list
         if feature.kind != NUMERIC_KIND:
             bins.append(None)
             continue
-        summary = column.summary
-        if summary is None:  # a partition's dtype hid numbers from the first pass
-            raise DataError(
-                f"column {feature.name!r} is numeric, but some partitions of X hold it with"
-                " another dtype than X's: give every partition X's dtypes",
-                column=feature.name,
-            )
+        summary = _numeric_summary(feature, column)
         if not summary.exact:
             budget = resolve_max_bins(max_bins, int(summary.n_values), len(summary.values) + 1)
             if budget is None:
@@ -642,6 +667,71 @@ def _numeric_bins(schema: Schema, report: _Report, max_bins) -> tuple[list, list
             compressed.append(j)
         bins.append(summaries.numeric_bins_from_summary(summary, max_bins))
     return bins, compressed
+
+
+def _sample_partition(x_part, w_part, index: int, source: _Source, numeric, keep_zero_weight, at):
+    """The values of the numeric features ``numeric`` (columns of ``X``, read as their
+    typing reads them) in the rows at positions ``at`` among the kept rows of one
+    partition: one row per position, one column per feature."""
+    frame = _frame(x_part, source, index)
+    w = _weights(w_part, len(frame), index)
+    kept = np.arange(len(frame)) if keep_zero_weight else np.flatnonzero(w > 0)
+    rows = kept[at]
+    values = np.empty((len(rows), len(numeric)), dtype=np.float64)
+    for k, j in enumerate(numeric):
+        values[:, k] = _numbers(frame.iloc[rows, j])
+    return values
+
+
+def _sampled_bins(client, schema: Schema, report: _Report, layout: _Layout, xs, ws, sample):
+    """The bins of each numeric feature (None for the others) placed by the values of the
+    kept rows at the global positions ``sample`` (:func:`~quercus.binning.bin_sample`),
+    read from the partitions that hold them: the edges a local fit places on the
+    concatenated rows. Each bin's extremes are the sample's until the second pass gives
+    those of every row."""
+    import dask
+
+    numeric = [j for j, f in enumerate(schema.features) if f.kind == NUMERIC_KIND]
+    for j in numeric:
+        _numeric_summary(schema.features[j], report.columns[j])
+    kept = np.asarray([report.rows[i][1] for i in range(len(xs))], dtype=np.int64)
+    ends = np.cumsum(kept)
+    holder = np.searchsorted(ends, sample, side="right")  # the partition of each position
+    read = dask.delayed(_sample_partition, pure=True)
+    tasks = [
+        read(
+            xs[i],
+            ws[i],
+            int(i),
+            layout.source,
+            numeric,
+            layout.keep_zero_weight,
+            sample[holder == i] - (ends[i] - kept[i]),
+        )
+        for i in np.unique(holder)
+    ]
+    # In partition order: the rows of the sample in the order of their positions.
+    values = np.concatenate(client.gather(client.compute(tasks)))
+    bins = [None] * len(schema.features)
+    for k, j in enumerate(numeric):
+        bins[j] = numeric_bins(values[:, k], layout.max_bins)
+    return bins
+
+
+def _bins(client, schema: Schema, report: _Report, layout: _Layout, xs, ws) -> tuple:
+    """The bins of each numeric feature (None for the others), as a local fit of the
+    concatenated kept rows makes them: from the seeded sample of those rows where the local
+    fit takes one (:func:`_sampled_bins`), else from the merged summaries. Also the features
+    whose summaries were compressed, those whose bins' extremes the second pass finds, and
+    the rows of the sample (0: none)."""
+    n_kept = sum(report.rows[i][1] for i in range(len(xs)))
+    numeric = [j for j, f in enumerate(schema.features) if f.kind == NUMERIC_KIND]
+    sample = bin_sample(n_kept, layout.max_bins) if numeric else None
+    if sample is None:
+        bins, compressed = _numeric_bins(schema, report, layout.max_bins)
+        return bins, compressed, compressed, 0
+    bins = _sampled_bins(client, schema, report, layout, xs, ws, sample)
+    return bins, [], numeric, len(sample)
 
 
 def _quantile_capacity(max_bins) -> int:
@@ -663,7 +753,7 @@ class _Plan:
     mapper: BinMapper
     classes: np.ndarray | None
     shares: tuple[int, float]  # rows of positive weight and their sum (as_counts)
-    compressed: tuple[int, ...]
+    extremes: tuple[int, ...]  # numeric features whose bins' extremes this pass finds
     keep_zero_weight: bool
 
 
@@ -681,7 +771,7 @@ def _typed_column(feature, values: pd.Series, categorical: bool):
 def _bin_partition(x_part, y_part, w_part, index: int, plan: _Plan):
     """The second pass over one partition: its kept rows typed, binned and
     encoded, ``(binned, y_class, y_value, w)``; beside them the bin extremes of the
-    compressed features and the exact sum of the weights."""
+    features of ``plan.extremes`` and the exact sum of the weights."""
     frame = _frame(x_part, plan.source, index)
     n = len(frame)
     w = _weights(w_part, n, index)
@@ -702,7 +792,7 @@ def _bin_partition(x_part, y_part, w_part, index: int, plan: _Plan):
             np.ascontiguousarray(binned[:, j]),
             len(plan.mapper.edges[j]),
         )
-        for j in plan.compressed
+        for j in plan.extremes
     }
     if plan.classes is None:
         y_class, y_value = np.zeros(len(rows), dtype=np.int32), labels.astype(np.float64)
@@ -844,7 +934,7 @@ def ingest(
     schema, categorical = _schema(report, source, nominal, ordinal, levels)
     schema = with_target_name(schema, y if _is_dask_series(y) else None)  # a named Series
     classes = None if regression else _classes(report)
-    bins, compressed = _numeric_bins(schema, report, max_bins)
+    bins, compressed, extremes, n_sample = _bins(client, schema, report, layout, xs, ws)
     mapper = mapper_from_bins(schema, bins, n_positive)  # the rows a local fit bins
     plan = _Plan(
         source,
@@ -853,12 +943,12 @@ def ingest(
         mapper,
         classes,
         (n_positive, float(report.weight)),
-        tuple(compressed),
+        tuple(extremes),
         layout.keep_zero_weight,
     )
     kept = [i for i, (_, k, _) in enumerate(rows) if k]
     parts, extras = _second_pass(client, plan, kept, xs, ys, ws)
-    for j in compressed:  # the true extremes of each bin, in place of summary points
+    for j in extremes:  # the true extremes of each bin, in place of provisional ones
         extremes = [extra[0][j] for extra in extras]
         merged = extremes[0]
         for more in extremes[1:]:
@@ -881,6 +971,7 @@ def ingest(
         else None,
         tuple(schema.features[j].name for j in compressed),
         summaries.quantile_rank_error(_quantile_capacity(max_bins), depth) if compressed else 0.0,
+        n_sample,
     )
 
 
