@@ -47,6 +47,7 @@ from ..ensemble.forest import (
     RandomForestClassifier,
     RandomForestRegressor,
     tree_seeds,
+    warn_of_forest_size,
 )
 from ..estimators.params import InvalidParameterError, check_params, growth_params
 from ..estimators.trees import (
@@ -517,6 +518,7 @@ class _DaskForest(_DaskModel):
         n_stats = 3 if regression else len(rows.classes)
         n_rows = int(sum(rows.n_rows))
         twin._base_seed = int(check_random_state(twin.random_state).randint(0, 2**31 - 1))
+        warn_of_forest_size(twin.n_estimators, stacklevel=4)
         twin._seeds = tree_seeds(twin._base_seed, 0, twin.n_estimators)
         params = growth_params(twin._tree_params(), rows.n_features_in, rows.total_weight, seed=0)
         weigh = None

@@ -23,7 +23,7 @@ import numpy as np
 from .._config import njit
 from .._counters import GOLDEN_GAMMA, mix64, substream
 
-__all__ = ["MAX_POISSON_RATE", "bootstrap_counts", "poisson_counts"]
+__all__ = ["BOOTSTRAP_BLOCK", "MAX_POISSON_RATE", "bootstrap_counts", "poisson_counts"]
 
 # Row r of a tree's stream is word r + 1 of SplitMix64 seeded with the tree's key
 # (``quercus._counters``); the tree's key is a substream of the seed's key, so two trees'
@@ -34,15 +34,27 @@ _SHIFT_11 = np.uint64(11)
 _TWO_TO_MINUS_53 = 2.0**-53
 
 #: The largest mean weight :func:`poisson_counts` draws: its table of the distribution
-#: function has about ``rate + 9 sqrt(rate)`` entries (1,270 at the largest).
+#: function has about ``rate + 9 sqrt(rate)`` entries (1,270 at the largest). A forest
+#: draws at most this many times its rows for a tree either way (``max_samples``).
 MAX_POISSON_RATE = 1e3
+
+
+#: The most rows :func:`bootstrap_counts` draws at once: a sample of many more rows than
+#: the data's takes the memory of its counts, not of its draws.
+BOOTSTRAP_BLOCK = 1 << 20
 
 
 def bootstrap_counts(seed: int, n: int, n_draws: int) -> np.ndarray:
     """How many times each of ``n`` rows is drawn in tree ``seed``'s bootstrap sample
-    (``n_draws`` rows drawn with replacement)."""
+    (``n_draws`` rows drawn with replacement). Drawn in blocks of :data:`BOOTSTRAP_BLOCK`:
+    the generator gives the same rows drawn in blocks as drawn at once."""
     rng = np.random.default_rng(seed)
-    return np.bincount(rng.integers(0, n, n_draws), minlength=n).astype(np.float64)
+    counts = np.zeros(n, dtype=np.int64)
+    for start in range(0, n_draws, BOOTSTRAP_BLOCK):  # one block held at a time
+        counts += np.bincount(
+            rng.integers(0, n, min(BOOTSTRAP_BLOCK, n_draws - start)), minlength=n
+        )
+    return counts.astype(np.float64)
 
 
 @njit

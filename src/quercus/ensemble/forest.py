@@ -18,6 +18,7 @@ packed trees.
 from __future__ import annotations
 
 import numbers
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 
@@ -41,7 +42,13 @@ from ..estimators.params import (
     growth_params,
 )
 from ..estimators.trees import DecisionTreeClassifier, DecisionTreeRegressor
-from ..estimators.validate import TabularInput, as_1d, classes_and_codes, numeric_targets
+from ..estimators.validate import (
+    TabularInput,
+    as_1d,
+    check_weight_total,
+    classes_and_codes,
+    numeric_targets,
+)
 from ..persist.forest_file import save_forest
 from ..tree import Tree
 from ..tree._predict import ROUTE_DTYPE, fractional_rows
@@ -82,6 +89,31 @@ def _with_progress(trees, total: int, verbose):
     from tqdm.auto import tqdm
 
     return tqdm(trees, total=total, desc="growing trees", unit="tree", leave=verbose > 1)
+
+
+#: What a grown tree holds before its nodes (its estimator object, its arrays): about 4 KiB,
+#: measured with tracemalloc on forests of trees of a few nodes (each node adds about 64
+#: bytes).
+TREE_BYTES = 4 * 1024
+#: A forest whose trees would hold more than this before their nodes warns before it grows.
+FOREST_WARN_BYTES = 2**30
+
+
+def warn_of_forest_size(n_trees: int, stacklevel: int = 2) -> None:
+    """A warning naming ``n_estimators`` when ``n_trees`` grown trees would hold more than
+    :data:`FOREST_WARN_BYTES` before their nodes (``stacklevel``: as ``warnings.warn``'s,
+    from the caller)."""
+    held = n_trees * TREE_BYTES
+    if held <= FOREST_WARN_BYTES:
+        return
+    warnings.warn(
+        f"n_estimators={n_trees:,}: the grown trees would hold at least {held / 2**30:,.1f} "
+        f"GiB of memory (about {TREE_BYTES // 1024} KiB a tree before its nodes), besides "
+        "each tree's fit; a forest's predictions seldom change beyond a few hundred trees: "
+        "set fewer",
+        UserWarning,
+        stacklevel=stacklevel + 1,
+    )
 
 
 def tree_seeds(base_seed: int, first: int, last: int) -> list[int]:
@@ -242,11 +274,18 @@ class BaseForest(NotebookDisplay, TabularInput, BaseEstimator):
         return self._tree_class(**self._tree_params())
 
     def _bootstrap_size(self, n: int) -> int:
-        """Rows drawn for each tree (``max_samples`` passed ``check_params``)."""
+        """Rows drawn for each tree (``max_samples`` passed ``check_params``): at most
+        :data:`~quercus.ensemble.bootstrap.MAX_POISSON_RATE` times the ``n`` rows."""
         size = self.max_samples
         if size is None or not self.bootstrap:
             return n
         if isinstance(size, numbers.Integral):
+            if size > MAX_POISSON_RATE * n:
+                raise InvalidParameterError(
+                    f"max_samples={size} is more than {MAX_POISSON_RATE:g} times the {n} rows: "
+                    "too many draws for each tree",
+                    "max_samples",
+                )
             return int(size)
         return max(1, round(size * n))
 
@@ -287,9 +326,13 @@ class BaseForest(NotebookDisplay, TabularInput, BaseEstimator):
             raise ValueError("sample_weight is zero for every sample: nothing to learn from")
         y_class, y_value, n_stats = self._encode_target(y)
         if self._class_weight_mode() == "balanced":
-            w = w * compute_sample_weight("balanced", y)
+            w = check_weight_total(
+                w * compute_sample_weight("balanced", y), "sample_weight x class_weight"
+            )
         elif isinstance(self.class_weight, dict):
-            w = w * compute_sample_weight(self.class_weight, y)
+            w = check_weight_total(
+                w * compute_sample_weight(self.class_weight, y), "sample_weight x class_weight"
+            )
         n_draws = self._bootstrap_size(len(y))
         if isinstance(self.bootstrap, str):
             self._poisson_rate(len(y))  # its error before any tree grows
@@ -303,6 +346,8 @@ class BaseForest(NotebookDisplay, TabularInput, BaseEstimator):
             self.estimators_, self._seeds = [], []
             self._base_seed = int(check_random_state(self.random_state).randint(0, 2**31 - 1))
         first = len(self.estimators_)
+        if self.n_estimators > first:  # before the seeds: ten million of them take a while
+            warn_of_forest_size(self.n_estimators)
         seeds = tree_seeds(self._base_seed, first, self.n_estimators)
         if seeds:
             new_trees = self._grow_trees(typed, y, w, (y_class, y_value, n_stats), n_draws, seeds)
@@ -749,7 +794,7 @@ class RandomForestRegressor(RegressorMixin, BaseForest):
     class_weight = None  # regression: no class weights
 
     def _encode_target(self, y):
-        y_value = numeric_targets(y, "RandomForestRegressor")
+        y_value = numeric_targets(y, "RandomForestRegressor", self.schema_.target)
         return np.zeros(len(y_value), dtype=np.int32), y_value, 3
 
     def _store_oob(self, oob, seen, y, y_class, y_value):

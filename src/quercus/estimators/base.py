@@ -111,13 +111,26 @@ class BaseDecisionTree(NotebookDisplay, TabularInput, BaseEstimator):
         if not keep.all():  # a zero weight is the same as an absent row
             typed, y_class, y_value, w = typed[keep], y_class[keep], y_value[keep], w[keep]
         params = self._growth_params(typed.shape[1], float(w.sum()))
-        if params.lookahead:
-            check_lookahead_budget(params.lookahead, len(typed), typed.shape[1], LOOKAHEAD_CUTS)
         values = self._oblique_values(typed) if params.oblique else None
         if values is None:
             params = dataclasses.replace(params, oblique=False)
         threads = n_threads(getattr(self, "n_jobs", None))
         data = bin_frame(typed, self.schema_, self.max_bins, threads)
+        by_cv = isinstance(self.ccp_alpha, str) or (
+            getattr(self, "pruning", None) == "cost_complexity" and params.ccp_alpha == 0.0
+        )
+        if params.lookahead:  # the whole fit priced, its bins known, before it grows
+            check_lookahead_budget(
+                params.lookahead,
+                len(typed),
+                typed.shape[1],
+                LOOKAHEAD_CUTS,
+                growth=params,
+                n_bins=data.mapper.n_bins,
+                kinds=data.kinds,
+                trees=1 + _CV_FOLDS if by_cv else 1,  # a tree a fold besides the tree
+                stacklevel=3,
+            )
         # The kernel overwrites its arrays: it gets its own copies, never the caller's arrays
         # (the binned matrix is ours and not used again).
         grown = grow_binned(
@@ -139,9 +152,6 @@ class BaseDecisionTree(NotebookDisplay, TabularInput, BaseEstimator):
         elif hasattr(self, "trace_"):
             del self.trace_
         del grown  # one thread's node records outweigh the tree: not kept while it prunes
-        by_cv = isinstance(self.ccp_alpha, str) or (
-            getattr(self, "pruning", None) == "cost_complexity" and params.ccp_alpha == 0.0
-        )
         log = PruningLog(tree, self.schema_)
         if by_cv:  # ccp_alpha="cv", or pruning="cost_complexity" without an alpha
             self.ccp_alpha_, self.cv_results_ = self._ccp_alpha_by_cv(
@@ -166,7 +176,10 @@ class BaseDecisionTree(NotebookDisplay, TabularInput, BaseEstimator):
                     f"split='oblique' on {len(typed):,} rows and {len(numeric)} numeric "
                     "features: each node's search sorts its rows many times, and a "
                     "full-depth tree takes minutes (100,000 x 10 took half a minute on 2 "
-                    "cores); max_depth or min_samples_leaf bound it",
+                    "cores); max_depth or min_samples_leaf bound it. Its memory is a small "
+                    "multiple of the data's (with exact bins, the bins and a node's "
+                    "histograms are each about the data's size; max_bins=255 makes them "
+                    "small)",
                     UserWarning,
                     stacklevel=4,
                 )

@@ -14,14 +14,16 @@ from __future__ import annotations
 import inspect
 import math
 import numbers
+import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .._config import MISSING_POLICIES
+from .._config import MISSING_POLICIES, NOMINAL
 from ..criteria import registry
+from ..splitting.lookahead_cost import lookahead_seconds
 
 if TYPE_CHECKING:
     from ..tree.grower import GrowthParams
@@ -40,10 +42,20 @@ class InvalidParameterError(ValueError):
 
 @dataclass(frozen=True)
 class ParamRule:
-    """What one parameter accepts: ``accepts(value, estimator)`` and the words for it."""
+    """What one parameter accepts: ``accepts(value, estimator)`` and the words for it; for
+    an integer, ``most``: the largest the kernels hold and why (None: no limit)."""
 
     accepts: Callable[[object, object], bool]
     describe: Callable[[object], str]
+    most: tuple[int, str] | None = None
+
+
+#: The largest count a tree's or a forest's 32-bit node, depth and bin numbers hold.
+INT32_MOST = 2**31 - 1
+#: The largest whole number a float64 weight holds exactly.
+WEIGHT_MOST = 2**53
+#: The largest size NumPy takes.
+INT64_MOST = 2**63 - 1
 
 
 def _is_int(value) -> bool:
@@ -51,11 +63,13 @@ def _is_int(value) -> bool:
 
 
 def _is_real(value) -> bool:
-    return (
-        isinstance(value, numbers.Real)
-        and not isinstance(value, bool | np.bool_)
-        and math.isfinite(value)
-    )
+    """A finite number (an integer too large for a float64 is not one)."""
+    if not isinstance(value, numbers.Real) or isinstance(value, bool | np.bool_):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:  # math.isfinite(10**400)
+        return False
 
 
 def _fraction(value, *, closed_right: bool) -> bool:
@@ -68,8 +82,10 @@ def _fraction(value, *, closed_right: bool) -> bool:
     )
 
 
-def _fixed(accepts: Callable[[object], bool], words: str) -> ParamRule:
-    return ParamRule(lambda value, _: accepts(value), lambda _: words)
+def _fixed(
+    accepts: Callable[[object], bool], words: str, most: tuple[int, str] | None = None
+) -> ParamRule:
+    return ParamRule(lambda value, _: accepts(value), lambda _: words, most)
 
 
 def _choice(*options) -> ParamRule:
@@ -81,9 +97,11 @@ def _boolean() -> ParamRule:
     return _fixed(lambda v: isinstance(v, bool | np.bool_), "True or False")
 
 
-def _int_at_least(low: int, allow_none: bool = False) -> ParamRule:
+def _int_at_least(
+    low: int, allow_none: bool = False, most: tuple[int, str] | None = None
+) -> ParamRule:
     words = f"an integer >= {low}" + (" or None" if allow_none else "")
-    return _fixed(lambda v: (v is None and allow_none) or (_is_int(v) and v >= low), words)
+    return _fixed(lambda v: (v is None and allow_none) or (_is_int(v) and v >= low), words, most)
 
 
 def _size(low: int) -> ParamRule:
@@ -91,6 +109,7 @@ def _size(low: int) -> ParamRule:
     return _fixed(
         lambda v: (_is_int(v) and v >= low) or _fraction(v, closed_right=True),
         f"an integer >= {low} or a float in (0, 1]",
+        (WEIGHT_MOST, "the kernels compare it with float64 weights, exact up to 2**53"),
     )
 
 
@@ -219,7 +238,7 @@ PARAM_RULES: dict[str, ParamRule] = {
         lambda v, e: isinstance(v, str) and v in _criteria(e), lambda e: _listed(_criteria(e))
     ),
     "nominal_split": _choice("multiway", "binary"),
-    "max_depth": _int_at_least(0, allow_none=True),
+    "max_depth": _int_at_least(0, allow_none=True, most=(INT32_MOST, "a node's depth is int32")),
     "min_samples_split": _size(2),
     "min_samples_leaf": _size(1),
     "min_impurity_decrease": _fixed(lambda v: _is_real(v) and v >= 0, "a number >= 0"),
@@ -250,24 +269,36 @@ PARAM_RULES: dict[str, ParamRule] = {
     ),
     "lookahead": _fixed(lambda v: _is_int(v) and 0 <= v <= 2, "0, 1 or 2"),
     "split": _choice("axis", "oblique"),
-    "max_leaf_nodes": _int_at_least(2, allow_none=True),
-    "max_features": _fixed(
-        _max_features_ok, "None, 'sqrt', 'log2', an integer >= 1 or a float in (0, 1]"
+    "max_leaf_nodes": _int_at_least(
+        2, allow_none=True, most=(INT32_MOST, "a tree numbers its nodes by int32")
     ),
-    "max_bins": _fixed(_max_bins_ok, "'auto', None or an integer >= 2"),
+    "max_features": _fixed(
+        _max_features_ok,
+        "None, 'sqrt', 'log2', an integer >= 1 or a float in (0, 1]",
+        (INT32_MOST, "features are numbered by int32"),
+    ),
+    "max_bins": _fixed(
+        _max_bins_ok, "'auto', None or an integer >= 2", (INT32_MOST, "bins are counted by int32")
+    ),
     "class_weight": ParamRule(_class_weight_ok, _class_weight_words),
     "nominal_features": _fixed(_nominal_ok, "None, a column name or a list of names/positions"),
     "ordinal_features": _fixed(_ordinal_ok, "None or a dict of column: list of levels"),
     "random_state": _fixed(
         _random_state_ok, "None, an integer in [0, 2**32) or a numpy RandomState"
     ),
-    "n_estimators": _int_at_least(1),
+    "n_estimators": _int_at_least(
+        1, most=(INT32_MOST, "a forest numbers its nodes by int32, each tree one at least")
+    ),
     "feature_sampling": _choice("node", "tree"),
     "bootstrap": _fixed(
         lambda v: isinstance(v, bool | np.bool_) or (isinstance(v, str) and v == "poisson"),
         "True, False or 'poisson'",
     ),
-    "max_samples": _fixed(_max_samples_ok, "None, an integer >= 1 or a float in (0, 1]"),
+    "max_samples": _fixed(
+        _max_samples_ok,
+        "None, an integer >= 1 or a float in (0, 1]",
+        (INT64_MOST, "a tree's draws are counted by int64"),
+    ),
     "oob_score": _boolean(),
     "voting": _choice("soft", "hard"),
     "n_jobs": _fixed(_n_jobs_ok, "None or a non-zero integer (-1: every core)"),
@@ -277,13 +308,17 @@ PARAM_RULES: dict[str, ParamRule] = {
 
 
 def check_param(estimator, name: str, value) -> None:
-    """An :class:`InvalidParameterError` when ``value`` is not what ``name`` accepts."""
+    """An :class:`InvalidParameterError` when ``value`` is not what ``name`` accepts, or is
+    an integer larger than the kernels hold."""
     rule = PARAM_RULES[name]
+    shown = repr(value)
+    if len(shown) > 80:
+        shown = shown[:77] + "..."
     if not rule.accepts(value, estimator):
-        shown = repr(value)
-        if len(shown) > 80:
-            shown = shown[:77] + "..."
         raise InvalidParameterError(f"{name} must be {rule.describe(estimator)}, got {shown}", name)
+    if rule.most is not None and _is_int(value) and value > rule.most[0]:
+        most, why = rule.most
+        raise InvalidParameterError(f"{name} must be at most {most:,} ({why}), got {shown}", name)
 
 
 def check_params(estimator) -> None:
@@ -386,23 +421,128 @@ def _check_oblique(params: Mapping) -> None:
     )
 
 
-#: The most work (rows x features x (features x cuts)^lookahead) a look-ahead may take at
-#: the root: about a minute of the kernel.
-LOOKAHEAD_BUDGET = 2e10
+#: A look-ahead fit estimated to take longer (the whole tree, its bins known) is refused...
+LOOKAHEAD_BUDGET_SECONDS = 1800.0
+#: ...and one estimated to take longer than this warns before it starts.
+LOOKAHEAD_WARN_SECONDS = 60.0
 
 
-def check_lookahead_budget(lookahead: int, n_rows: int, n_features: int, cuts: int) -> None:
-    """An :class:`InvalidParameterError` when the look-ahead's work at the root alone would
-    pass :data:`LOOKAHEAD_BUDGET` (hours, not a silent wait)."""
-    work = float(n_rows) * n_features * float(n_features * cuts) ** lookahead
-    if work > LOOKAHEAD_BUDGET:
+def check_lookahead_budget(
+    lookahead: int,
+    n_rows: int,
+    n_features: int,
+    cuts: int,
+    *,
+    growth: GrowthParams,
+    n_bins,
+    kinds,
+    trees: int = 1,
+    stacklevel: int = 2,
+) -> None:
+    """Before a look-ahead fit of ``n_rows`` rows, ``cuts`` the cuts a feature offers at
+    each level but the last.
+
+    Given the growth parameters ``growth`` and the bins (each feature's number ``n_bins``
+    and kernel kind ``kinds``), the whole fit of ``trees`` such trees (a tree and its
+    cross-validation folds) is priced
+    (:func:`~quercus.splitting.lookahead_cost.lookahead_seconds`): beyond
+    :data:`LOOKAHEAD_BUDGET_SECONDS` an :class:`InvalidParameterError` naming ``lookahead``,
+    beyond :data:`LOOKAHEAD_WARN_SECONDS` a warning (``stacklevel``: where it points, as
+    for ``warnings.warn``), each with the estimate and the values of ``max_depth``,
+    ``lookahead`` and ``min_samples_leaf`` that would take less."""
+    price = _lookahead_price(growth, n_rows, n_bins, kinds, cuts, trees)
+    seconds, levels = price()
+    if seconds <= LOOKAHEAD_WARN_SECONDS:
+        return
+    refused = seconds > LOOKAHEAD_BUDGET_SECONDS
+    # What would run without a warning; failing that, what the budget takes.
+    quicker = _quicker_lookahead(price, growth, levels, n_rows, LOOKAHEAD_WARN_SECONDS)
+    if refused and not quicker:
+        quicker = _quicker_lookahead(price, growth, levels, n_rows, LOOKAHEAD_BUDGET_SECONDS)
+    whole = "the whole tree" if trees == 1 else f"the tree and its {trees - 1} folds' trees"
+    said = (
+        f"lookahead={lookahead} on {n_rows:,} rows and {n_features} features: "
+        f"{_duration(seconds)} estimated for {whole} ({levels} levels of nodes searched, "
+        "bins included"
+    )
+    advice = " or ".join(f"{name}={value} ({_duration(t)})" for name, value, t in quicker)
+    if refused:
         raise InvalidParameterError(
-            f"lookahead={lookahead} on {n_rows:,} rows and {n_features} features would scan "
-            f"about {work:.1e} rows at the root alone (rows x features x (features x {cuts} "
-            f"cuts)^{lookahead}; the limit is {LOOKAHEAD_BUDGET:.0e}): use lookahead=1, fewer "
-            "rows or fewer features",
+            f"{said}; the limit is {_duration(LOOKAHEAD_BUDGET_SECONDS)}): "
+            + (f"set {advice}, or " if advice else "")
+            + "use fewer rows or features",
             "lookahead",
+            remedy={quicker[0][0]: quicker[0][1]} if quicker else None,
         )
+    warnings.warn(
+        f"{said}), before it starts" + (f"; {advice} would take less" if advice else ""),
+        UserWarning,
+        stacklevel=stacklevel + 1,
+    )
+
+
+def _lookahead_price(growth: GrowthParams, n_rows: int, n_bins, kinds, cuts: int, trees: int):
+    """``price(lookahead=, max_depth=, min_leaf=)``: the estimated ``(seconds, levels)`` of
+    ``trees`` fits with those values in place of ``growth``'s."""
+    n_bins = np.asarray(n_bins)
+    many_ways = (np.asarray(kinds) == NOMINAL) & bool(growth.multiway)
+    share = growth.max_features / max(len(n_bins), 1)
+
+    def price(lookahead=growth.lookahead, max_depth=growth.max_depth, min_leaf=growth.min_leaf):
+        seconds, levels = lookahead_seconds(
+            lookahead,
+            n_rows,
+            n_bins,
+            many_ways,
+            max_depth=max_depth,
+            min_rows=max(growth.min_split, 2.0 * min_leaf),
+            share=share,
+            cuts=cuts,
+        )
+        return trees * seconds, levels
+
+    return price
+
+
+def _quicker_lookahead(
+    price, growth: GrowthParams, levels: int, n_rows: int, limit: float
+) -> list[tuple]:
+    """``(parameter, value, seconds)`` of the values that bring the look-ahead fit within
+    ``limit`` seconds, one parameter changed at a time: the deepest ``max_depth`` that
+    still leaves the root its look-ahead, ``lookahead=1``, the least ``min_samples_leaf``
+    (a power of two)."""
+    quicker = []
+    for depth in range(levels - 1, growth.lookahead, -1):
+        seconds = price(max_depth=depth)[0]
+        if seconds <= limit:
+            quicker.append(("max_depth", depth, seconds))
+            break
+    if growth.lookahead > 1:
+        seconds = price(lookahead=1)[0]
+        if seconds <= limit:
+            quicker.append(("lookahead", 1, seconds))
+    leaf = 2 ** math.ceil(math.log2(max(growth.min_leaf, 1.0) + 1.0))
+    while 2 * leaf <= n_rows:
+        seconds = price(min_leaf=float(leaf))[0]
+        if seconds <= limit:
+            quicker.append(("min_samples_leaf", leaf, seconds))
+            break
+        leaf *= 2
+    return quicker
+
+
+def _duration(seconds: float) -> str:
+    """``seconds`` as people say them: "under a second", "about 40 s", "about 12 min",
+    "about 3.5 h", "about 9 days"."""
+    if seconds < 1.0:
+        return "under a second"
+    if seconds < 90.0:
+        return f"about {seconds:.0f} s"
+    if seconds < 90.0 * 60.0:
+        return f"about {seconds / 60.0:.0f} min"
+    if seconds < 48.0 * 3600.0:
+        return f"about {seconds / 3600.0:.1f} h"
+    return f"about {seconds / 86400.0:,.0f} days"
 
 
 # -- checked values in the kernel's units -----------------------------------------------------

@@ -101,8 +101,10 @@ _COMMON_DOC = """
         splits, each chosen as well as possible (the lectures' remedy for parity, where
         every single split gains nothing). Budget: at each level but the last, a numeric
         feature offers at most 16 cuts (its greedy best and others evenly spaced); the
-        work at a node grows as rows x features x (features x 16)^k, and a fit whose root
-        alone would pass 2e10 is refused. Grows level by level (not with
+        work at a node grows as rows x features x (features x 16)^k. The whole fit is
+        priced before it starts, its bins known: one estimated above a minute warns, one
+        above 30 minutes is refused, each naming the max_depth, lookahead or
+        min_samples_leaf that would take less. Grows level by level (not with
         ``missing='fractional'``, ``criterion='absolute_error'``, ``max_leaf_nodes`` or
         ``trace``), on one thread.
     split : {{'axis', 'oblique'}}, default 'axis'

@@ -69,32 +69,34 @@ def find_oblique_split(
     threshold)`` when given. None when fewer than two of the features vary over the
     complete rows, or when the best hyperplane found tests one feature only (then it is an
     axis-parallel split, which the ordinary search already scores)."""
-    sub = x[:, features]
-    complete = ~np.isnan(sub).any(axis=1)
-    sub, yc, yv, wc = sub[complete], y_class[complete], y_value[complete], w[complete]
-    if len(sub) < 2:
+    z, yc, yv, wc = _complete_rows(x, y_class, y_value, w, features)
+    if len(z) < 2:
         return None
-    mean = sub.mean(axis=0)
-    spread = sub.std(axis=0)
+    mean = z.mean(axis=0)
+    spread = z.std(axis=0)
     varies = spread > 1e-12 * np.maximum(np.abs(mean), 1.0)
     if varies.sum() < 2:
         return None
     used = features[varies]
-    z = (sub[:, varies] - mean[varies]) / spread[varies]
+    if not varies.all():
+        z = np.compress(varies, z, axis=1)
+    mean, spread = mean[varies], spread[varies]
+    # Standardised in place: the node's rows are copied once (C order, as the kernels read).
+    z -= mean
+    z /= spread
     q = z.shape[1]
     coef = np.zeros(q + 1)
     position = np.flatnonzero(used == start[0]) if start is not None else np.zeros(0, int)
     if len(position):
         k = int(position[0])
         coef[k] = 1.0
-        coef[q] = -(start[1] - mean[varies][k]) / spread[varies][k]
+        coef[q] = -(start[1] - mean[k]) / spread[k]
     else:  # no axis-parallel split to start from: the first feature at its median
         coef[0] = 1.0
         coef[q] = -float(np.median(z[:, 0]))
     yc = np.ascontiguousarray(yc, dtype=np.int32)
     yv = np.ascontiguousarray(yv, dtype=np.float64)
     wc = np.ascontiguousarray(wc, dtype=np.float64)
-    z = np.ascontiguousarray(z)
     search = (problem.criterion, problem.regression)
     steer = _sample(len(z), seed)
     cost = oc1_search(
@@ -123,8 +125,8 @@ def find_oblique_split(
     if np.count_nonzero(coef[:q]) < 2:
         return None
     # z . a + b <= 0  <=>  sum_j (a_j / s_j) x_j <= sum_j a_j m_j / s_j - b
-    scaled = coef[:q] / spread[varies]
-    threshold = float(scaled @ mean[varies] - coef[q])
+    scaled = coef[:q] / spread
+    threshold = float(scaled @ mean - coef[q])
     size = float(np.abs(scaled).max())
     weights = np.zeros(x.shape[1])
     weights[used] = scaled / size
@@ -132,6 +134,16 @@ def find_oblique_split(
     node_impurity = impurity(stats, 0, problem.criterion, problem.regression)
     gain = (w_complete * node_impurity - cost) / float(w.sum())
     return ObliqueSplit(weights, threshold / size, gain, int(used[np.argmax(np.abs(coef[:q]))]))
+
+
+def _complete_rows(x, y_class, y_value, w, features):
+    """The columns ``features`` of the rows of ``x`` with none of them missing (a C-ordered
+    copy, which the caller may overwrite), and those rows' classes, targets and weights."""
+    sub = np.take(x, features, axis=1)
+    complete = ~np.isnan(sub).any(axis=1)
+    if complete.all():
+        return sub, y_class, y_value, w
+    return sub[complete], y_class[complete], y_value[complete], w[complete]
 
 
 def _sample(n: int, seed: int) -> np.ndarray | slice:

@@ -208,10 +208,13 @@ def level_steps(root, bins: Bins, s: Settings, small_rows: int = 0, oblique=None
             yield Request("drop", leaves)
         if not splittable:
             break
-        histograms = yield Request("histograms", [grown.keys[node] for node in splittable])
-        searched = [
-            _search(grown, node, h, bins, s) for node, h in zip(splittable, histograms, strict=True)
-        ]
+        searched = []
+        for batch in _histogram_batches(splittable, bins, s, n_rows):
+            histograms = yield Request("histograms", [grown.keys[node] for node in batch])
+            searched.extend(
+                _search(grown, node, h, bins, s) for node, h in zip(batch, histograms, strict=True)
+            )
+            del histograms  # one batch of histograms at a time
         if s.lookahead > 0:
             ahead = yield Request(
                 "lookahead",
@@ -425,7 +428,25 @@ def _search(grown: _Nodes, node: int, h: Histograms, bins: Bins, s: Settings) ->
         candidates,
         sides,
     )
+    if s.lookahead == 0:  # only the winner's sides are read again (_choose)
+        width = 0
+        if chosen >= 0 and bins.kinds[candidates[chosen]["feature"]] == NOMINAL:
+            width = int(bins.n_bins[candidates[chosen]["feature"]])
+        kept = np.zeros((p, width), dtype=np.int8)
+        if width:
+            kept[chosen] = sides[chosen, :width]
+        sides = kept
     return _Search(features, n_cand, candidates, sides, chosen)
+
+
+def _histogram_batches(nodes, bins, s, n_rows):
+    """``nodes`` in batches whose histograms take at most twice the root's rows as float64
+    features (one node at least): a level's nodes all hold histograms at once otherwise,
+    and with a bin per distinct value one node's are already several times the data."""
+    p = len(bins.kinds)
+    per_node = p * max(1, int(np.max(bins.n_bins))) * (s.n_stats + 1) * 8
+    size = max(1, (2 * n_rows * p * 8) // per_node)
+    return [nodes[i : i + size] for i in range(0, len(nodes), size)]
 
 
 def _lookahead_question(grown: _Nodes, node: int, found: _Search, bins: Bins, s: Settings):
