@@ -424,6 +424,9 @@ def test_missing_labels_name_the_partition(dask_client):
     y = _split(pd.Series([0.5, 1.0, np.nan, 1.0, 2.0, 3.0]), 2)
     with pytest.raises(ValueError, match="partition 0 of y: Input y contains NaN or infinity"):
         ingest(dask_client, X, y, regression=True)
+    y = _split(pd.Series([0.5, 1.0, 2.0, 1.0, 1e200, 3.0]), 2)
+    with pytest.raises(DataError, match=r"partition 1 of y holds 1e\+200 in row 1, beyond 1e\+100"):
+        ingest(dask_client, X, y, regression=True)
 
 
 @pytest.mark.parametrize(
@@ -432,6 +435,7 @@ def test_missing_labels_name_the_partition(dask_client):
         ([1.0, 1.0, 1.0, -1.0, 1.0, 1.0], r"Negative values .*\(partition 1\)"),
         ([1.0, np.inf, 1.0, 1.0, 1.0, 1.0], r"must be finite \(partition 0"),
         ([0.0] * 6, "zero for every sample"),
+        ([1e49] * 5 + [1e50], r"sample_weight sums to 1.5e\+50 over 6 rows, above 1e\+50"),
     ],
 )
 def test_bad_weights(dask_client, weights, message):

@@ -41,6 +41,8 @@ def test_text_depth_limit_names_and_weka_style(id3):
     assert id3.export_text(style="weka").splitlines()[0] == "Outlook = Overcast: Yes (4.0)"
     with pytest.raises(ValueError, match="feature_names has 2 names"):
         id3.export_text(feature_names=["a", "b"])
+    with pytest.raises(ValueError, match="feature_names must be a list of 4 names, got the"):
+        id3.export_text(feature_names="OTHW")  # four characters, not four names
     with pytest.raises(ValueError, match="style must be one of"):
         id3.export_text(style="fancy")
 

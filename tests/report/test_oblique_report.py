@@ -80,3 +80,16 @@ def test_the_report_command_writes_it(tmp_path):
     )
     assert status == 0
     assert _page_data(out)["tree_note"].startswith(NOTE)
+
+
+def test_gain_table_of_such_a_tree_scores_its_single_attributes():
+    """``gain_table`` scores single attributes; a tree of ``split='oblique'`` without an
+    oblique split gets the table the same tree grown with ``split='axis'`` gets."""
+    X, y = _data()
+    X = X.drop(columns="b")  # one numeric feature: nothing to combine, an axis tree
+    with pytest.warns(UserWarning, match="split='oblique' combines numeric features"):
+        oblique = quercus.DecisionTreeClassifier(split="oblique").fit(X, y)
+    axis = quercus.DecisionTreeClassifier().fit(X, y)
+    assert oblique.tree_.oblique is None
+    table = oblique.gain_table(X, y)
+    assert len(table) == 2 and table.equals(axis.gain_table(X, y))

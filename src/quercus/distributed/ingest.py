@@ -90,7 +90,14 @@ from ..data.schema import (
     _normalise_selection,
     check_column_names,
 )
-from ..estimators.validate import as_1d, classes_and_codes, counts_of_shares, with_target_name
+from ..estimators.validate import (
+    TARGET_LIMIT,
+    WEIGHT_LIMIT,
+    as_1d,
+    classes_and_codes,
+    counts_of_shares,
+    with_target_name,
+)
 from . import summaries
 
 __all__ = [
@@ -372,6 +379,13 @@ def _labels(y_part, n: int, index: int, regression: bool) -> np.ndarray:
             ) from None
         if not np.isfinite(labels).all():
             raise ValueError(f"partition {index} of y: Input y contains NaN or infinity.")
+        if len(labels) and np.abs(labels).max() > TARGET_LIMIT:  # as a local fit refuses
+            row = int(np.argmax(np.abs(labels) > TARGET_LIMIT))
+            raise DataError(
+                f"partition {index} of y holds {labels[row]:.3g} in row {row}, beyond "
+                f"{TARGET_LIMIT:.0e} in size, the largest regression target quercus sums "
+                "without overflow: express the target in a larger unit"
+            )
     elif labels.dtype.kind == "f" and not np.isfinite(labels).all():
         raise ValueError(
             f"partition {index} of y: Input y contains NaN or infinity (missing labels): drop"
@@ -931,6 +945,12 @@ def ingest(
     n_positive = sum(k for _, _, k in rows)
     if not n_positive:
         raise ValueError("sample_weight is zero for every sample: nothing to learn from")
+    if report.weight > WEIGHT_LIMIT:  # the limit a local fit holds to
+        raise ValueError(
+            f"sample_weight sums to {float(report.weight):.3g} over {n_positive:,} rows, above "
+            f"{WEIGHT_LIMIT:.0e}, the largest total weight quercus sums without overflow: "
+            "divide the weights by a common factor"
+        )
     schema, categorical = _schema(report, source, nominal, ordinal, levels)
     schema = with_target_name(schema, y if _is_dask_series(y) else None)  # a named Series
     classes = None if regression else _classes(report)

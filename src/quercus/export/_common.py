@@ -34,6 +34,10 @@ def printed_names(estimator, names: Sequence[str] | None) -> list[str]:
     own = estimator.schema_.names
     if names is None:
         return list(own)
+    if isinstance(names, str):  # "ab" is no list of the names "a" and "b"
+        raise ValueError(
+            f"feature_names must be a list of {len(own)} names, got the string {names!r}"
+        )
     names = [str(n) for n in names]
     if len(names) != len(own):
         raise ValueError(f"feature_names has {len(names)} names, the tree has {len(own)} features")

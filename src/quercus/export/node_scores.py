@@ -195,13 +195,15 @@ def _scorer(estimator, typed, y_class, y_value, w) -> _Scorer:
     own = estimator._growth_params(typed.shape[1], total)
     # The node alone: scored, its children not; every attribute a candidate; the rules that
     # depend on the rest of the tree (depth, leaf budget, impurity decrease relative to the
-    # root) are applied by _stop_reason.
+    # root) are applied by _stop_reason. Single attributes only: a tree with an oblique
+    # split is refused before, and one of split="oblique" without any scores as axis splits.
     params = replace(
         own,
         max_depth=1,
         max_leaf_nodes=-1,
         max_features=typed.shape[1],
         min_impurity_decrease=0.0,
+        oblique=False,
     )
     regression = estimator._regression
     n_stats = 3 if regression else estimator.n_classes_
