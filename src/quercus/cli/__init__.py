@@ -7,7 +7,8 @@ warm``
 :mod:`quercus.cli.report` (their shared steps in :mod:`quercus.cli.tasks`); this module holds
 the parser and turns errors into exit statuses: 0 success, 2 a usage error, 1 bad data, a
 bad model file or a failed step, reported as one line ``quercus: error: <message>`` on
-stderr (a traceback only with ``quercus --debug ...``).
+stderr (a traceback only with ``quercus --debug ...``). What it prints shows control
+characters escaped (:mod:`quercus.cli.output`): a name in the data cannot drive the terminal.
 
 The parser is built from light modules only (:mod:`quercus.cli.options`): a subcommand's
 module, with pandas, scikit-learn and Numba, is imported when that subcommand runs, so that
@@ -168,11 +169,20 @@ def _command(run: str):
 _DATA_HELP = "a data file: CSV, TSV, ARFF, Parquet or C4.5 .names/.data"
 
 
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors show control characters escaped (an argument it
+    does not know is quoted as typed)."""
+
+    def error(self, message: str):
+        from .output import terminal_text  # on an error only: help stays light
+
+        self.print_usage(sys.stderr)
+        self.exit(2, f"{self.prog}: error: {terminal_text(message)}\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The parser of ``quercus`` and its subcommands."""
-    parser = argparse.ArgumentParser(
-        prog="quercus", description="Decision trees: ID3, C4.5, CART, M5 and forests."
-    )
+    parser = _Parser(prog="quercus", description="Decision trees: ID3, C4.5, CART, M5 and forests.")
     parser.add_argument("--version", action="version", version=f"quercus {__version__}")
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -449,12 +459,15 @@ def _add_report(sub, training: list) -> None:
 
 
 def _one_line(exc: object) -> str:
-    """The message of ``exc`` on one line; for an OSError, the file it concerns first."""
+    """The message of ``exc`` on one line, its control characters escaped; for an OSError,
+    the file it concerns first."""
+    from .output import terminal_text  # once a command runs: help stays light
+
     if isinstance(exc, OSError) and exc.filename is not None and exc.strerror:
         message = f"{exc.filename}: {exc.strerror}"
     else:
         message = str(exc) or type(exc).__name__
-    return " ".join(line.strip() for line in message.strip().splitlines())
+    return terminal_text(" ".join(line.strip() for line in message.strip().splitlines()))
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
@@ -462,6 +475,8 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
 
 
 def _run(args) -> int:
+    from .output import TerminalText
+
     # Imported before the warnings are caught, as when every module was imported at start-up.
     run = _command(args.run)
     with warnings.catch_warnings():
@@ -469,7 +484,7 @@ def _run(args) -> int:
             warnings.simplefilter("ignore")
         else:
             warnings.showwarning = _show_warning
-        return run(args, sys.stdout)
+        return run(args, TerminalText(sys.stdout))
 
 
 def main(argv: list[str] | None = None) -> int:

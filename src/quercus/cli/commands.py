@@ -33,7 +33,7 @@ from .fitted import (
     training_score,
 )
 from .options import UsageError
-from .output import write_text
+from .output import results_stream, save_model, write_text
 from .progress import Progress
 from .tasks import (
     ALGORITHMS,
@@ -96,9 +96,8 @@ def run_fit(args, out: TextIO) -> int:
         if isinstance(estimator, FORESTS):
             estimator.set_params(verbose=0)  # not saved as a setting of the model
     if args.output:
-        estimator.save(args.output)
-        if not args.quiet:
-            print(f"quercus: model saved to {args.output}", file=sys.stderr)
+        save_model(estimator, args.output, out, args.quiet)
+    out = results_stream(args.output, out)  # the standard error when the model went out
     out.write(task_line(table, y, regression, args.algorithm, estimator))
     out.write(defaults_note(args.algorithm, regression, args.set, estimator))
     out.write(describe(estimator))

@@ -15,6 +15,7 @@ from ..ensemble import RandomForestClassifier, RandomForestRegressor
 from ..estimators import C45RulesClassifier
 from ..export import export_text
 from .evaluate import evaluate_predictions, format_evaluation
+from .output import to_stdout
 from .progress import Progress
 from .show import forest_summary
 from .tasks import read_for_model, target_task
@@ -49,8 +50,9 @@ def training_score(estimator, X: pd.DataFrame, y, regression: bool) -> str:
 
 
 def check_output(path: str | None) -> None:
-    """Fail before the work when the output file cannot be written where asked."""
-    if path is not None:
+    """Fail before the work when the output file cannot be written where asked (the
+    standard output, ``-``, always can)."""
+    if path is not None and not to_stdout(path):
         check_writable(path)
 
 

@@ -3,7 +3,8 @@
 A status line (``fit: reading car.csv [00:01]``) for single steps, and a bar with counts,
 elapsed time and an estimate of the time left for counted work (folds, trees). Both appear
 only when stderr is a terminal and the user did not ask for ``--quiet``, so that logs and
-pipes never receive them, and both are erased when the work is done.
+pipes never receive them, and both are erased when the work is done. Their text names files
+and steps: its control characters are shown escaped (:func:`quercus.cli.output.terminal_text`).
 """
 
 from __future__ import annotations
@@ -13,12 +14,7 @@ from typing import TextIO
 
 from tqdm import tqdm
 
-
-def is_terminal(stream: TextIO) -> bool:
-    try:
-        return bool(stream.isatty())
-    except (AttributeError, ValueError):  # no isatty, or a closed stream
-        return False
+from .output import is_terminal, terminal_text
 
 
 class Progress:
@@ -45,6 +41,7 @@ class Progress:
         """Replace the status line by ``text`` (with the time it has been shown)."""
         if not self.enabled:
             return
+        text = terminal_text(text)
         if self._status is None:
             self._status = tqdm(
                 file=self.stream, bar_format="{desc} [{elapsed}]", leave=False, desc=text
@@ -57,7 +54,7 @@ class Progress:
         self.clear()
         return tqdm(
             total=total,
-            desc=text,
+            desc=terminal_text(text),
             unit=unit or "it",
             file=self.stream,
             leave=False,

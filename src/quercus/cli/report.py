@@ -6,11 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TextIO
 
-from .._files import check_writable
 from ..data.errors import DataError
 from ..data.read import check_readable
-from ..report import write_report
-from .fitted import as_model_labels
+from ..report import render_report, write_report
+from .fitted import as_model_labels, check_output
+from .output import to_stdout, write_text
 from .progress import Progress
 from .tasks import (
     ALGORITHMS,
@@ -38,9 +38,10 @@ def _test_set(path: str, estimator, target: str):
 
 
 def run_report(args, out: TextIO) -> int:
-    """``quercus report``: fit, then write the page; says where it is."""
+    """``quercus report``: fit, then write the page and say where it is (or write the page
+    to the standard output for ``-o -``)."""
     check_settings(args.algorithm, args.set)
-    check_writable(args.output)  # before the work, not after it
+    check_output(args.output)  # before the work, not after it
     if args.test:
         check_readable(args.test)
     with Progress(args.quiet) as progress:
@@ -56,14 +57,13 @@ def run_report(args, out: TextIO) -> int:
             progress.update(f"report: reading {args.test}")
             X_test, y_test = _test_set(args.test, estimator, table.schema.target)
         progress.update(f"report: writing {args.output}")
+        title = f"{ALGORITHMS[args.algorithm].label} on {Path(args.data).name}"
+        if to_stdout(args.output):
+            page = render_report(estimator, table.X, y, X_test=X_test, y_test=y_test, title=title)
+            write_text(page, args.output, out)
+            return 0
         path = write_report(
-            estimator,
-            table.X,
-            y,
-            args.output,
-            X_test=X_test,
-            y_test=y_test,
-            title=f"{ALGORITHMS[args.algorithm].label} on {Path(args.data).name}",
+            estimator, table.X, y, args.output, X_test=X_test, y_test=y_test, title=title
         )
     size = path.stat().st_size
     out.write(f"report of {name} written to {path} ({size / 1024:,.0f} KB): open it in a browser\n")

@@ -14,7 +14,6 @@ from __future__ import annotations
 import io
 import json
 import shutil
-import sys
 import zipfile
 from pathlib import Path
 from typing import TextIO
@@ -27,7 +26,7 @@ from ..export.graphviz import render_svg
 from ..persist.forest_file import FOREST_ESTIMATORS, is_forest_file
 from ..persist.model_view import read_model_view
 from .options import UsageError
-from .output import plural, write_bytes, write_text
+from .output import note, plural, write_bytes, write_text
 
 
 def run_show(args, out: TextIO) -> int:
@@ -55,7 +54,7 @@ def run_show(args, out: TextIO) -> int:
         raise UsageError("--max-depth does not apply to --format weka, which is Weka's whole tree")
     if fmt == "png":
         picture, drawn = _matplotlib_picture(model, "png", depth)
-        write_bytes(picture, args.output)
+        write_bytes(picture, args.output, out)
         _note(args, drawn)
         return 0
     if fmt == "svg":
@@ -111,7 +110,7 @@ def _is_forest(model) -> bool:
 
 def _note(args, text: str) -> None:
     if not args.quiet:
-        print(f"quercus: {text}", file=sys.stderr)
+        note(text)
 
 
 def _forest_tree(forest, k: int, path: str):

@@ -40,7 +40,7 @@ from dataclasses import fields
 
 import numpy as np
 
-from .._files import write_atomically
+from .._files import write_file
 from .._version import __version__
 from ..tree import Tree, leaves
 from .model_file import (
@@ -95,7 +95,7 @@ def save_forest(forest, path):
     check_is_fitted(forest, "estimators_")
     meta, arrays = _forest_to_dict(forest)
     text = json.dumps(meta, ensure_ascii=False, allow_nan=False)
-    return write_atomically(path, lambda out: _write_archive(out, text, arrays))
+    return write_file(path, lambda out: _write_archive(out, text, arrays))
 
 
 def _forest_to_dict(forest) -> tuple[dict, dict]:

@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from .._config import LEAF, MULTIWAY_SPLIT, NUMERIC_SPLIT, OBLIQUE_SPLIT, SUBSET_SPLIT
-from .._files import write_atomically
+from .._files import write_file
 from .._version import __version__
 from ..data.schema import NOMINAL_KIND, NUMERIC_KIND, Feature, Schema
 from ..estimators.params import InvalidParameterError, check_params
@@ -318,7 +318,7 @@ def _rules_to_dict(estimator) -> dict:
 def save_model(estimator, path) -> Path:
     """Write ``estimator`` to ``path`` as a JSON model file; returns the path."""
     text = json.dumps(model_to_dict(estimator), ensure_ascii=False, allow_nan=False)
-    return write_atomically(path, lambda out: out.write(text.encode("utf-8")))
+    return write_file(path, lambda out: out.write(text.encode("utf-8")))
 
 
 def compact_categories(tree: Tree, schema: Schema) -> Tree:

@@ -8,7 +8,7 @@ import numpy as np
 from sklearn.base import is_regressor
 from sklearn.utils.validation import check_is_fitted
 
-from .._files import check_writable, write_atomically
+from .._files import check_writable, write_file
 from ..criteria import registry
 from ..data.errors import DataError
 from ..export.colours import class_colours, text_colour
@@ -19,7 +19,7 @@ from . import page
 from .evaluation import evaluate, importances
 from .figures import curve_figures, curves_section
 from .pruning import pruned_by, pruning_section
-from .trees import tree_record
+from .trees import kept_nodes, tree_record
 
 #: Nodes of a tree drawn in the page (breadth first; deeper nodes are counted, not drawn).
 MAX_NODES = 5_000
@@ -263,10 +263,18 @@ def render_report(
         trees = [est.tree_ for est in estimator.estimators_]
         sections.append(_forest_facts(estimator, regression))
     else:
-        # A model tree's splits are searched on its terms, an oblique split over weighted
-        # sums: neither is a table of single attributes.
-        oblique = estimator.tree_.oblique is not None
-        scores = None if model_tree or oblique else score_nodes(estimator, X, y, sample_weight)
+        # A model tree's splits are searched on its terms, an oblique tree's over weighted
+        # sums (also where it kept none: they were candidates, and scoring its nodes again
+        # would need them): neither is a table of single attributes.
+        searched_oblique = estimator.get_params().get("split") == "oblique"
+        oblique = estimator.tree_.oblique is not None or searched_oblique
+        # Only the nodes the page shows are scored: a deep tree has far more.
+        shown = kept_nodes(estimator.tree_, MAX_NODES)
+        scores = (
+            None
+            if model_tree or oblique
+            else score_nodes(estimator, X, y, sample_weight, nodes=shown)
+        )
         data["tree"] = tree_record(estimator, MAX_NODES, scores, pruned_by(estimator))
         if model_tree:
             data["tree_note"] = (
@@ -421,4 +429,4 @@ def write_report(
         title=title,
     )
     data = text.encode("utf-8")
-    return write_atomically(path, lambda out: out.write(data))
+    return write_file(path, lambda out: out.write(data))
