@@ -25,7 +25,6 @@ import glob
 import logging
 import os
 import re
-import sys
 import warnings
 from contextlib import contextmanager
 from typing import NamedTuple, TextIO
@@ -39,6 +38,7 @@ from ..data.read import _resolve_target, check_readable, detect_format
 from ..estimators.params import InvalidParameterError
 from .fitted import check_output, describe, evaluation, score_line
 from .options import DaskAddress, UsageError
+from .output import results_stream, save_model
 from .progress import Progress
 from .tasks import (
     ALGORITHMS,
@@ -117,9 +117,8 @@ def run_dask_fit(args, out: TextIO) -> int:
             model = estimator.to_local()
             score = cluster_score(model, data, client)
     if args.output:
-        model.save(args.output)
-        if not args.quiet:
-            print(f"quercus: model saved to {args.output}", file=sys.stderr)
+        save_model(model, args.output, out, args.quiet)
+    out = results_stream(args.output, out)  # the standard error when the model went out
     out.write(_task_line(data, algorithm, estimator))
     out.write(dask_defaults_note(algorithm, data.why is not None, args.set, left_out))
     out.write(describe(model))

@@ -17,14 +17,14 @@ import numpy as np
 from sklearn.model_selection import GridSearchCV, ParameterGrid
 from sklearn.pipeline import Pipeline
 
-from .._files import check_writable
 from .._grids import DEFAULT_GRIDS
 from ..estimators.params import InvalidParameterError, check_params
 from ..model_selection import corrected_ttest, score_spread
 from ..warm import announce_compiling
 from .evaluate import cv_splits, format_comparison, format_spread, splits_text
+from .fitted import check_output
 from .options import UsageError, value_text
-from .output import plural
+from .output import plural, results_stream, save_model
 from .progress import Progress
 from .tasks import (
     ALGORITHMS,
@@ -274,8 +274,8 @@ def run_tune(args, out: TextIO) -> int:
         check_settings(algorithm, settings[algorithm])
     grids = _grid_names(args, algorithms)
     _check_values(algorithms, settings, grids)
-    if args.output is not None:
-        check_writable(args.output)
+    check_output(args.output)
+    model_out, out = out, results_stream(args.output, out)  # text to stderr for -o -
     table = read_data(args.data, args.target, nominal=args.nominal, ordinal=args.ordinal)
     # Each must learn the task (a regression: cart, forest, m5; m5 makes it a regression).
     regression, y = common_task(table, algorithms)
@@ -324,9 +324,8 @@ def run_tune(args, out: TextIO) -> int:
     sizes = np.mean([(len(train), len(test)) for train, test in splits], axis=0)
     _report(out, args, search, bases, tuple(float(s) for s in sizes), regression)
     if args.output is not None:
-        search.best_estimator_.named_steps[STEP].save(args.output)
-        if not args.quiet:
-            print(f"quercus: best model saved to {args.output}", file=sys.stderr)
+        best = search.best_estimator_.named_steps[STEP]
+        save_model(best, args.output, model_out, args.quiet, what="best model")
     return 0
 
 

@@ -23,12 +23,13 @@ renatopp/arff-datasets). The lectures' tables are nominal (``car``'s ``doors`` a
 
 from __future__ import annotations
 
-import shutil
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
 import pandas as pd
+
+from .._files import write_file
 
 __all__ = ["load", "names", "path", "copy"]
 
@@ -84,11 +85,15 @@ def load(name: str) -> pd.DataFrame:
 
 def copy(directory, names: list[str] | None = None) -> list[Path]:
     """Copy the CSV files of the data sets ``names`` (default: all) into ``directory``
-    (created if needed); returns the files written."""
+    (created if needed), each written whole or not at all as every file quercus writes
+    (:func:`quercus._files.write_file`); returns the files written."""
     target = Path(directory)
     target.mkdir(parents=True, exist_ok=True)
     written = []
     for name in names or list(_SHIPPED):
         source = path(name)
-        written.append(Path(shutil.copyfile(source, target / source.name)))
+        data = source.read_bytes()
+        written.append(
+            Path(write_file(target / source.name, lambda out, data=data: out.write(data)))
+        )
     return written

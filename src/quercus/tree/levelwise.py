@@ -439,13 +439,19 @@ def _search(grown: _Nodes, node: int, h: Histograms, bins: Bins, s: Settings) ->
     return _Search(features, n_cand, candidates, sides, chosen)
 
 
+#: The histograms one request may ask for, at the least: small data asks for a level's at
+#: once (on Dask, each request is a round trip to the workers).
+MIN_BATCH_BYTES = 2**20
+
+
 def _histogram_batches(nodes, bins, s, n_rows):
     """``nodes`` in batches whose histograms take at most twice the root's rows as float64
-    features (one node at least): a level's nodes all hold histograms at once otherwise,
-    and with a bin per distinct value one node's are already several times the data."""
+    features, or :data:`MIN_BATCH_BYTES` (one node at least): a level's nodes all held
+    histograms at once before, and with a bin per distinct value one node's are already
+    several times the data."""
     p = len(bins.kinds)
     per_node = p * max(1, int(np.max(bins.n_bins))) * (s.n_stats + 1) * 8
-    size = max(1, (2 * n_rows * p * 8) // per_node)
+    size = max(1, max(2 * n_rows * p * 8, MIN_BATCH_BYTES) // per_node)
     return [nodes[i : i + size] for i in range(0, len(nodes), size)]
 
 
