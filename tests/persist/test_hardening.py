@@ -2,6 +2,7 @@
 file does not hold, fields of the wrong type or range, and saves that go wrong. Every one
 is a ModelError (or an OSError) naming the file and the field, within a small budget."""
 
+import dataclasses
 import io
 import json
 import os
@@ -410,3 +411,25 @@ def test_a_central_directory_at_an_impossible_offset(tmp_path, forest_file):
     path = tmp_path / "offset.qf"
     path.write_bytes(bytes(raw))
     refused_within_budget(path, "is truncated or corrupt")
+
+
+def test_a_tree_with_statistics_that_are_not_finite_is_not_saved(tmp_path):
+    """Input checks keep a fit from overflowing; a tree whose statistics are NaN or
+    infinite all the same (built or changed by hand) is refused by save, naming the node,
+    not written as a file that loading refuses."""
+    X, y = quercus.datasets.load("playtennis").iloc[:, :-1], [0, 1] * 7
+    model = quercus.DecisionTreeClassifier().fit(X, y)
+    value = model.tree_.value.copy()
+    value[1, 0] = np.nan
+    model.tree_ = dataclasses.replace(model.tree_, value=value)
+    with pytest.raises(ValueError, match="node 1's value is not finite: the model is not saved"):
+        model.save(tmp_path / "m.json")
+    assert not (tmp_path / "m.json").exists()
+    forest = quercus.RandomForestClassifier(n_estimators=2, random_state=0).fit(X, y)
+    tree = forest.estimators_[1].tree_
+    weights = tree.weighted_n_node_samples.copy()
+    weights[0] = np.inf
+    forest.estimators_[1].tree_ = dataclasses.replace(tree, weighted_n_node_samples=weights)
+    with pytest.raises(ValueError, match="node 0's weighted_n_node_samples is not finite"):
+        forest.save(tmp_path / "f.qf")
+    assert not (tmp_path / "f.qf").exists()

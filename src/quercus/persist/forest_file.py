@@ -55,6 +55,7 @@ from .model_file import (
     _schema_to_dict,
     check_document,
     check_format,
+    check_statistics_finite,
     check_tree,
     class_name,
     compact_categories,
@@ -100,6 +101,8 @@ def save_forest(forest, path):
 
 def _forest_to_dict(forest) -> tuple[dict, dict]:
     trees = [compact_categories(e.tree_, forest.schema_) for e in forest.estimators_]
+    for tree in trees:
+        check_statistics_finite(tree)
     arrays = {
         key: np.concatenate([getattr(t, key) for t in trees]).astype(dtype)
         for key, dtype in _DTYPES.items()

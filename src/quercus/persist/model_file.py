@@ -170,6 +170,23 @@ def _hashable(key):
     return tuple(key) if isinstance(key, list) else key
 
 
+def check_statistics_finite(tree: Tree) -> None:
+    """A ValueError naming the node when a statistic of ``tree`` that a model file must
+    hold finite (class weights or regression sums, node weights, leaf models) is NaN or
+    infinite: it would be saved as a model that loading refuses, or not at all."""
+    arrays = {"value": tree.value, "weighted_n_node_samples": tree.weighted_n_node_samples}
+    if tree.leaf_params is not None:
+        arrays["leaf_params"] = tree.leaf_params
+    for name, array in arrays.items():
+        bad = ~np.isfinite(np.asarray(array, dtype=np.float64))
+        if bad.any():
+            node = int(np.flatnonzero(bad.reshape(len(bad), -1).any(axis=1))[0])
+            raise ValueError(
+                f"node {node}'s {name} is not finite: the model is not saved (the fit met "
+                "numbers too large to sum)"
+            )
+
+
 def _floats(array: np.ndarray) -> list:
     """Floats with NaN as null (JSON has no NaN); float64 values round-trip exactly."""
     return [None if math.isnan(v) else v for v in np.asarray(array, dtype=np.float64).tolist()]
@@ -203,6 +220,7 @@ def model_to_dict(estimator) -> dict:
             stacklevel=3,
         )
     tree = compact_categories(estimator.tree_, estimator.schema_)
+    check_statistics_finite(tree)
     doc = {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
