@@ -14,7 +14,7 @@ def nested(est, node=0):
     feature = est.schema_.features[tree.feature[node]]
     branches = {}
     for code, category in enumerate(feature.categories):
-        child = tree.cat_table[tree.cat_start[node] + code]
+        child = int(tree.category_branches(node, [code])[0])
         branches[category] = nested(est, tree.children[tree.child_start[node] + child])
     return {feature.name: branches}
 

@@ -122,7 +122,7 @@ def root_children(est):
     """Child weights at the root by category name of the root's feature."""
     tree = est.tree_
     feature = est.schema_.features[tree.feature[0]]
-    table = tree.cat_table[tree.cat_start[0] : tree.cat_start[0] + feature.n_categories]
+    table = tree.category_branches(0, np.arange(feature.n_categories))
     return {
         cat: tree.weighted_n_node_samples[tree.child(0, int(child))]
         for cat, child in zip(feature.categories, table, strict=True)

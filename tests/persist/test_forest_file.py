@@ -96,7 +96,7 @@ def _backwards_child(meta, arrays):
 
 
 def _newer(meta, arrays):
-    meta["format_version"] = 2
+    meta["format_version"] = 3
 
 
 def _object_array(meta, arrays):
@@ -111,7 +111,7 @@ def _offsets(meta, arrays):
     ("edit", "message"),
     [
         (_backwards_child, "not a later node"),
-        (_newer, "format version 2 is not supported"),
+        (_newer, "format version 3 is not supported"),
         (_object_array, "field arrays.threshold: dtype .object., expected float64"),
         (_offsets, "field arrays.node_offsets: does not cut"),
     ],

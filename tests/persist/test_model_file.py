@@ -76,6 +76,9 @@ def data(name: str):
     if name == "playtennis":
         df = quercus.datasets.load("playtennis")
         return df.iloc[:, :-1], df["PlayTennis"]
+    if name == "car":
+        table = quercus.read_table(quercus.datasets.path("car"))
+        return table.X, table.y
     if name == "iris":
         iris = load_iris(as_frame=True)
         return iris.data, iris.target
@@ -328,7 +331,7 @@ def test_the_file_is_readable_json(tmp_path):
     doc = json.loads(text, parse_constant=no_constants)
     assert list(doc)[:5] == ["format", "format_version", "quercus_version", "created", "estimator"]
     assert doc["format"] == FORMAT == "quercus-model"
-    assert doc["format_version"] == FORMAT_VERSION == 3
+    assert doc["format_version"] == FORMAT_VERSION == 4
     assert doc["quercus_version"] == quercus.__version__
     created = datetime.fromisoformat(doc["created"])
     assert created.tzinfo is not None
@@ -442,16 +445,78 @@ def test_json_of_another_format(tmp_path, doc):
 
 def test_a_newer_format_version(tmp_path, id3_doc):
     doc = {**id3_doc, "format_version": FORMAT_VERSION + 1, "quercus_version": "9.0"}
-    error = rejects(write(tmp_path / "m.json", doc), "format version 4 is not supported")
-    assert "reads versions 1 to 3" in str(error) and "newer quercus (9.0)" in str(error)
+    error = rejects(write(tmp_path / "m.json", doc), "format version 5 is not supported")
+    assert "reads versions 1 to 4" in str(error) and "newer quercus (9.0)" in str(error)
+
+
+def with_full_tables(doc: dict) -> dict:
+    """``doc`` as format version 3 and older wrote it: every nominal split's table names
+    the branch of each category of its feature (written out here bit by bit)."""
+    doc = copy.deepcopy(doc)
+    tree, features = doc["tree"], doc["schema"]["features"]
+    table, starts = [], []
+    for node, kind in enumerate(tree["kind"]):
+        if kind not in (2, 3):  # MULTIWAY_SPLIT, SUBSET_SPLIT
+            starts.append(-1)
+            continue
+        n = len(features[tree["feature"][node]]["categories"])
+        start = tree["cat_start"][node]
+        words = tree["cat_table"]
+        branch = [
+            c if kind == 2 else (words[start + c // 32] % 2**32 >> (c % 32)) & 1 for c in range(n)
+        ]
+        starts.append(len(table))
+        table.extend(branch)
+    tree["cat_start"], tree["cat_table"] = starts, table
+    return doc
 
 
 def test_a_version_1_file_still_loads(tmp_path, id3_doc):
-    """Version 2 added model trees; a file of version 1 (no model tree) reads as it did."""
-    doc = {**id3_doc, "format_version": 1}
+    """Version 2 added model trees; a file of version 1 (no model tree, a category table
+    per nominal split) reads as it did."""
+    doc = {**with_full_tables(id3_doc), "format_version": 1}
     loaded = quercus.load(write(tmp_path / "m.json", doc))
     X, y = data("playtennis")
     assert list(loaded.predict(X)) == list(quercus.ID3Classifier().fit(X, y).predict(X))
+
+
+@pytest.mark.parametrize("version", [1, 2, 3])
+def test_files_with_full_category_tables_load_as_bitsets(tmp_path, version):
+    """Version 4 keeps a subset split's categories as a bitset and a multiway split's as
+    nothing; the tables of older files are converted as they are read."""
+    X, y = data("car")
+    model = quercus.DecisionTreeClassifier(max_depth=6, random_state=0).fit(X, y)
+    doc = model_to_dict(model)
+    assert 3 in doc["tree"]["kind"]  # subset splits, each with its bitset
+    old = {**with_full_tables(doc), "format_version": version}
+    assert len(old["tree"]["cat_table"]) > len(doc["tree"]["cat_table"])
+    loaded = quercus.load(write(tmp_path / "m.json", old))
+    np.testing.assert_array_equal(loaded.tree_.cat_table, model.tree_.cat_table)
+    np.testing.assert_array_equal(loaded.predict_proba(X), model.predict_proba(X))
+    broken = copy.deepcopy(old)
+    multiway = {**with_full_tables(model_to_dict(quercus.ID3Classifier().fit(X, y)))}
+    multiway["format_version"] = version
+    first = multiway["tree"]["cat_start"][0]
+    table = multiway["tree"]["cat_table"]
+    table[first], table[first + 1] = table[first + 1], table[first]  # two branches swapped
+    rejects(write(tmp_path / "w.json", multiway), "not to its own")
+    broken["tree"]["cat_table"][0] = 2  # a subset split's branch 2
+    rejects(write(tmp_path / "b.json", broken), "maps a category to no branch")
+
+
+@pytest.mark.parametrize("where", ["beyond the table", "none", "too few words"])
+def test_a_subset_split_needs_its_whole_bitset(tmp_path, where):
+    X, y = data("car")
+    doc = model_to_dict(quercus.DecisionTreeClassifier(max_depth=4, random_state=0).fit(X, y))
+    tree = doc["tree"]
+    node = tree["kind"].index(3)  # the first subset split
+    if where == "beyond the table":
+        tree["cat_start"][node] = len(tree["cat_table"])
+    elif where == "none":
+        tree["cat_start"][node] = -1
+    else:
+        tree["cat_table"] = tree["cat_table"][: tree["cat_start"][-1 - tree["kind"][::-1].index(3)]]
+    rejects(write(tmp_path / "m.json", doc), "a category split on .* out of range")
 
 
 @pytest.mark.parametrize("version", [0, None, "1", 1.5, True])
@@ -529,9 +594,7 @@ BROKEN = {
     "child negative": (_set("tree", "children", 6, -1), "not a later node"),
     "two parents": (_set("tree", "children", 4, 6), "do not form one tree"),
     "children slice out of range": (_set("tree", "child_start", 5, 6), "children out of range"),
-    "category table out of range": (_set("tree", "cat_table", 1, 3), "maps a category to no"),
-    "category table negative": (_set("tree", "cat_table", 0, -1), "maps a category to no"),
-    "category table too short": (lambda d: d["tree"]["cat_table"].pop(), "out of range"),
+    "category table on a multiway split": (_set("tree", "cat_start", 0, 0), "out of range"),
     "feature out of range": (_set("tree", "feature", 0, 4), "tests feature 4, which does not"),
     "feature negative": (_set("tree", "feature", 2, -1), "tests feature -1"),
     "leaf with a feature": (_set("tree", "feature", 1, 2), "a leaf has a feature"),

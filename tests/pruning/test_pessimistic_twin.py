@@ -27,6 +27,7 @@ from quercus.pruning._pessimistic import numpy_sum
 from quercus.pruning.error_estimates import added_errors, deviate
 from quercus.pruning.pessimistic import pessimistic_decisions, rebuild
 from quercus.pruning.pessimistic_path import _child_of_rows, _split_cases
+from quercus.splitting.category_sets import pack_sides
 from quercus.tree import Tree
 
 pytestmark = pytest.mark.filterwarnings("ignore::quercus.DataWarning")
@@ -295,7 +296,7 @@ def random_trees(draw):
     numbers and category codes with ties and missing values, and classes that follow the
     first column with noise, so that a split on another column above one on it is often
     worth raising away. Multiway and binary category splits, a missing branch, fractional
-    or not; some category tables leave a category without a branch."""
+    or not (a subset split's bitset sends each category one way)."""
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
     n, p = int(rng.integers(1, 250)), int(rng.integers(1, 5))
     numeric = rng.random(p) < 0.5
@@ -324,10 +325,9 @@ def random_trees(draw):
             multiway = rng.random() < 0.5
             arrays["kind"][node] = MULTIWAY_SPLIT if multiway else SUBSET_SPLIT
             n_kids = 4 if multiway else 2
-            cats = np.arange(4) if multiway else rng.integers(0, 2, 4)
-            cats[rng.random(4) < 0.1] = -1
-            arrays["cat_start"][node] = len(table)
-            table.extend(cats.tolist())
+            if not multiway:  # a multiway split sends category c to branch c
+                arrays["cat_start"][node] = len(table)
+                table.extend(pack_sides(rng.integers(0, 2, 4)).tolist())
         arrays["missing"][node] = int(rng.integers(n_kids))
         kids[node] = list(range(len(depth), len(depth) + n_kids))
         for _ in range(n_kids):

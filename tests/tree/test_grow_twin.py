@@ -427,9 +427,9 @@ class TwinTree:
         if kind == MULTIWAY_SPLIT:
             return f, (f, "multiway")
         assert kind == SUBSET_SPLIT, kind
-        table = g.cat_table[g.cat_start[nid] :]
-        present = {int(c) for o in options[f] for c in o.present}
-        return f, (f, frozenset(c for c in present if table[c] == 0))
+        present = sorted({int(c) for o in options[f] for c in o.present})
+        table = g.category_branches(nid, present)
+        return f, (f, frozenset(c for c, side in zip(present, table, strict=True) if side == 0))
 
     def _settle(self, node):
         """The split to apply at ``node``: the twin's, or the estimator's when the two differ
@@ -600,8 +600,7 @@ def assert_same_tree(tree, twin):
         assert kids.tolist() == node["children"], where
         assert tree.missing_child[i] == node["missing_child"], where
         if node["cat_map"] is not None:
-            start = tree.cat_start[i]
-            table = tree.cat_table[start : start + len(node["cat_map"])]
+            table = tree.category_branches(i, np.arange(len(node["cat_map"])))
             assert table.tolist() == node["cat_map"], where
         np.testing.assert_array_equal(tree.value[i], node["value"], err_msg=where)
         assert tree.n_node_samples[i] == node["n"], where
@@ -622,7 +621,7 @@ def walk_arrays(tree, X):
             elif tree.kind[node] == NUMERIC_SPLIT:
                 child = 0 if v <= tree.threshold[node] else 1
             else:
-                child = tree.cat_table[tree.cat_start[node] + int(v)]
+                child = int(tree.category_branches(node, [int(v)])[0])
             node = int(tree.children[tree.child_start[node] + child])
             path.append(node)
         paths.append(path)

@@ -194,7 +194,8 @@ def pack_forest(trees: list[Tree], tree_values) -> tuple:
     routes["missing"][inner] += shift[inner]
     routes["second"][numeric] += shift[numeric]
     routes["second"][nominal] += np.repeat(child_off, n_nodes).astype(np.int32)[nominal]
-    routes["cat_start"][nominal] += np.repeat(cat_off, n_nodes).astype(np.int32)[nominal]
+    subset = nominal & (routes["cat_start"] >= 0)  # a multiway split has no bitset
+    routes["cat_start"][subset] += np.repeat(cat_off, n_nodes).astype(np.int32)[subset]
     children = np.concatenate(
         [t.children.astype(np.int64) + off for t, off in zip(trees, node_off, strict=True)]
     ).astype(np.int32)

@@ -97,7 +97,7 @@ def explain(estimator, x, *, decimals: int = 2) -> str:
             if tree.kind[node] == NUMERIC_SPLIT:
                 index = 0 if code <= tree.threshold[node] else 1
             else:
-                index = int(tree.cat_table[tree.cat_start[node] + int(code)])
+                index = int(tree.category_branches(node, [int(code)])[0])
             how = f"{names[f]} is {_value_text(estimator, f, code, decimals)}, so "
         node = kids[index]
         reached = distribution_text(estimator, node, decimals)

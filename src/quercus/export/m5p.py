@@ -53,7 +53,7 @@ def _split_term(estimator, node: int) -> tuple[str, float]:
     if tree.kind[node] == NUMERIC_SPLIT:  # an ordinal feature: between rank r - 1 and r
         first_rank = int(tree.threshold[node] + 0.5)
     else:  # a nominal feature's categories of rank >= r go right
-        table = tree.cat_table[tree.cat_start[node] : tree.cat_start[node] + len(rank)]
+        table = tree.category_branches(node, np.arange(len(rank)))
         first_rank = int(rank[table == 1].min())
     term = np.flatnonzero((terms.term_feature == f) & (terms.term_rank == first_rank))[0]
     return terms.names[int(term)], 0.5

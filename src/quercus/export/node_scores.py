@@ -94,7 +94,7 @@ def _branches(tree, node: int, matrix: np.ndarray, rows: np.ndarray) -> np.ndarr
         out[known] = np.where(values[known] <= tree.threshold[node], 0, 1)
     else:
         codes = values[known].astype(np.int64)
-        out[known] = tree.cat_table[tree.cat_start[node] + codes]
+        out[known] = tree.category_branches(node, codes)
     return out
 
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from .._config import J48_SMALL, LEAF, NUMERIC_SPLIT, OBLIQUE_SPLIT, SUBSET_SPLIT
 from ..data.schema import ORDINAL_KIND
 from ..tree.conditions import branch_conditions, format_threshold
@@ -57,7 +59,7 @@ def _branch_labels(est, node: int) -> list[str]:
             return [f"{name} <= {level}", f"{name} > {level}"]
         t = format_threshold(tree.threshold[node])
         return [f"{name} <= {t}", f"{name} > {t}"]
-    table = tree.cat_table[tree.cat_start[node] : tree.cat_start[node] + feature.n_categories]
+    table = tree.category_branches(node, np.arange(feature.n_categories))
     if tree.kind[node] == SUBSET_SPLIT:
         left = ", ".join(
             str(c) for c, side in zip(feature.categories, table, strict=True) if side == 0

@@ -53,6 +53,7 @@ from .model_file import (
     _plain,
     _schema_from_dict,
     _schema_to_dict,
+    bitsets_of_full_tables,
     check_document,
     check_format,
     check_statistics_finite,
@@ -64,7 +65,11 @@ from .model_file import (
 )
 
 FORMAT = "quercus-forest"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: subset splits keep bitsets, multiway splits no table
+OLDEST_FORMAT_VERSION = 1
+#: The last version whose trees keep a branch number for every category of every nominal
+#: split (converted to bitsets as they are read).
+FULL_TABLES_VERSION = 1
 #: The forests a forest file can hold (the public names of ``quercus.ensemble``).
 FOREST_ESTIMATORS = ("RandomForestClassifier", "RandomForestRegressor")
 _META = "forest.json"
@@ -238,7 +243,7 @@ def _read_meta(archive: zipfile.ZipFile, entries: dict, where: str) -> dict:
     except UnicodeDecodeError:
         raise ModelError(f"{_META} is not UTF-8 text") from None
     meta = _parse_json(text, f"{where} ({_META})")
-    check_format(meta, FORMAT, FORMAT_VERSION, "forest")
+    check_format(meta, FORMAT, FORMAT_VERSION, "forest", OLDEST_FORMAT_VERSION)
     check_document(meta, "forest")
     return meta
 
@@ -359,9 +364,12 @@ def _forest_from(meta: dict, arrays: dict, classes: dict):
         if off[0] != 0 or off[-1] != total or (np.diff(off) < 0).any():
             raise ModelError(f"field arrays.{key}: does not cut the arrays into {n_trees} trees")
     template = forest._tree_template()
+    full_tables = meta["format_version"] <= FULL_TABLES_VERSION
     estimators = [
         forest._tree_estimator(
-            template, _tree(arrays, t, schema, training), training["max_features"]
+            template,
+            _tree(arrays, t, schema, training, full_tables),
+            training["max_features"],
         )
         for t in range(n_trees)
     ]
@@ -374,8 +382,9 @@ def _forest_from(meta: dict, arrays: dict, classes: dict):
     return forest
 
 
-def _tree(arrays: dict, t: int, schema, training: dict) -> Tree:
-    """Tree ``t`` of the forest's arrays, checked."""
+def _tree(arrays: dict, t: int, schema, training: dict, full_tables: bool) -> Tree:
+    """Tree ``t`` of the forest's arrays, checked (``full_tables``: of a file of version
+    1, its category tables converted)."""
     lo, hi = arrays["node_offsets"][t : t + 2]
     c_lo, c_hi = arrays["child_offsets"][t : t + 2]
     k_lo, k_hi = arrays["cat_offsets"][t : t + 2]
@@ -389,9 +398,11 @@ def _tree(arrays: dict, t: int, schema, training: dict) -> Tree:
     if median is not None and not np.isfinite(median).all():
         raise ModelError(f"arrays, tree {t}: a median that is not finite")
     try:
-        check_tree(part, value, schema, training["regression"])
+        check_tree(part, value, schema, training["regression"], full_tables)
     except ModelError as exc:
         raise ModelError(f"arrays, tree {t}: {exc}") from None
+    if full_tables:
+        part = bitsets_of_full_tables(part, schema)
     tree_fields = {f.name for f in fields(Tree)}
     return Tree(
         **{k: v for k, v in part.items() if k in tree_fields},

@@ -28,6 +28,7 @@ from dataclasses import fields, replace
 from datetime import datetime, timezone
 from importlib import resources
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -36,11 +37,17 @@ from .._files import write_file
 from .._version import __version__
 from ..data.schema import NOMINAL_KIND, NUMERIC_KIND, Feature, Schema
 from ..estimators.params import InvalidParameterError, check_params
+from ..splitting.category_sets import WORD_BITS, pack_sides, words_for
 from ..tree import Tree, leaves
 from ..tree.conditions import Condition
 
 FORMAT = "quercus-model"
-FORMAT_VERSION = 3  # 2: model trees (``linear`` leaf models and ``terms``); 3: ``oblique``
+# 2: model trees (``linear`` leaf models and ``terms``); 3: ``oblique``; 4: a subset split
+# keeps a bitset of its categories, a multiway split no table (``tree.cat_table``).
+FORMAT_VERSION = 4
+#: The last version whose files keep a branch number for every category of every nominal
+#: split (read, then converted to bitsets).
+FULL_TABLES_VERSION = 3
 #: The oldest version this quercus still reads (its files are read as they were written).
 OLDEST_FORMAT_VERSION = 1
 #: The estimators a model file can hold, by the class name it records (the public names of
@@ -340,18 +347,35 @@ def save_model(estimator, path) -> Path:
 
 
 def compact_categories(tree: Tree, schema: Schema) -> Tree:
-    """``tree`` with a category table that holds only the nominal splits' entries, in node
-    order (pruning leaves the entries of removed splits behind)."""
-    nodes = np.flatnonzero((tree.kind == MULTIWAY_SPLIT) | (tree.kind == SUBSET_SPLIT))
-    sizes = np.array([schema.features[f].n_categories for f in tree.feature[nodes]], np.int64)
-    if sizes.sum() == len(tree.cat_table):
+    """``tree`` with a category table that holds only its subset splits' bitsets, in node
+    order (pruning leaves the bitsets of removed splits behind)."""
+    nodes = np.flatnonzero(tree.kind == SUBSET_SPLIT)
+    sizes = np.array(
+        [words_for(schema.features[f].n_categories) for f in tree.feature[nodes]], np.int64
+    )
+    cat_start = np.full(tree.node_count, -1, dtype=np.int32)
+    cat_start[nodes] = np.cumsum(sizes) - sizes
+    if sizes.sum() == len(tree.cat_table) and (cat_start == tree.cat_start).all():
         return tree
     starts = tree.cat_start[nodes].astype(np.int64)
-    offsets = np.cumsum(sizes) - sizes
-    cat_start = np.full(tree.node_count, -1, dtype=np.int32)
-    cat_start[nodes] = offsets
-    cat_table = tree.cat_table[np.repeat(starts - offsets, sizes) + np.arange(sizes.sum())]
-    return replace(tree, cat_start=cat_start, cat_table=cat_table.astype(np.int32))
+    picked = np.repeat(starts - cat_start[nodes], sizes) + np.arange(sizes.sum())
+    return replace(tree, cat_start=cat_start, cat_table=tree.cat_table[picked].astype(np.int32))
+
+
+def bitsets_of_full_tables(a: dict, schema: Schema) -> dict:
+    """The arrays ``a`` of a tree read from a file of format version 3 or older (checked
+    by :func:`check_tree` with ``full_tables``), with each subset split's table of branch
+    numbers packed into its bitset and the multiway splits' tables dropped."""
+    subset = np.flatnonzero(a["kind"] == SUBSET_SPLIT)
+    tables, cat_start, at = [], np.full(len(a["kind"]), -1, dtype=np.int32), 0
+    for node in subset.tolist():
+        n = schema.features[int(a["feature"][node])].n_categories
+        start = int(a["cat_start"][node])
+        tables.append(pack_sides(a["cat_table"][start : start + n] == 1))
+        cat_start[node] = at
+        at += len(tables[-1])
+    table = np.concatenate(tables) if tables else np.zeros(0, dtype=np.int32)
+    return {**a, "cat_start": cat_start, "cat_table": table.astype(np.int32)}
 
 
 # -- reading -------------------------------------------------------------------------------
@@ -507,7 +531,8 @@ def _model_from_dict(doc: dict, classes: dict):
     linear = hasattr(cls, "_m5") or doc["params"].get("leaf_model") == "linear"
     terms = _terms_from_dict(doc, schema, linear) if "terms" in doc or linear else None
     n_terms = None if terms is None else terms.n_terms
-    tree = _tree_from_dict(doc["tree"], schema, n_classes, n_terms)
+    full_tables = doc["format_version"] <= FULL_TABLES_VERSION
+    tree = _tree_from_dict(doc["tree"], schema, n_classes, n_terms, full_tables)
     if terms is not None:
         estimator.terms_ = terms
     if tree.n_node_samples[0] != training["n_samples"]:
@@ -659,7 +684,11 @@ def _terms_from_dict(doc: dict, schema: Schema, linear: bool):
 
 
 def _tree_from_dict(
-    doc: dict, schema: Schema, n_classes: int | None, n_terms: int | None = None
+    doc: dict,
+    schema: Schema,
+    n_classes: int | None,
+    n_terms: int | None = None,
+    full_tables: bool = False,
 ) -> Tree:
     n, regression = doc["n_nodes"], doc["regression"]
     arrays = {}
@@ -686,10 +715,12 @@ def _tree_from_dict(
         raise ModelError("field tree.median: must be finite, one per node, in a regression tree")
     linear = _linear_of(doc.get("linear"), n, n_terms)
     try:
-        check_tree(arrays, value, schema, regression)
+        check_tree(arrays, value, schema, regression, full_tables)
         oblique = _oblique_of(doc.get("oblique"), arrays, schema)
     except ModelError as exc:
         raise ModelError(f"field tree: {exc}") from None
+    if full_tables:
+        arrays = bitsets_of_full_tables(arrays, schema)
     known = {f.name for f in fields(Tree)}
     tree = Tree(
         **{k: v for k, v in arrays.items() if k in known},
@@ -779,12 +810,15 @@ def _check_statistics(a: dict, value: np.ndarray, regression: bool) -> None:
         raise ModelError(f"value of node {node}: its {what} is beyond the range of float64")
 
 
-def check_tree(a: dict, value: np.ndarray, schema: Schema, regression: bool) -> None:
+def check_tree(
+    a: dict, value: np.ndarray, schema: Schema, regression: bool, full_tables: bool = False
+) -> None:
     """Every node reachable once from the root, children after their parent, depths that
     count the steps from the root, splits that fit their features, every child slot used
     once, statistics that are weights: what prediction relies on to end and to index within
     bounds (the routing kernels do not check bounds). Vectorised: a forest's trees have
-    millions of nodes."""
+    millions of nodes. ``full_tables``: the category tables of format version 3 and older
+    (a branch number per category of every nominal split)."""
     n = len(a["kind"])
     kind = a["kind"]
     if not np.isin(kind, (LEAF, NUMERIC_SPLIT, MULTIWAY_SPLIT, SUBSET_SPLIT, OBLIQUE_SPLIT)).all():
@@ -842,23 +876,73 @@ def check_tree(a: dict, value: np.ndarray, schema: Schema, regression: bool) -> 
         node = first_bad(bad, nodes)
         name = schema.features[a["feature"][node]].name
         raise ModelError(f"node {node} is a threshold split that does not fit {name!r}")
-    cat_nodes, cat_f, cat_count = nodes[~numeric], f[~numeric], count[~numeric]
-    start = a["cat_start"][cat_nodes].astype(np.int64)
-    size = n_categories[cat_f]
-    bad = ~nominal_feature[cat_f] | (start < 0) | (start + size > len(cat_table))
+    categories = _CategorySplits(
+        nodes[~numeric], f[~numeric], count[~numeric], kind[nodes[~numeric]] == MULTIWAY_SPLIT
+    )
+    bad = ~nominal_feature[categories.feature]
     if bad.any():
-        node = first_bad(bad, cat_nodes)
+        node = first_bad(bad, categories.nodes)
         name = schema.features[a["feature"][node]].name
-        raise ModelError(f"node {node}: a category split on {name!r} out of range")
-    cat_offsets = np.cumsum(size) - size
-    entries = cat_table[np.repeat(start - cat_offsets, size) + np.arange(size.sum())]
-    bad = (entries < 0) | (entries >= np.repeat(cat_count, size))
-    if bad.any():
-        node = int(np.repeat(cat_nodes, size)[np.flatnonzero(bad)[0]])
-        raise ModelError(f"node {node} maps a category to no branch")
+        raise ModelError(f"node {node}: a category split on {name!r}, which is not nominal")
+    check_categories = _check_full_tables if full_tables else _check_bitsets
+    check_categories(categories, a["cat_start"], cat_table, n_categories, schema)
     parent_count = np.bincount(kids, minlength=n)
     if parent_count[0] != 0 or (parent_count[1:] != 1).any():
         raise ModelError("the nodes do not form one tree")
+
+
+class _CategorySplits(NamedTuple):
+    """The nominal splits of a tree being checked: their nodes, features, numbers of
+    children and whether each is multiway."""
+
+    nodes: np.ndarray
+    feature: np.ndarray
+    count: np.ndarray
+    multiway: np.ndarray
+
+
+def _check_bitsets(
+    splits: _CategorySplits, cat_start, cat_table, n_categories, schema: Schema
+) -> None:
+    """A multiway split has a child per category of its feature (category ``c`` takes
+    child ``c``) and no table; a subset split two children and its bitset within
+    ``cat_table``."""
+    size = n_categories[splits.feature]
+    start = cat_start[splits.nodes].astype(np.int64)
+    words = -(-size // WORD_BITS)
+    bad = np.where(
+        splits.multiway,
+        (splits.count != size) | (start != -1),
+        (splits.count != 2) | (start < 0) | (start + words > len(cat_table)),
+    )
+    if bad.any():
+        node = int(splits.nodes[np.flatnonzero(bad)[0]])
+        name = schema.features[int(splits.feature[np.flatnonzero(bad)[0]])].name
+        raise ModelError(f"node {node}: a category split on {name!r} out of range")
+
+
+def _check_full_tables(
+    splits: _CategorySplits, cat_start, cat_table, n_categories, schema: Schema
+) -> None:
+    """Format version 3 and older: each nominal split's table gives every category of its
+    feature a branch; a multiway split's gives category ``c`` branch ``c`` (as every
+    quercus wrote it: what the bitsets it is converted to can say)."""
+    size = n_categories[splits.feature]
+    start = cat_start[splits.nodes].astype(np.int64)
+    bad = (start < 0) | (start + size > len(cat_table))
+    bad |= np.where(splits.multiway, splits.count != size, splits.count != 2)
+    if bad.any():
+        node = int(splits.nodes[np.flatnonzero(bad)[0]])
+        name = schema.features[int(splits.feature[np.flatnonzero(bad)[0]])].name
+        raise ModelError(f"node {node}: a category split on {name!r} out of range")
+    offsets = np.cumsum(size) - size
+    entries = cat_table[np.repeat(start - offsets, size) + np.arange(size.sum())]
+    code = np.arange(size.sum()) - np.repeat(offsets, size)
+    bad = (entries < 0) | (entries >= np.repeat(splits.count, size))
+    bad |= np.repeat(splits.multiway, size) & (entries != code)
+    if bad.any():
+        node = int(np.repeat(splits.nodes, size)[np.flatnonzero(bad)[0]])
+        raise ModelError(f"node {node} maps a category to no branch, or not to its own")
 
 
 def _condition(c: dict, schema: Schema, where: str) -> Condition:

@@ -138,7 +138,7 @@ def _leaf_boxes(tree, on_axis, limits, n_categories):
                 sides = [(part[0], min(part[1], t)), (max(part[0], t), part[1])]
             branches = list(zip(kids, sides, strict=True))
         else:
-            table = tree.cat_table[tree.cat_start[node] : tree.cat_start[node] + n_categories[axis]]
+            table = tree.category_branches(node, np.arange(n_categories[axis]))
             for k, kid in enumerate(kids):
                 branches.append((kid, frozenset(c for c in part if table[c] == k)))
         for kid, side in reversed(branches):

@@ -28,6 +28,7 @@ import math
 import numpy as np
 
 from .._config import njit
+from ..splitting.category_sets import category_branch
 
 # Frame modes (literals in the kernels): 0 prunes the frame's node, 1 only estimates its
 # subtree's errors. Stages of a pruning frame: 0 children, 1 waiting for the largest
@@ -170,8 +171,8 @@ def _children_of(X, route, split, n_kids, rows, weights, lo, hi, child, shares):
             k = -1 if fractional else missing_child
         elif numeric:
             k = 1 if v > threshold[split] else 0
-        else:
-            k = cat_table[cat_start + int(v)]
+        else:  # a multiway split has no bitset (cat_start -1)
+            k = category_branch(cat_start < 0, cat_table, cat_start, int(v))
         child[i - lo] = k
         if k >= 0:
             shares[k] += weights[i]

@@ -40,7 +40,7 @@ def _child_of_rows(tree: Tree, split: int, X: np.ndarray, rows: np.ndarray) -> n
         child = (v > tree.threshold[split]).astype(np.int64)
     else:
         codes = np.where(missing, 0, v).astype(np.int64)
-        child = tree.cat_table[tree.cat_start[split] + codes].astype(np.int64)
+        child = tree.category_branches(split, codes)
     child[missing] = -1 if tree.fractional else tree.missing_child[split]
     return child
 
@@ -196,7 +196,7 @@ class _Rows:
         if not math.isnan(v):
             if tree.kind[split] == NUMERIC_SPLIT:
                 return [0 if v <= tree.threshold[split] else 1]
-            return [int(tree.cat_table[tree.cat_start[split] + int(v)])]
+            return [int(tree.category_branches(split, [int(v)])[0])]
         if sum(weights) <= 0.0:
             return [int(tree.missing_child[split])]
         return [k for k, w in enumerate(weights) if w > 0.0]

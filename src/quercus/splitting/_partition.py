@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._config import LEARNED, NUMERIC_SPLIT, njit
+from .._config import LEARNED, MULTIWAY_SPLIT, NUMERIC_SPLIT, njit
+from .category_sets import pending_branch
 
 
 @njit(refcounts=False)
@@ -51,8 +52,10 @@ def route_known(
             continue
         if split_kind == NUMERIC_SPLIT:
             ch = 0 if c <= bin_cut else 1
-        else:
-            ch = cat_table[cat_start + c]
+        elif split_kind == MULTIWAY_SPLIT:
+            ch = c
+        else:  # a pending subset split: -1 for a category not seen at the node
+            ch = pending_branch(cat_table, cat_start, c)
         child_of[r - start] = ch
         counts[ch + 1] += 1
         child_w[ch] += w[r]

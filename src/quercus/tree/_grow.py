@@ -26,8 +26,9 @@ preorder (first child first, as scikit-learn numbers its trees); best-first grow
 (``max_leaf_nodes``) creates both children when it splits a node. Nodes, pending work and
 candidate splits are named records (``_records.py``); ``values`` holds each node's
 statistics (class weights, or weight, weighted sum and weighted sum of squares of the
-target), ``children`` the child node ids of each split and ``cat_table`` the child index
-of each category of a nominal split.
+target), ``children`` the child node ids of each split and ``cat_table`` the bitsets of the
+binary subset splits (``splitting/category_sets.py``; a multiway split sends category ``c``
+to child ``c`` and stores nothing).
 """
 
 from __future__ import annotations
@@ -77,6 +78,12 @@ from ..splitting._partition import (
 )
 from ..splitting._scan import impurity, stats_weight
 from ..splitting._significance import significant
+from ..splitting.category_sets import (
+    growing_width,
+    record_sides,
+    settle_unseen,
+    settled_tables,
+)
 from ._records import CANDIDATE, NODE, TRACE, WORK
 
 LEAF_EPSILON = np.finfo(np.float64).eps * 10  # as scikit-learn: below it, a node is pure
@@ -621,8 +628,8 @@ def _record_trace(trace, trace_sides, n_trace, node, candidates, sides, n_cand, 
 @njit(inline="always")
 def _record_split(nodes, node, cand, side, improvement, bins, multiway, cat_table, n_cat):
     """Record the winning candidate ``cand`` as the pending split of ``node`` (``side``: its
-    categories' sides, for a binary subset split) into ``cat_table``, which has room for
-    the feature's codes; return the table's new size."""
+    categories' sides, for a binary subset split, whose pending table goes into
+    ``cat_table``, which has room for it); return the table's new size."""
     nd = nodes[node]
     f = cand.feature
     nd.feature = f
@@ -631,11 +638,10 @@ def _record_split(nodes, node, cand, side, improvement, bins, multiway, cat_tabl
     n_codes = bins.n_bins[f]
     if bins.kinds[f] == NOMINAL:
         nd.pending = MULTIWAY_SPLIT if multiway else SUBSET_SPLIT
-        nd.cat_start = n_cat
-        for c in range(n_codes):
-            # Subsets: -1 for a category absent at the node, placed when applied.
-            cat_table[n_cat + c] = c if multiway else side[c]
-        n_cat += n_codes
+        if not multiway:
+            nd.cat_start = n_cat
+            # A category absent at the node is placed when the split is applied.
+            n_cat = record_sides(cat_table, n_cat, side, n_codes)
     else:
         nd.pending = NUMERIC_SPLIT
         nd.bin_cut = cand.lo
@@ -717,7 +723,7 @@ def _route_rows(nd, src, cat_table, bins, s, part):
 def _reject_split(nd, n_bins, n_cat):
     """Make ``nd`` a leaf again (its split failed the chi-square test); free its category
     table when it is the last one; return the table's size."""
-    if nd.cat_start >= 0 and nd.cat_start + n_bins[nd.feature] == n_cat:
+    if nd.cat_start >= 0 and nd.cat_start + growing_width(n_bins[nd.feature]) == n_cat:
         n_cat = nd.cat_start
     nd.pending = LEAF
     nd.feature = -1
@@ -951,9 +957,7 @@ def _apply_split(nd, rows, buffers, cat_table, n_cat, bins, s, part, words):
         # Pre-pruning: the class distribution does not depend on the branch.
         return _REJECTED, n_ch, _reject_split(nd, bins.n_bins, n_cat)
     if nd.pending == SUBSET_SPLIT:
-        for c in range(bins.n_bins[nd.feature]):
-            if cat_table[nd.cat_start + c] < 0:
-                cat_table[nd.cat_start + c] = heaviest
+        settle_unseen(cat_table, nd.cat_start, bins.n_bins[nd.feature], heaviest)
     for ch in range(n_ch):
         counts[ch + 1] += counts[ch]
     for ch in range(n_ch + 1):
@@ -1040,6 +1044,25 @@ def _search_space(data, p, max_b, bins, s):
         two_rows_apply(s, np.any(bins.kinds == NOMINAL)),
     )
     return part, space
+
+
+@njit(inline="always")
+def _settled(nodes, n_nodes, cat_table, n_bins):
+    """The subset splits' final bitsets (``category_sets.settled_tables``), each node's
+    ``cat_start`` moved to its bitset (-1 for a node without one: a leaf whose pending
+    split was never applied, a multiway split)."""
+    starts = np.empty(n_nodes, dtype=np.int32)
+    subset = np.zeros(n_nodes, dtype=np.bool_)
+    n_codes = np.zeros(n_nodes, dtype=np.int64)
+    for i in range(n_nodes):
+        starts[i] = nodes[i].cat_start
+        if nodes[i].kind == SUBSET_SPLIT:
+            subset[i] = True
+            n_codes[i] = n_bins[nodes[i].feature]
+    table, new_starts = settled_tables(cat_table, starts, subset, n_codes)
+    for i in range(n_nodes):
+        nodes[i].cat_start = new_starts[i]
+    return table
 
 
 @njit(inline="always")
@@ -1133,7 +1156,7 @@ def grow_tree_in(rows, buffers, bins, s):
             if item.slot >= 0:
                 children[item.slot] = node
             hists, slot, view, to_sum = _node_histograms(item, hists, hist_shape, no_hist, s)
-            cat_table = _grow_flat(cat_table, n_cat + max_b)
+            cat_table = _grow_flat(cat_table, n_cat + growing_width(max_b))
             n_cand, pending, n_cat = _search_node(
                 node,
                 item,
@@ -1199,7 +1222,7 @@ def grow_tree_in(rows, buffers, bins, s):
         nodes[:n_nodes],
         values[:n_nodes],
         children[:n_child_slots],
-        cat_table[:n_cat],
+        _settled(nodes, n_nodes, cat_table, bins.n_bins),
         trace[:n_trace],
         trace_sides[:n_trace],
     )

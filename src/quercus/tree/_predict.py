@@ -16,7 +16,8 @@ import math
 import numba
 import numpy as np
 
-from .._config import LEAF, NUMERIC_SPLIT, OBLIQUE_SPLIT, njit
+from .._config import LEAF, MULTIWAY_SPLIT, NUMERIC_SPLIT, OBLIQUE_SPLIT, njit
+from ..splitting.category_sets import category_branch
 
 ROUTE_DTYPE = np.dtype(
     [
@@ -102,7 +103,8 @@ def axis_step(X, i, node, routes, children, cat_table):
         return np.int64(r.missing)
     if r.kind == NUMERIC_SPLIT:
         return np.int64(r.first if v <= r.threshold else r.second)
-    return np.int64(children[r.second + cat_table[r.cat_start + np.int64(v)]])
+    branch = category_branch(r.kind == MULTIWAY_SPLIT, cat_table, r.cat_start, np.int64(v))
+    return np.int64(children[r.second + branch])
 
 
 @njit(parallel=True)

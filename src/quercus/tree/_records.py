@@ -96,8 +96,9 @@ class GrownArrays(NamedTuple):
     that keeps them long copies them (``Tree.from_grown`` does).
 
     ``nodes`` (:data:`NODE` records), ``values`` (each node's statistics), ``children``
-    (child node ids, ``nodes.child_start`` indexes it), ``cat_table`` (child index of each
-    category of a nominal split, from ``nodes.cat_start``); with tracing, ``trace``
+    (child node ids, ``nodes.child_start`` indexes it), ``cat_table`` (the bitset of each
+    binary subset split, from ``nodes.cat_start``: ``splitting/category_sets.py``); with
+    tracing, ``trace``
     (:data:`TRACE` records) and ``trace_sides`` (per trace row, the side of each category
     of a binary subset split: 0 left, 1 right, -1 absent).
     """

@@ -3,8 +3,10 @@
 Node 0 is the root. A node's children are ``children[child_start[i] : child_start[i] +
 n_children[i]]``; binary nodes (numeric or ordinal thresholds, nominal subsets) have two
 children, the first one taking ``x <= threshold`` (or the categories mapped to 0), multiway
-nominal nodes have one child per category. For a nominal node, ``cat_table[cat_start[i] +
-code]`` is the child index of category ``code``. A missing value goes to child
+nominal nodes have one child per category (category ``c`` takes child ``c``). A subset
+split keeps a bitset of its categories at ``cat_table[cat_start[i]:]`` (a set bit sends a
+category to the second child: ``splitting/category_sets.py``); other nodes have
+``cat_start`` -1. A missing value goes to child
 ``missing_child[i]``; in a ``fractional`` tree (C4.5), prediction instead sends it down every
 branch with the branch's share of the node's training weight, and ``missing_child`` (the
 heaviest branch) only serves ``apply`` and ``decision_path``, which name one leaf per row.
@@ -28,7 +30,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._config import LEAF, NODE_KIND_NAMES, OBLIQUE_SPLIT
+from .._config import LEAF, MULTIWAY_SPLIT, NODE_KIND_NAMES, OBLIQUE_SPLIT
+from ..splitting.category_sets import code_branches
 from . import leaves
 
 
@@ -88,6 +91,12 @@ class Tree:
     def oblique_weights(self, node: int) -> np.ndarray:
         """The weights of the oblique split at ``node``, one per feature."""
         return self.oblique[self.oblique_row[node]]
+
+    def category_branches(self, node: int, codes) -> np.ndarray:
+        """The branch (int64) that each category code of ``codes`` takes at the nominal
+        split ``node``."""
+        multiway = self.kind[node] == MULTIWAY_SPLIT
+        return code_branches(multiway, self.cat_table, int(self.cat_start[node]), codes)
 
     def route_tables(self) -> tuple:
         """The arguments the routing kernels (``tree/_predict.py``) take after the rows:

@@ -85,7 +85,7 @@ def branch_condition(tree: Tree, schema, node: int, branch: int) -> Condition:
         else:
             text = format_threshold(t)
         return Condition(f, name, "<=" if branch == 0 else ">", t, text=text)
-    table = tree.cat_table[tree.cat_start[node] : tree.cat_start[node] + feature.n_categories]
+    table = tree.category_branches(node, np.arange(feature.n_categories))
     return category_condition(f, name, feature.categories, np.flatnonzero(table == branch))
 
 
@@ -125,7 +125,7 @@ def _reaching_codes(tree: Tree, schema, node: int, f: int) -> frozenset[int] | N
             first = tree.child_start[up]
             kids = tree.children[first : first + tree.n_children[up]]
             index = int(np.flatnonzero(kids == child)[0])
-            table = tree.cat_table[tree.cat_start[up] : tree.cat_start[up] + n_categories]
+            table = tree.category_branches(up, np.arange(n_categories))
             codes = frozenset(np.flatnonzero(table == index).tolist())
             reaching = codes if reaching is None else reaching & codes
         child, up = up, int(tree.parent[up])

@@ -46,6 +46,7 @@ from ..splitting._choose import best_split_from_histograms, threshold_between
 from ..splitting._partition import missing_branch
 from ..splitting._scan import impurity, stats_weight
 from ..splitting._significance import passes_chi_square
+from ..splitting.category_sets import pack_sides
 from ..splitting.oblique import ObliqueProblem, ObliqueSplit
 from ._grow import (
     LEAF_EPSILON,
@@ -584,10 +585,10 @@ def _apply(grown: _Nodes, c: _Choice, heaviest: int, missing_child: int, kids, p
             cand["lo"],
             cand["hi"],
         )
-    else:
-        table = split.cat_table.copy()
-        table[table < 0] = heaviest  # a category absent at the node
-        grown.cat_tables[node] = table
+    elif split.kind == SUBSET_SPLIT:
+        sides = split.cat_table.copy()
+        sides[sides < 0] = heaviest  # a category absent at the node
+        grown.cat_tables[node] = pack_sides(sides)
     grown.children[node] = children
 
 
@@ -598,5 +599,5 @@ def _split_of(cand, side: np.ndarray, bins: Bins, multiway: bool) -> Split:
     if bins.kinds[f] != NOMINAL:
         return Split(NUMERIC_SPLIT, f, 2, bin_cut=int(cand["lo"]))
     if multiway:
-        return Split(MULTIWAY_SPLIT, f, n_codes, cat_table=np.arange(n_codes, dtype=np.int32))
+        return Split(MULTIWAY_SPLIT, f, n_codes)  # category c to branch c
     return Split(SUBSET_SPLIT, f, 2, cat_table=side[:n_codes].astype(np.int32))

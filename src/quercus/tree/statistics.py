@@ -20,11 +20,12 @@ from typing import NamedTuple, Protocol
 
 import numpy as np
 
-from .._config import NUMERIC_SPLIT, OBLIQUE_SPLIT
+from .._config import OBLIQUE_SPLIT, SUBSET_SPLIT
 from ..splitting._histogram import node_histograms, rows_stats
 from ..splitting._lookahead import lookahead_splits
 from ..splitting._partition import branch_of_rows, branch_weights
 from ..splitting._significance import branch_class_table
+from ..splitting.category_sets import pending_table
 from ..splitting.oblique import find_oblique_split, oblique_branches
 from ._grow import grow_tree
 from ._predict import oblique_sides
@@ -334,6 +335,8 @@ class LocalStatistics:
 
 
 def _table(split: Split) -> np.ndarray:
-    if split.kind == NUMERIC_SPLIT:
-        return np.zeros(1, dtype=np.int32)
-    return split.cat_table
+    """The table the routing kernels read for ``split``: a subset split's pending bitsets
+    (``splitting/category_sets.py``), a stand-in for the others."""
+    if split.kind == SUBSET_SPLIT:
+        return pending_table(split.cat_table)
+    return np.zeros(1, dtype=np.int32)
