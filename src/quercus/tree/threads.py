@@ -172,24 +172,21 @@ def graft(pieces: dict[int, Piece], root: int = 0) -> NodeArrays:
     """The tree of piece ``root`` with each DEFERRED node replaced by the tree of its
     piece, recursively. Every piece numbers its nodes, child slots and category tables in
     preorder; so does the result. Each piece is copied once into arrays of the final size
-    and dropped from ``pieces`` (so its pages are freed as the tree is laid)."""
-    sizes: dict[int, _Cursor] = {}
-
-    def size(piece_id: int) -> _Cursor:
-        piece = pieces[piece_id]
-        own = piece.arrays
-        total = _Cursor(len(own.kind) - len(piece.deferred), len(own.children), len(own.cat_table))
-        for child in piece.deferred.values():
-            total = _Cursor(*np.add(total, size(child)).tolist())
-        sizes[piece_id] = total
-        return total
-
-    size(root)
+    and dropped from ``pieces`` (so its pages are freed as the tree is laid). Pieces nest
+    as deep as the tree (a chain of splits that each peel off a few rows): both passes
+    walk them with a stack of their own, not Python's."""
+    sizes = _subtree_sizes(pieces, root)
     value, params = pieces[root].arrays.value, pieces[root].arrays.leaf_params
     out = NodeArrays.empty(*sizes[root], value.shape[1], 0 if params is None else params.shape[1])
     del value, params  # the root piece's: freed when laid
-    ends = _lay(pieces, root, sizes, out, _Cursor(0, 0, 0))
-    assert ends == _Cursor(len(out.kind), len(out.children), len(out.cat_table))
+    todo = [(root, _Cursor(0, 0, 0))]
+    while todo:
+        piece_id, at = todo.pop()
+        piece = pieces.pop(piece_id)
+        if piece.deferred:
+            todo.extend(_lay_split_piece(piece, sizes, out, at))
+        else:
+            _lay(piece, out, at)
     return out
 
 
@@ -202,12 +199,26 @@ class _Cursor(NamedTuple):
     cat: int
 
 
-def _lay(pieces, piece_id: int, sizes: dict, out: NodeArrays, at: _Cursor) -> _Cursor:
-    """Write the nodes of piece ``piece_id`` (and of its pieces, in preorder) into ``out``
-    from ``at``; returns the cursor after them."""
-    piece = pieces.pop(piece_id)
-    if piece.deferred:
-        return _lay_split_piece(pieces, piece, sizes, out, at)
+def _subtree_sizes(pieces: dict[int, Piece], root: int) -> dict[int, _Cursor]:
+    """The nodes, child slots and table entries of each piece's tree, its pieces included."""
+    order, stack = [], [root]
+    while stack:
+        piece_id = stack.pop()
+        order.append(piece_id)
+        stack.extend(pieces[piece_id].deferred.values())
+    sizes: dict[int, _Cursor] = {}
+    for piece_id in reversed(order):  # each piece after the pieces it holds
+        piece = pieces[piece_id]
+        own = piece.arrays
+        total = [len(own.kind) - len(piece.deferred), len(own.children), len(own.cat_table)]
+        for child in piece.deferred.values():
+            total = [a + b for a, b in zip(total, sizes[child], strict=True)]
+        sizes[piece_id] = _Cursor(*total)
+    return sizes
+
+
+def _lay(piece: Piece, out: NodeArrays, at: _Cursor) -> None:
+    """Write the nodes of ``piece``, which has no DEFERRED node, into ``out`` from ``at``."""
     top = piece.arrays
     n, slots, cats = len(top.kind), len(top.children), len(top.cat_table)
     block = slice(at.node, at.node + n)
@@ -221,13 +232,12 @@ def _lay(pieces, piece_id: int, sizes: dict, out: NodeArrays, at: _Cursor) -> _C
     np.add(tables, at.cat, out=tables, where=tables >= 0)
     np.add(top.children, at.node, out=out.children[at.slot : at.slot + slots])
     out.cat_table[at.cat : at.cat + cats] = top.cat_table
-    return _Cursor(at.node + n, at.slot + slots, at.cat + cats)
 
 
-def _lay_split_piece(pieces, piece: Piece, sizes: dict, out: NodeArrays, at: _Cursor):
+def _lay_split_piece(piece: Piece, sizes: dict, out: NodeArrays, at: _Cursor) -> list:
     """:func:`_lay` for a piece with DEFERRED nodes: its own nodes, each moved on by the
     nodes, child slots and table entries that the subtrees of the DEFERRED nodes before it
-    add, then each of those subtrees in its place."""
+    add. Returns where each of those subtrees goes: ``(piece id, cursor)``."""
     top, deferred = piece.arrays, piece.deferred
     n = len(top.kind)
     added = np.zeros((3, n + 1), dtype=np.int64)  # nodes, slots, entries before each node
@@ -257,12 +267,14 @@ def _lay_split_piece(pieces, piece: Piece, sizes: dict, out: NodeArrays, at: _Cu
     out.cat_table[at.cat + np.arange(len(top.cat_table)) + shift] = top.cat_table
     slots_before = np.concatenate([[0], np.cumsum(owns_slots)])
     cats_before = np.concatenate([[0], np.cumsum(owns_cats)])
-    for node in sorted(deferred):
-        start = _Cursor(
-            int(place[node]),
-            at.slot + int(slots_before[node] + added[1, node]),
-            at.cat + int(cats_before[node] + added[2, node]),
+    return [
+        (
+            deferred[node],
+            _Cursor(
+                int(place[node]),
+                at.slot + int(slots_before[node] + added[1, node]),
+                at.cat + int(cats_before[node] + added[2, node]),
+            ),
         )
-        end = _lay(pieces, deferred[node], sizes, out, start)
-        assert end == _Cursor(*np.add(start, sizes[deferred[node]]).tolist())
-    return _Cursor(*(np.add(at, (n, len(top.children), len(top.cat_table))) + added[:, n]).tolist())
+        for node in sorted(deferred)
+    ]
