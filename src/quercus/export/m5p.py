@@ -82,19 +82,24 @@ def _tree_lines(estimator, numbers: dict[int, int]) -> list[str]:
         return [leaf(0)]
     lines: list[str] = []
 
-    def walk(node: int, depth: int) -> None:
+    def branches(node: int, depth: int) -> list:
         name, threshold = _split_term(estimator, node)
         t = weka_number(threshold, 3)
         kids = tree.children[tree.child_start[node] : tree.child_start[node] + 2]
-        for kid, op in zip(kids, ("<=", "> "), strict=True):
-            prefix = f"{'|   ' * depth}{name} {op} {t} : "
-            if tree.kind[kid] == LEAF:
-                lines.append(prefix + leaf(int(kid)))
-            else:
-                lines.append(prefix)
-                walk(int(kid), depth + 1)
+        return [
+            (depth, int(kid), f"{'|   ' * depth}{name} {op} {t} : ")
+            for kid, op in zip(kids, ("<=", "> "), strict=True)
+        ]
 
-    walk(0, 0)
+    # A stack of branches still to print, not Python's: a tree may be thousands of levels deep.
+    todo = branches(0, 0)[::-1]
+    while todo:
+        depth, kid, prefix = todo.pop()
+        if tree.kind[kid] == LEAF:
+            lines.append(prefix + leaf(kid))
+        else:
+            lines.append(prefix)
+            todo.extend(branches(kid, depth + 1)[::-1])
     return lines
 
 

@@ -79,16 +79,21 @@ def weka_text(estimator) -> str:
         return ": " + _leaf(estimator, 0, -1) + "\n"
     lines: list[str] = []
 
-    def walk(node: int, depth: int) -> None:
+    def branches(node: int, depth: int) -> list:
         first = tree.child_start[node]
-        for k, label in enumerate(_branch_labels(estimator, node)):
-            child = int(tree.children[first + k])
-            prefix = "|   " * depth + label
-            if tree.kind[child] == LEAF:
-                lines.append(f"{prefix}: {_leaf(estimator, child, node)}")
-            else:
-                lines.append(prefix)
-                walk(child, depth + 1)
+        labels = _branch_labels(estimator, node)
+        return [
+            (depth, node, int(tree.children[first + k]), label) for k, label in enumerate(labels)
+        ]
 
-    walk(0, 0)
+    # A stack of branches still to print, not Python's: a tree may be thousands of levels deep.
+    todo = branches(0, 0)[::-1]
+    while todo:
+        depth, node, child, label = todo.pop()
+        prefix = "|   " * depth + label
+        if tree.kind[child] == LEAF:
+            lines.append(f"{prefix}: {_leaf(estimator, child, node)}")
+        else:
+            lines.append(prefix)
+            todo.extend(branches(child, depth + 1)[::-1])
     return "\n".join(lines) + "\n"

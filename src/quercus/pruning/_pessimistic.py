@@ -28,7 +28,7 @@ import math
 import numpy as np
 
 from .._config import njit
-from ..splitting.category_sets import category_branch
+from ..splitting._category_bits import category_branch
 
 # Frame modes (literals in the kernels): 0 prunes the frame's node, 1 only estimates its
 # subtree's errors. Stages of a pruning frame: 0 children, 1 waiting for the largest

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._config import LEARNED, MULTIWAY_SPLIT, NUMERIC_SPLIT, njit
-from .category_sets import pending_branch
+from ._category_bits import pending_branch
 
 
 @njit(refcounts=False)

@@ -51,6 +51,12 @@ from .._config import (
 from .._counters import GOLDEN_GAMMA, mix64, substream
 from ..criteria.registry import ABSOLUTE_ERROR, GAIN_RATIO
 from ..splitting._absolute import node_ranks, weighted_median
+from ..splitting._category_bits import (
+    growing_width,
+    record_sides,
+    settle_unseen,
+    settled_tables,
+)
 from ..splitting._choose import (
     absolute_split_of_feature,
     choose_candidate,
@@ -78,12 +84,6 @@ from ..splitting._partition import (
 )
 from ..splitting._scan import impurity, stats_weight
 from ..splitting._significance import significant
-from ..splitting.category_sets import (
-    growing_width,
-    record_sides,
-    settle_unseen,
-    settled_tables,
-)
 from ._records import CANDIDATE, NODE, TRACE, WORK
 
 LEAF_EPSILON = np.finfo(np.float64).eps * 10  # as scikit-learn: below it, a node is pure

@@ -17,7 +17,7 @@ import numba
 import numpy as np
 
 from .._config import LEAF, MULTIWAY_SPLIT, NUMERIC_SPLIT, OBLIQUE_SPLIT, njit
-from ..splitting.category_sets import category_branch
+from ..splitting._category_bits import category_branch
 
 ROUTE_DTYPE = np.dtype(
     [
