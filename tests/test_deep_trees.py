@@ -153,14 +153,23 @@ def test_plot_the_top_of_a_deep_tree(deep):
     assert artists
 
 
-@pytest.mark.xfail(
-    raises=RecursionError,
-    strict=True,
-    reason="export/weka.py's walk recurses (another file; see the hardening report)",
-)
 def test_the_weka_text_of_a_deep_tree():
     model, _, _ = _model(3 * sys.getrecursionlimit())
     assert weka_text(model).count("\n") == 6 * sys.getrecursionlimit()
+
+
+def test_a_deep_tree_grown_on_two_threads_is_the_one_thread_tree():
+    """A sorted column of alternating classes grows a chain: on threads, each split peels
+    off a leaf and leaves the rest to another task, so the pieces nest as deep as the
+    tree (the graft once recursed once per piece)."""
+    n = 21_000  # more than threads.MIN_THREADED_ROWS
+    X = pd.DataFrame({"x": np.arange(n, dtype=float)})
+    y = np.arange(n) % 2
+    threaded = quercus.DecisionTreeClassifier(n_jobs=2, max_depth=4_000).fit(X, y)
+    serial = quercus.DecisionTreeClassifier(n_jobs=1, max_depth=4_000).fit(X, y)
+    assert threaded.tree_.max_depth == 4_000
+    np.testing.assert_array_equal(threaded.tree_.children, serial.tree_.children)
+    np.testing.assert_array_equal(threaded.tree_.value, serial.tree_.value)
 
 
 def test_fit_and_show_a_sorted_file(tmp_path):
