@@ -8,6 +8,7 @@ its MANIFEST.md), so a plain clone runs them. The few large sets left out are lo
 from __future__ import annotations
 
 import os
+import stat
 import time
 from pathlib import Path
 
@@ -132,6 +133,28 @@ def id3(playtennis):
     import quercus
 
     return quercus.ID3Classifier().fit(*playtennis)
+
+
+@pytest.fixture
+def char_device(tmp_path):
+    """``make(name, minor)``: a character device like /dev/null (minor 3) or /dev/full (7),
+    made in ``tmp_path`` when running as root (so that a defect cannot replace the
+    system's), else the system's (the test skips where it is missing or cannot be made)."""
+
+    def make(name: str, minor: int) -> str:
+        if not (hasattr(os, "geteuid") and os.geteuid() == 0):
+            system = f"/dev/{name}"
+            if not os.path.exists(system):
+                pytest.skip(f"no {system} here")
+            return system
+        path = tmp_path / name
+        try:
+            os.mknod(path, 0o666 | stat.S_IFCHR, os.makedev(1, minor))
+        except OSError as exc:
+            pytest.skip(f"cannot make a device node here: {exc}")
+        return str(path)
+
+    return make
 
 
 @pytest.fixture(scope="session")

@@ -52,19 +52,6 @@ def work(tmp_path_factory):
     return folder, fitted
 
 
-def device(tmp_path, name: str, minor: int) -> str:
-    """A character device like /dev/null (minor 3) or /dev/full (7): made in ``tmp_path``
-    as root, else the system's."""
-    if not ROOT:
-        return f"/dev/{name}"
-    path = tmp_path / name
-    try:
-        os.mknod(path, 0o666 | stat.S_IFCHR, os.makedev(1, minor))
-    except OSError as exc:
-        pytest.skip(f"cannot make a device node here: {exc}")
-    return str(path)
-
-
 # -- the standard output ---------------------------------------------------------------------
 
 
@@ -153,18 +140,18 @@ def test_report_to_stdout_is_the_page_alone(work):
 # -- devices, FIFOs, links, read-only files --------------------------------------------------
 
 
-def test_fit_to_the_null_device_leaves_it_a_device(work, tmp_path):
+def test_fit_to_the_null_device_leaves_it_a_device(work, tmp_path, char_device):
     folder, fitted = work
-    null = device(tmp_path, "null", 3)
+    null = char_device("null", 3)
     result = ok(run("fit", folder / "playtennis.csv", "--algorithm", "id3", "-o", null))
     assert stat.S_ISCHR(os.stat(null).st_mode)
     assert result.stdout == fitted.stdout  # the tree still printed
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
 
 
-def test_a_full_device_is_one_line_naming_it(work, tmp_path):
+def test_a_full_device_is_one_line_naming_it(work, tmp_path, char_device):
     folder, _ = work
-    full = device(tmp_path, "full", 7)
+    full = char_device("full", 7)
     result = run("show", folder / "m.json", "-o", full)
     assert result.returncode == 1
     assert (

@@ -48,22 +48,6 @@ def saved_bytes(model, tmp_path) -> bytes:
     return model.save(tmp_path / "reference.model").read_bytes()
 
 
-def device(tmp_path, name: str, minor: int):
-    """A character device like /dev/null (minor 3) or /dev/full (7): made in ``tmp_path``
-    as root, else the system's."""
-    if not ROOT:
-        system = f"/dev/{name}"
-        if not os.path.exists(system):
-            pytest.skip(f"no {system} here")
-        return system
-    path = tmp_path / name
-    try:
-        os.mknod(path, 0o666 | stat.S_IFCHR, os.makedev(1, minor))
-    except OSError as exc:
-        pytest.skip(f"cannot make a device node here: {exc}")
-    return str(path)
-
-
 # -- regular files and links -----------------------------------------------------------------
 
 
@@ -206,15 +190,15 @@ def test_check_writable_applies_the_same_rules(tmp_path):
 # -- devices, FIFOs and the standard output --------------------------------------------------
 
 
-def test_the_null_device_is_written_and_stays_a_device(tmp_path, fitted):
-    null = device(tmp_path, "null", 3)
+def test_the_null_device_is_written_and_stays_a_device(tmp_path, fitted, char_device):
+    null = char_device("null", 3)
     fitted.save(null)
     assert stat.S_ISCHR(os.stat(null).st_mode)
     assert sorted(p.name for p in tmp_path.iterdir() if ".tmp" in p.name) == []
 
 
-def test_a_full_device_is_an_error_naming_it(tmp_path, fitted):
-    full = device(tmp_path, "full", 7)
+def test_a_full_device_is_an_error_naming_it(tmp_path, fitted, char_device):
+    full = char_device("full", 7)
     with pytest.raises(OSError) as info:
         fitted.save(full)
     assert str(info.value) == f"cannot write {full}: No space left on device"
