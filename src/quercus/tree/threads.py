@@ -2,15 +2,16 @@
 
 A task is a node with its rows, contiguous in one of two sets of row arrays (the other set
 holds free room of the same shape, into which partitioning moves them). A task of more
-than ``defer_rows`` rows is only split: the compiled grower grows its root and leaves its
-children unsplit (``pending`` DEFERRED, with ``defer_rows`` one less than its rows), and
-each child becomes a task. A smaller task is grown whole by the compiled grower. Tasks run
+than the small size (:func:`defer_rows_for`) is split, and the compiled grower grows its
+children of at most that size too but leaves the larger ones unsplit (``pending``
+DEFERRED: ``Settings.defer_rows`` one less than its rows, ``defer_min_rows`` the small
+size); each of those becomes a task. A small task is grown whole. Tasks run
 on a pool of threads (the kernels release the GIL), so both cores work from the second
 level of the tree on; the grown pieces are grafted together in preorder at the end.
 
 Each task hands its piece over as the tree's own arrays (``tree/arrays.NodeArrays``, made on
-its thread), in memory mapped for that piece alone: the graft unmaps each piece as it lays
-it, so the pieces and the whole tree are never held at once (freed into a thread's malloc
+its thread), a piece of many nodes in memory mapped for it alone: the graft unmaps each
+piece as it lays it, so the pieces and the whole tree are never held at once (freed into a thread's malloc
 arena, the pieces would stay counted in the process's memory until the graft ends).
 
 A node's subtree depends only on its rows, its depth, the key of its feature draw and the
