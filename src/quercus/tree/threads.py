@@ -11,8 +11,9 @@ level of the tree on; the grown pieces are grafted together in preorder at the e
 
 Each task hands its piece over as the tree's own arrays (``tree/arrays.NodeArrays``, made on
 its thread), a piece of many nodes in memory mapped for it alone: the graft unmaps each
-piece as it lays it, so the pieces and the whole tree are never held at once (freed into a thread's malloc
-arena, the pieces would stay counted in the process's memory until the graft ends).
+piece as it lays it, so the pieces and the whole tree are never held at once (freed into
+a thread's malloc arena, the pieces would stay counted in the process's memory until the
+graft ends).
 
 A node's subtree depends only on its rows, its depth, the key of its feature draw and the
 whole tree's weight, and the compiled grower numbers nodes, child slots and category tables
