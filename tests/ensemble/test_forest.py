@@ -125,9 +125,14 @@ def test_regressor_oob_and_accuracy():
 def test_warm_start_adds_the_same_trees(noisy):
     X_train, X_test, y_train, _ = noisy
     grown = quercus.RandomForestClassifier(5, random_state=2, warm_start=True).fit(X_train, y_train)
-    first = grown.estimators_[0]
+    first = grown.trees_
     grown.set_params(n_estimators=9).fit(X_train, y_train)
-    assert grown.estimators_[0] is first and len(grown.estimators_) == 9
+    assert len(grown.estimators_) == 9
+    kept = grown.trees_.node_offsets[5]  # the five trees grown first, kept as they were
+    assert np.array_equal(grown.trees_.merged.threshold[:kept], first.merged.threshold, True)
+    assert np.array_equal(
+        grown.trees_.merged.children[: len(first.merged.children)], first.merged.children
+    )
     direct = quercus.RandomForestClassifier(9, random_state=2).fit(X_train, y_train)
     assert np.array_equal(grown.predict_proba(X_test), direct.predict_proba(X_test))
     with pytest.raises(ValueError, match="warm_start only adds trees"):
@@ -288,19 +293,23 @@ def test_sklearn_compatible(estimator, check):
 
 def test_trees_keep_no_copy_of_what_the_packed_forest_holds():
     """The forest predicts from its packed tables, made at the first prediction (not in
-    fit); its trees make their own routing table and leaf values only when used alone."""
+    fit); its stacked trees keep no routing table or leaf values of their own, and a tree
+    taken alone (``estimators_[k]``) makes them only when it is used."""
     X, y = make_classification(800, 5, n_informative=3, random_state=1)
     X[::7, 2] = np.nan
     for sampling in ("node", "tree"):
         forest = quercus.RandomForestClassifier(
             4, feature_sampling=sampling, max_features=2, random_state=0
         ).fit(X, y)
-        trees = [e.tree_ for e in forest.estimators_]
+        merged = forest.trees_.merged
+        estimators = list(forest.estimators_)
+        trees = [e.tree_ for e in estimators]
         assert all(t._routes is None and "_node_values" not in t.__dict__ for t in trees)
         assert forest._packing.tables is None
-        average = np.mean([e.predict_proba(X) for e in forest.estimators_], axis=0)
+        average = np.mean([e.predict_proba(X) for e in estimators], axis=0)
         assert np.allclose(forest.predict_proba(X), average)
         assert all(t._routes is not None for t in trees)
+        assert merged._routes is None and "_node_values" not in merged.__dict__
 
 
 def test_compact_layout_routes_missing_values_as_the_trees_do():

@@ -429,10 +429,7 @@ def test_a_tree_with_statistics_that_are_not_finite_is_not_saved(tmp_path):
         model.save(tmp_path / "m.json")
     assert not (tmp_path / "m.json").exists()
     forest = quercus.RandomForestClassifier(n_estimators=2, random_state=0).fit(X, y)
-    tree = forest.estimators_[1].tree_
-    weights = tree.weighted_n_node_samples.copy()
-    weights[0] = np.inf
-    forest.estimators_[1].tree_ = dataclasses.replace(tree, weighted_n_node_samples=weights)
-    with pytest.raises(ValueError, match="node 0's weighted_n_node_samples is not finite"):
+    forest.trees_.merged.weighted_n_node_samples[forest.trees_.node_offsets[1]] = np.inf
+    with pytest.raises(ValueError, match="tree 1, node 0's weighted_n_node_samples is not finite"):
         forest.save(tmp_path / "f.qf")
     assert not (tmp_path / "f.qf").exists()

@@ -125,9 +125,8 @@ def forest_summary(forest) -> str:
     importance."""
     from ..ensemble import RandomForestRegressor  # imported already: the forest is one
 
-    trees = [e.tree_ for e in forest.estimators_]
-    leaves = np.array([t.n_leaves for t in trees])
-    depths = np.array([t.max_depth for t in trees])
+    trees = forest.trees_
+    leaves, depths = trees.n_leaves(), trees.depths()
     task = (
         "regression"
         if isinstance(forest, RandomForestRegressor)

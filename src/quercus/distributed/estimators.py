@@ -60,6 +60,7 @@ from ..estimators.trees import (
 from ..pruning.sequence import PruningLog
 from ..tree import levelwise
 from ..tree.grower import growth_setup, tree_from_grown
+from ..tree.stack import stack_trees
 from .dask_statistics import DaskForestStatistics
 from .ingest import ingest
 
@@ -497,17 +498,18 @@ class _DaskForest(_DaskModel):
             rows = _ingest(twin, client, X, y, sample_weight, keep_zero_weight=True)
             setups, weigh, params = self._forest_setups(twin, rows)
             grown, levels = grow_on_cluster(client, rows, setups, weigh, self.subtree_bytes)
-        template = twin._tree_template()
-        twin.estimators_ = [
-            twin._tree_estimator(
-                template, tree_from_grown(g, params, regression), params.max_features
-            )
-            for g in grown
-        ]
+        twin.trees_ = stack_trees([tree_from_grown(g, params, regression) for g in grown])
         twin._pack()
         self._take_fitted(twin)
         self.levels_ = levels
         return self
+
+    @property
+    def estimators_(self):
+        """The fitted tree estimators, one per tree (those of :meth:`to_local`)."""
+        if "trees_" not in self.__dict__:
+            raise AttributeError(f"this {type(self).__name__} is not fitted: no estimators_")
+        return self.to_local().estimators_
 
     @staticmethod
     def _forest_setups(twin, rows) -> tuple:

@@ -17,8 +17,11 @@ packed trees.
 
 from __future__ import annotations
 
+import itertools
 import numbers
+import operator
 import warnings
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 
@@ -51,8 +54,9 @@ from ..estimators.validate import (
 )
 from ..persist.forest_file import save_forest
 from ..tree import Tree
-from ..tree._predict import ROUTE_DTYPE, fractional_rows
+from ..tree._predict import fractional_rows
 from ..tree.grower import grow_binned, tree_from_grown
+from ..tree.stack import TreeStack, concatenate, stack_trees
 from ._predict import (
     LEAF_FLAG,
     MISSING_RIGHT,
@@ -91,10 +95,11 @@ def _with_progress(trees, total: int, verbose):
     return tqdm(trees, total=total, desc="growing trees", unit="tree", leave=verbose > 1)
 
 
-#: What a grown tree holds before its nodes (its estimator object, its arrays): about 4 KiB,
-#: measured with tracemalloc on forests of trees of a few nodes (each node adds about 64
+#: What a tree holds before its nodes at the peak of a forest's fit: about 256 bytes (its
+#: seed, its offsets in the stack, its share of the futures and trees of a batch), measured
+#: with tracemalloc on forests of 2,000 and 20,000 one-node trees (each node adds about 64
 #: bytes).
-TREE_BYTES = 4 * 1024
+TREE_BYTES = 256
 #: A forest whose trees would hold more than this before their nodes warns before it grows.
 FOREST_WARN_BYTES = 2**30
 
@@ -108,7 +113,7 @@ def warn_of_forest_size(n_trees: int, stacklevel: int = 2) -> None:
         return
     warnings.warn(
         f"n_estimators={n_trees:,}: the grown trees would hold at least {held / 2**30:,.1f} "
-        f"GiB of memory (about {TREE_BYTES // 1024} KiB a tree before its nodes), besides "
+        f"GiB of memory (about {TREE_BYTES} bytes a tree before its nodes), besides "
         "each tree's fit; a forest's predictions seldom change beyond a few hundred trees: "
         "set fewer",
         UserWarning,
@@ -166,82 +171,111 @@ def distinct_rows(binned, y_class, y_value, regression: bool) -> DistinctRows:
     return DistinctRows(binned[first], y_class[first], y_value[first], group)
 
 
-def pack_forest(trees: list[Tree], tree_values) -> tuple:
-    """``(roots, routes, children, cat_table, values)`` of ``trees`` laid end to end, each
-    tree's node, child-slot and category-table indexes shifted by those before it.
-    ``tree_values(tree)`` gives a tree's ``(n_nodes, outputs)`` values; the routes and
-    values of one tree at a time are made and copied in (no tree keeps its own)."""
-    n_nodes = np.array([t.node_count for t in trees], dtype=np.int64)
-    node_off = np.concatenate([[0], np.cumsum(n_nodes)[:-1]]).astype(np.int64)
-    child_off = np.concatenate([[0], np.cumsum([len(t.children) for t in trees])[:-1]])
-    cat_off = np.concatenate([[0], np.cumsum([len(t.cat_table) for t in trees])[:-1]])
-    if n_nodes.sum() >= 2**31:
-        raise ValueError("the forest has 2**31 nodes or more: too large to pack")
-    routes = np.empty(int(n_nodes.sum()), dtype=ROUTE_DTYPE)
-    values = None
-    for tree, start in zip(trees, node_off, strict=True):
-        part = slice(start, start + tree.node_count)
-        routes[part] = tree.packed_routes()
-        value = tree_values(tree)
-        if values is None:
-            values = np.empty((len(routes), value.shape[1]))
-        values[part] = value
-    inner = routes["feature"] >= 0
-    numeric = inner & (routes["kind"] == NUMERIC_SPLIT)
-    nominal = inner & ~numeric  # "second" holds the start of the node's child list
-    shift = np.repeat(node_off, n_nodes).astype(np.int32)
-    routes["first"][inner] += shift[inner]
-    routes["missing"][inner] += shift[inner]
-    routes["second"][numeric] += shift[numeric]
-    routes["second"][nominal] += np.repeat(child_off, n_nodes).astype(np.int32)[nominal]
-    subset = nominal & (routes["cat_start"] >= 0)  # a multiway split has no bitset
-    routes["cat_start"][subset] += np.repeat(cat_off, n_nodes).astype(np.int32)[subset]
-    children = np.concatenate(
-        [t.children.astype(np.int64) + off for t, off in zip(trees, node_off, strict=True)]
-    ).astype(np.int32)
-    cat_table = np.concatenate([t.cat_table for t in trees]).astype(np.int32)
-    return node_off, routes, children, cat_table, values
+def pack_forest(trees: TreeStack, tree_values) -> tuple:
+    """``(roots, routes, children, cat_table, values)`` of the stacked ``trees``: their
+    routing table and values over every node (the stack's indexes already point across
+    the trees). ``tree_values(tree)`` gives a tree's ``(n_nodes, outputs)`` values; here,
+    of the stack's merged nodes."""
+    merged = trees.merged
+    routes = merged.packed_routes()
+    roots = trees.node_offsets[:-1].copy()
+    return roots, routes, merged.children, merged.cat_table, tree_values(merged)
 
 
 COMPACT_DTYPE = np.dtype([("threshold", np.float64), ("feature", np.int32), ("left", np.int32)])
 
 
-def pack_compact(trees: list[Tree], tree_values) -> tuple | None:
+def pack_compact(trees: TreeStack, tree_values) -> tuple | None:
     """``(roots, nodes, values)`` in the compact layout (16-byte nodes, see ``_predict``), or
     None when a tree has a category split. Nodes are renumbered so that each split's two
-    children are neighbours: the k-th split (in node order, parents first) has its children
-    at 2k + 1 and 2k + 2 of its tree. ``tree_values(tree)``: as for :func:`pack_forest`."""
-    if any((t.kind > NUMERIC_SPLIT).any() for t in trees):
+    children are neighbours: the k-th split of a tree (in node order, parents first) has
+    its children at 2k + 1 and 2k + 2 of its tree. ``tree_values``: as for
+    :func:`pack_forest`."""
+    m = trees.merged
+    if (m.kind > NUMERIC_SPLIT).any():
         return None
-    total = sum(t.node_count for t in trees)
-    if total >= 2**31:
-        raise ValueError("the forest has 2**31 nodes or more: too large to pack")
-    nodes = np.empty(total, dtype=COMPACT_DTYPE)
-    out_values = None
-    roots = np.empty(len(trees), dtype=np.int64)
-    offset = 0
-    for t, tree in enumerate(trees):
-        value = tree_values(tree)
-        if out_values is None:
-            out_values = np.empty((total, value.shape[1]))
-        n = tree.node_count
-        inner = np.flatnonzero(tree.kind != LEAF)  # increasing: a parent before its children
-        left = 1 + 2 * np.arange(len(inner))
-        new_id = np.zeros(n, dtype=np.int64)
-        new_id[tree.children[tree.child_start[inner]]] = left
-        new_id[tree.children[tree.child_start[inner] + 1]] = left + 1
-        part = nodes[offset : offset + n]
-        leaf = tree.kind == LEAF
-        part["threshold"][new_id] = np.where(leaf, np.inf, tree.threshold)
-        feature = np.where(leaf, LEAF_FLAG, tree.feature.astype(np.int64))
-        feature[inner] |= np.where(tree.missing_child[inner] == 1, MISSING_RIGHT, 0)
-        part["feature"][new_id] = feature
-        part["left"][new_id] = offset + new_id  # a leaf leads to itself
-        part["left"][new_id[inner]] = left + offset
-        out_values[offset + new_id] = value
-        roots[t] = offset
-        offset += n
-    return roots, nodes, out_values
+    value = tree_values(m)
+    roots = trees.node_offsets[:-1]
+    inner = np.flatnonzero(m.kind != LEAF)  # increasing: a parent before its children
+    inner_tree = trees.tree_of_node[inner]
+    inner_before = np.cumsum(np.bincount(inner_tree, minlength=len(trees))) - np.bincount(
+        inner_tree, minlength=len(trees)
+    )
+    left = 1 + 2 * (np.arange(len(inner)) - inner_before[inner_tree])  # within its tree
+    new_id = np.zeros(m.node_count, dtype=np.int64)  # within its tree: a root stays 0
+    new_id[m.children[m.child_start[inner]]] = left
+    new_id[m.children[m.child_start[inner] + 1]] = left + 1
+    new_id += roots[trees.tree_of_node]
+    nodes = np.empty(m.node_count, dtype=COMPACT_DTYPE)
+    leaf = m.kind == LEAF
+    nodes["threshold"][new_id] = np.where(leaf, np.inf, m.threshold)
+    feature = np.where(leaf, LEAF_FLAG, m.feature.astype(np.int64))
+    feature[inner] |= np.where(m.missing_child[inner] == 1, MISSING_RIGHT, 0)
+    nodes["feature"][new_id] = feature
+    nodes["left"][new_id] = new_id  # a leaf leads to itself
+    nodes["left"][new_id[inner]] = left + roots[inner_tree]
+    out_values = np.empty_like(value)
+    out_values[new_id] = value
+    return roots.copy(), nodes, out_values
+
+
+#: Trees grown by a forest's fit are stacked this many at a time (one Python object a
+#: tree only while they are few).
+STACK_BATCH = 256
+
+
+def _in_batches(pool, call, *iterables):
+    """``pool.map(call, *iterables)``, submitted :data:`STACK_BATCH` calls at a time (the
+    next batch as soon as the first result of the last one is taken, so the threads never
+    wait): a future for every tree of a forest of millions would hold gigabytes."""
+    arguments = zip(*iterables, strict=True)
+
+    def submit():
+        batch = list(itertools.islice(arguments, STACK_BATCH))
+        return pool.map(call, *zip(*batch, strict=True)) if batch else None
+
+    running = submit()
+    while running is not None:
+        current, running, submitted = running, None, False
+        for result in current:
+            if not submitted:
+                running, submitted = submit(), True
+            yield result
+
+
+def stack_in_batches(trees) -> TreeStack:
+    """The stack of the trees that the iterable ``trees`` yields, stacked as they come."""
+    stacks, batch = [], []
+    for tree in trees:
+        batch.append(tree)
+        if len(batch) == STACK_BATCH:
+            stacks.append(stack_trees(batch))
+            batch = []
+    if batch:
+        stacks.append(stack_trees(batch))
+    return concatenate(stacks)
+
+
+class TreeEstimators(Sequence):
+    """A forest's ``estimators_``: its trees as fitted tree estimators, each made when it
+    is asked for (and not kept: changing one changes nothing of the forest but what is
+    changed in place in its arrays)."""
+
+    def __init__(self, forest):
+        self._forest = forest
+        self._template = forest._tree_template()
+
+    def __len__(self) -> int:
+        return len(self._forest.trees_)
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        tree = self._forest.trees_.tree(operator.index(index))
+        return self._forest._tree_estimator(self._template, tree)
+
+    def __repr__(self) -> str:
+        return f"<{len(self)} tree estimators of a {type(self._forest).__name__}>"
 
 
 class PackedForestCache:
@@ -337,22 +371,23 @@ class BaseForest(NotebookDisplay, TabularInput, BaseEstimator):
         n_draws = self._bootstrap_size(len(y))
         if isinstance(self.bootstrap, str):
             self._poisson_rate(len(y))  # its error before any tree grows
-        keep_old = self.warm_start and hasattr(self, "estimators_")
-        if keep_old and len(self.estimators_) > self.n_estimators:
+        old = self.__dict__.get("trees_") if self.warm_start else None
+        if old is not None and len(old) > self.n_estimators:
             raise ValueError(
-                f"n_estimators={self.n_estimators} is fewer than the {len(self.estimators_)} "
+                f"n_estimators={self.n_estimators} is fewer than the {len(old)} "
                 "trees already grown: warm_start only adds trees"
             )
-        if not keep_old:
-            self.estimators_, self._seeds = [], []
+        if old is None:
+            self._seeds = []
             self._base_seed = int(check_random_state(self.random_state).randint(0, 2**31 - 1))
-        first = len(self.estimators_)
+        first = 0 if old is None else len(old)
         if self.n_estimators > first:  # before the seeds: ten million of them take a while
             warn_of_forest_size(self.n_estimators)
         seeds = tree_seeds(self._base_seed, first, self.n_estimators)
         if seeds:
-            new_trees = self._grow_trees(typed, y, w, (y_class, y_value, n_stats), n_draws, seeds)
-            self.estimators_ = self.estimators_ + new_trees
+            target = (y_class, y_value, n_stats)
+            new = self._grow_trees(typed, y, w, target, n_draws, first, seeds)
+            self.trees_ = new if old is None else concatenate([old, new])
             self._seeds = self._seeds + seeds
         self._pack()
         if self.oob_score:
@@ -361,20 +396,18 @@ class BaseForest(NotebookDisplay, TabularInput, BaseEstimator):
             del self.oob_score_
         return self
 
-    def _grow_trees(self, typed, y, w, target, n_draws: int, seeds: list[int]) -> list:
-        """The tree estimators of ``seeds`` (the trees after those of ``estimators_``),
-        grown in parallel threads on the data binned once. ``target``: ``(y_class,
-        y_value, n_stats)``. The binned rows live only as long as this call: they are gone
-        before the trees are packed for prediction."""
+    def _grow_trees(self, typed, y, w, target, n_draws: int, first: int, seeds: list[int]):
+        """The :class:`~quercus.tree.stack.TreeStack` of the trees of ``seeds`` (trees
+        ``first`` on), grown in parallel threads on the data binned once. ``target``:
+        ``(y_class, y_value, n_stats)``. The binned rows live only as long as this call:
+        they are gone before the trees are packed for prediction."""
         y_class, y_value, n_stats = target
-        first = len(self.estimators_)
         data = bin_frame(typed, self.schema_, self.max_bins, n_threads(self.n_jobs))
         # Every tree gets its own seed (``_grow_one``).
         params = growth_params(self._tree_params(), typed.shape[1], float(w.sum()), seed=0)
         k_per_tree = params.max_features
         if self.feature_sampling == "tree":
             k_per_tree = features_per_split(self.max_features, typed.shape[1])
-        template = self._tree_template()
         distinct = distinct_rows(data.binned, y_class, y_value, self._regression)
         data = replace(data, binned=None)  # the trees read the rows of ``distinct``
 
@@ -386,18 +419,16 @@ class BaseForest(NotebookDisplay, TabularInput, BaseEstimator):
                     "drawn all have sample_weight 0, or bootstrap='poisson' drew none): "
                     "fit on more rows, or another random_state"
                 )
-            return self._grow_one(
-                data, distinct, template, params, seed, y, w, n_stats, counts, k_per_tree
-            )
+            return self._grow_one(data, distinct, params, seed, y, w, n_stats, counts, k_per_tree)
 
         with ThreadPoolExecutor(n_threads(self.n_jobs)) as pool:
-            grown = pool.map(grow, range(first, first + len(seeds)), seeds)
-            return list(_with_progress(grown, len(seeds), self.verbose))
+            grown = _in_batches(pool, grow, range(first, first + len(seeds)), seeds)
+            return stack_in_batches(_with_progress(grown, len(seeds), self.verbose))
 
     def _class_weight_mode(self):
         return getattr(self, "class_weight", None)
 
-    def _grow_one(self, data, distinct, template, params, seed, y, w, n_stats, counts, k_per_tree):
+    def _grow_one(self, data, distinct, params, seed, y, w, n_stats, counts, k_per_tree):
         """One tree: on its bootstrap weights ``counts``, optionally its own attributes."""
         p = len(data.kinds)
         tree_w = w * counts
@@ -426,9 +457,18 @@ class BaseForest(NotebookDisplay, TabularInput, BaseEstimator):
         tree = tree_from_grown(grown, params, self._regression)
         if len(features) < p:  # (its routes, made at their first use, read these indexes)
             tree.feature = np.where(tree.feature >= 0, features[tree.feature], -1).astype(np.int32)
-        return self._tree_estimator(template, tree, params.max_features)
+        return tree
 
-    def _tree_estimator(self, template, tree: Tree, max_features: int):
+    @property
+    def estimators_(self):
+        """The fitted tree estimators, one per tree (a sequence that makes each when asked
+        for: the forest keeps its trees in ``trees_``, a
+        :class:`~quercus.tree.stack.TreeStack`)."""
+        if "trees_" not in self.__dict__:
+            raise AttributeError(f"this {type(self).__name__} is not fitted: no estimators_")
+        return TreeEstimators(self)
+
+    def _tree_estimator(self, template, tree: Tree):
         """A fitted tree estimator (one of ``estimators_``) around ``tree``, sharing the
         forest's schema and classes."""
         est = clone(template)
@@ -437,16 +477,25 @@ class BaseForest(NotebookDisplay, TabularInput, BaseEstimator):
         est.n_features_in_ = self.n_features_in_
         if hasattr(self, "feature_names_in_"):
             est.feature_names_in_ = self.feature_names_in_
-        est.max_features_ = max_features
+        est.max_features_ = features_per_split(
+            self._tree_params()["max_features"], est.n_features_in_
+        )
         if not self._regression:
             est.classes_ = self.classes_
             est.n_classes_ = self.n_classes_
         return est
 
+    def __setstate__(self, state):
+        # A forest pickled before it kept a stack holds its tree estimators.
+        if "estimators_" in state:
+            estimators = state.pop("estimators_")
+            state["trees_"] = stack_trees([e.tree_ for e in estimators])
+        super().__setstate__(state)
+
     def _pack(self):
-        """Forget the packed forest of earlier trees: :attr:`_packed` packs the trees of
-        ``estimators_`` again where prediction first needs them. Fit does not pack: the
-        packed tables (at 1M x 20, 100 trees, about 300 MiB) would add to its peak."""
+        """Forget the packed forest of earlier trees: :attr:`_packed` packs ``trees_``
+        again where prediction first needs it. Fit does not pack: the packed tables (at 1M
+        x 20, 100 trees, about 300 MiB) would add to its peak."""
         self._packing = PackedForestCache()
 
     @property
@@ -457,9 +506,8 @@ class BaseForest(NotebookDisplay, TabularInput, BaseEstimator):
         if cache is None:  # a forest pickled before the packing was deferred
             cache = self._packing = PackedForestCache()
         if cache.tables is None:
-            trees = [e.tree_ for e in self.estimators_]
             values = self._tree_values
-            cache.tables = pack_compact(trees, values) or pack_forest(trees, values)
+            cache.tables = pack_compact(self.trees_, values) or pack_forest(self.trees_, values)
         return cache.tables
 
     def _sum_trees(self, matrix, out, rows=None, tree=None, count=None):
@@ -536,13 +584,13 @@ class BaseForest(NotebookDisplay, TabularInput, BaseEstimator):
 
     def _forest_average(self, X) -> np.ndarray:
         """The trees' outputs for every row, averaged (one compiled pass)."""
-        check_is_fitted(self, "estimators_")
+        check_is_fitted(self, "trees_")
         matrix = self._predict_matrix(X)
         out = np.zeros((len(matrix), self._packed[-1].shape[1]))
         self._sum_trees(matrix, out)
-        if self.estimators_[0].tree_.fractional:
+        if self.trees_.merged.fractional:
             self._fractional_rows(matrix, out)
-        return out / len(self.estimators_)
+        return out / len(self.trees_)
 
     def _fractional_rows(self, matrix, out):
         """C4.5's missing values: rows with one go down every branch in each tree."""
@@ -551,8 +599,7 @@ class BaseForest(NotebookDisplay, TabularInput, BaseEstimator):
             return
         out[rows] = 0.0
         part = np.zeros_like(out)
-        for est in self.estimators_:
-            t = est.tree_
+        for t in self.trees_:
             fractional_rows(
                 matrix,
                 rows,
@@ -570,9 +617,8 @@ class BaseForest(NotebookDisplay, TabularInput, BaseEstimator):
     @property
     def feature_importances_(self) -> np.ndarray:
         """Impurity-based importances: the trees' normalised importances, averaged."""
-        check_is_fitted(self, "estimators_")
-        each = np.array([e.feature_importances_ for e in self.estimators_])
-        total = each.mean(axis=0)
+        check_is_fitted(self, "trees_")
+        total = self.trees_.mean_feature_importances(self.n_features_in_)
         return total / total.sum() if total.sum() > 0 else total
 
     def report(self, X, y, path, **options):
@@ -650,6 +696,23 @@ _FOREST_DOC = """
     warm_start : bool, default False
         A refit with more ``n_estimators`` keeps the trees grown and adds the others (the
         same trees a forest of that size would have).
+"""
+
+_ATTRIBUTES_DOC = """
+    Attributes
+    ----------
+    trees_ : TreeStack
+        The trees, every one's arrays laid end to end (:mod:`quercus.tree.stack`): a
+        forest of a million small trees is a few arrays, not a million objects.
+        ``trees_.tree(k)`` is tree ``k`` as a :class:`~quercus.tree.Tree`.
+    estimators_ : sequence of tree estimators
+        The trees as fitted single-tree estimators (scikit-learn's attribute), each made
+        when it is asked for from ``trees_``: changing one's attributes changes nothing
+        of the forest.
+    feature_importances_ : ndarray of shape (n_features,)
+        The trees' normalised impurity importances, averaged, normalised.
+    schema_, n_features_in_, feature_names_in_ :
+        The features, as for the single trees.
 """
 
 
@@ -816,9 +879,14 @@ RandomForestClassifier.__doc__ = (
     class_weight : None, dict, 'balanced' or 'balanced_subsample'
         Class weights (``'balanced_subsample'``: computed on each tree's bootstrap sample).
 """
+    + _ATTRIBUTES_DOC
+    + """    classes_ : ndarray
+        The class labels.
+"""
 )
 RandomForestRegressor.__doc__ = (
     "A random forest regressor: the average of bagged regression trees.\n\n"
     "    Parameters\n    ----------"
     + _FOREST_DOC.format(max_features=1.0, oob_attr="``oob_prediction_``")
+    + _ATTRIBUTES_DOC
 )

@@ -177,10 +177,11 @@ def _hashable(key):
     return tuple(key) if isinstance(key, list) else key
 
 
-def check_statistics_finite(tree: Tree) -> None:
+def check_statistics_finite(tree: Tree, bounds: TreeBounds | None = None) -> None:
     """A ValueError naming the node when a statistic of ``tree`` that a model file must
     hold finite (class weights or regression sums, node weights, leaf models) is NaN or
-    infinite: it would be saved as a model that loading refuses, or not at all."""
+    infinite: it would be saved as a model that loading refuses, or not at all.
+    ``bounds``: ``tree`` holds stacked trees (``tree/stack.py``), named by tree and node."""
     arrays = {"value": tree.value, "weighted_n_node_samples": tree.weighted_n_node_samples}
     if tree.leaf_params is not None:
         arrays["leaf_params"] = tree.leaf_params
@@ -189,9 +190,17 @@ def check_statistics_finite(tree: Tree) -> None:
         if bad.any():
             node = int(np.flatnonzero(bad.reshape(len(bad), -1).any(axis=1))[0])
             raise ValueError(
-                f"node {node}'s {name} is not finite: the model is not saved (the fit met "
-                "numbers too large to sum)"
+                f"{_node_name(node, bounds)}'s {name} is not finite: the model is not saved "
+                "(the fit met numbers too large to sum)"
             )
+
+
+def _node_name(node: int, bounds: TreeBounds | None) -> str:
+    """``node N``, or in stacked trees ``tree T, node N`` (N numbered within tree T)."""
+    if bounds is None:
+        return f"node {node}"
+    t = int(np.searchsorted(bounds.node_offsets, node, side="right")) - 1
+    return f"tree {t}, node {node - int(bounds.node_offsets[t])}"
 
 
 def _floats(array: np.ndarray) -> list:
@@ -782,6 +791,32 @@ def _linear_of(rows, n: int, n_terms: int | None) -> np.ndarray | None:
     return out
 
 
+class TreeBounds(NamedTuple):
+    """Where each tree of stacked arrays starts (``tree/stack.py``): its first node, child
+    slot and category word, and one past the last tree's (int64 arrays of n_trees + 1)."""
+
+    node_offsets: np.ndarray
+    child_offsets: np.ndarray
+    cat_offsets: np.ndarray
+
+    @classmethod
+    def of_one_tree(cls, a: dict) -> TreeBounds:
+        return cls(
+            np.array([0, len(a["kind"])], dtype=np.int64),
+            np.array([0, len(a["children"])], dtype=np.int64),
+            np.array([0, len(a["cat_table"])], dtype=np.int64),
+        )
+
+
+class _NodeError(Exception):
+    """A check failed at a node: the message says ``{node}`` where the node is named
+    (``node 4``; in stacked trees ``node 4`` of its tree, after ``tree 2: ``)."""
+
+    def __init__(self, node, message: str):
+        super().__init__(message)
+        self.node, self.message = int(node), message
+
+
 def _check_statistics(a: dict, value: np.ndarray, regression: bool) -> None:
     """Weights and counts that are finite and not negative (a class weight below zero
     would make probabilities that are not probabilities)."""
@@ -806,19 +841,39 @@ def _check_statistics(a: dict, value: np.ndarray, regression: bool) -> None:
     bad = ~np.isfinite(scale)
     if bad.any():
         what = "mean target (value[1] / value[0])" if regression else "sum of class weights"
-        node = int(np.flatnonzero(bad)[0])
-        raise ModelError(f"value of node {node}: its {what} is beyond the range of float64")
+        raise _NodeError(
+            np.flatnonzero(bad)[0], f"value of {{node}}: its {what} is beyond the range of float64"
+        )
 
 
 def check_tree(
-    a: dict, value: np.ndarray, schema: Schema, regression: bool, full_tables: bool = False
+    a: dict,
+    value: np.ndarray,
+    schema: Schema,
+    regression: bool,
+    full_tables: bool = False,
+    bounds: TreeBounds | None = None,
 ) -> None:
     """Every node reachable once from the root, children after their parent, depths that
     count the steps from the root, splits that fit their features, every child slot used
     once, statistics that are weights: what prediction relies on to end and to index within
     bounds (the routing kernels do not check bounds). Vectorised: a forest's trees have
     millions of nodes. ``full_tables``: the category tables of format version 3 and older
-    (a branch number per category of every nominal split)."""
+    (a branch number per category of every nominal split). ``bounds``: the arrays are
+    many trees laid end to end, their indexes pointing across them (``tree/stack.py``);
+    each tree's nodes, slots and words must then lie within its own bounds."""
+    one_tree = bounds is None
+    bounds = TreeBounds.of_one_tree(a) if one_tree else bounds
+    try:
+        _check_nodes(a, value, schema, regression, full_tables, bounds)
+    except _NodeError as exc:
+        if one_tree:
+            raise ModelError(exc.message.format(node=f"node {exc.node}")) from None
+        tree, node = _node_name(exc.node, bounds).split(", ")
+        raise ModelError(f"{tree}: " + exc.message.format(node=node)) from None
+
+
+def _check_nodes(a, value, schema, regression: bool, full_tables: bool, bounds: TreeBounds):
     n = len(a["kind"])
     kind = a["kind"]
     if not np.isin(kind, (LEAF, NUMERIC_SPLIT, MULTIWAY_SPLIT, SUBSET_SPLIT, OBLIQUE_SPLIT)).all():
@@ -828,13 +883,19 @@ def check_tree(
     # Routing takes a node whose feature is -1 for a leaf, and export walks n_children.
     if (a["feature"][leaves] != -1).any() or (a["n_children"][leaves] != 0).any():
         raise ModelError("a leaf has a feature or children")
-    if a["depth"][0] != 0:
-        raise ModelError("the root is not at depth 0")
+    roots = bounds.node_offsets[:-1]
+    if (np.diff(bounds.node_offsets) <= 0).any() or bounds.node_offsets[-1] != n:
+        raise ModelError("the trees' nodes do not cut the arrays into trees of one node or more")
+    bad = a["depth"][roots] != 0
+    if bad.any():
+        raise _NodeError(roots[np.flatnonzero(bad)[0]], "the root ({node}) is not at depth 0")
+    tree_of_node = np.repeat(np.arange(len(roots)), np.diff(bounds.node_offsets))
 
     def first_bad(mask, nodes) -> int:
         return int(nodes[np.flatnonzero(mask)[0]])
 
     nodes = np.flatnonzero(~leaves)
+    tree = tree_of_node[nodes]
     f = a["feature"][nodes].astype(np.int64)
     first = a["child_start"][nodes].astype(np.int64)
     count = a["n_children"][nodes].astype(np.int64)
@@ -842,32 +903,33 @@ def check_tree(
     bad = (f < 0) | (f >= len(schema.features))
     if bad.any():
         node = first_bad(bad, nodes)
-        raise ModelError(f"node {node} tests feature {a['feature'][node]}, which does not exist")
-    bad = (count < 2) | (first < 0) | (first + count > len(children))
+        raise _NodeError(node, f"{{node}} tests feature {a['feature'][node]}, which does not exist")
+    slots = bounds.child_offsets
+    bad = (count < 2) | (first < slots[tree]) | (first + count > slots[tree + 1])
     if bad.any():
-        raise ModelError(f"node {first_bad(bad, nodes)} has children out of range")
+        raise _NodeError(first_bad(bad, nodes), "{node} has children out of range")
     if count.sum() != len(children):
         # With one parent per node (below), the splits then use every slot exactly once.
         raise ModelError(
             f"children has {len(children)} entries, but the splits have {count.sum()} children"
         )
     offsets = np.cumsum(count) - count
-    slots = np.repeat(first - offsets, count) + np.arange(count.sum())
-    kids = children[slots]
+    kid_slots = np.repeat(first - offsets, count) + np.arange(count.sum())
+    kids = children[kid_slots]
     parents = np.repeat(nodes, count)
-    bad = (kids <= parents) | (kids >= n)
+    bad = (kids <= parents) | (kids >= bounds.node_offsets[tree_of_node[parents] + 1])
     if bad.any():
         node = int(parents[np.flatnonzero(bad)[0]])
-        raise ModelError(f"node {node} has a child that is not a later node")
+        raise _NodeError(node, "{node} has a child that is not a later node")
     # decision_path sizes its output by the largest depth.
     bad = a["depth"][kids] != a["depth"][parents] + 1
     if bad.any():
         node = int(parents[np.flatnonzero(bad)[0]])
-        raise ModelError(f"node {node} has a child whose depth is not one more than its own")
+        raise _NodeError(node, "{node} has a child whose depth is not one more than its own")
     missing = a["missing_child"][nodes]
     bad = (missing < 0) | (missing >= count)
     if bad.any():
-        raise ModelError(f"node {first_bad(bad, nodes)} sends missing values to no branch")
+        raise _NodeError(first_bad(bad, nodes), "{node} sends missing values to no branch")
     nominal_feature = np.array([ft.kind == NOMINAL_KIND for ft in schema.features], dtype=bool)
     n_categories = np.array([ft.n_categories for ft in schema.features], dtype=np.int64)
     numeric = np.isin(kind[nodes], (NUMERIC_SPLIT, OBLIQUE_SPLIT))
@@ -875,50 +937,59 @@ def check_tree(
     if bad.any():
         node = first_bad(bad, nodes)
         name = schema.features[a["feature"][node]].name
-        raise ModelError(f"node {node} is a threshold split that does not fit {name!r}")
+        raise _NodeError(node, f"{{node}} is a threshold split that does not fit {name!r}")
     categories = _CategorySplits(
-        nodes[~numeric], f[~numeric], count[~numeric], kind[nodes[~numeric]] == MULTIWAY_SPLIT
+        nodes[~numeric],
+        f[~numeric],
+        count[~numeric],
+        kind[nodes[~numeric]] == MULTIWAY_SPLIT,
+        bounds.cat_offsets[tree[~numeric]],
+        bounds.cat_offsets[tree[~numeric] + 1],
     )
     bad = ~nominal_feature[categories.feature]
     if bad.any():
         node = first_bad(bad, categories.nodes)
         name = schema.features[a["feature"][node]].name
-        raise ModelError(f"node {node}: a category split on {name!r}, which is not nominal")
+        raise _NodeError(node, f"{{node}}: a category split on {name!r}, which is not nominal")
     check_categories = _check_full_tables if full_tables else _check_bitsets
     check_categories(categories, a["cat_start"], cat_table, n_categories, schema)
-    parent_count = np.bincount(kids, minlength=n)
-    if parent_count[0] != 0 or (parent_count[1:] != 1).any():
-        raise ModelError("the nodes do not form one tree")
+    expected = np.ones(n, dtype=np.int64)
+    expected[roots] = 0
+    if (np.bincount(kids, minlength=n) != expected).any():
+        raise ModelError("the nodes do not form " + ("one tree" if len(roots) == 1 else "trees"))
 
 
 class _CategorySplits(NamedTuple):
     """The nominal splits of a tree being checked: their nodes, features, numbers of
-    children and whether each is multiway."""
+    children and whether each is multiway, and the category words of their tree (from
+    ``lo`` to before ``hi``)."""
 
     nodes: np.ndarray
     feature: np.ndarray
     count: np.ndarray
     multiway: np.ndarray
+    lo: np.ndarray
+    hi: np.ndarray
 
 
 def _check_bitsets(
     splits: _CategorySplits, cat_start, cat_table, n_categories, schema: Schema
 ) -> None:
     """A multiway split has a child per category of its feature (category ``c`` takes
-    child ``c``) and no table; a subset split two children and its bitset within
-    ``cat_table``."""
+    child ``c``) and no table; a subset split two children and its bitset within its
+    tree's words of ``cat_table``."""
     size = n_categories[splits.feature]
     start = cat_start[splits.nodes].astype(np.int64)
     words = -(-size // WORD_BITS)
     bad = np.where(
         splits.multiway,
         (splits.count != size) | (start != -1),
-        (splits.count != 2) | (start < 0) | (start + words > len(cat_table)),
+        (splits.count != 2) | (start < splits.lo) | (start + words > splits.hi),
     )
     if bad.any():
         node = int(splits.nodes[np.flatnonzero(bad)[0]])
         name = schema.features[int(splits.feature[np.flatnonzero(bad)[0]])].name
-        raise ModelError(f"node {node}: a category split on {name!r} out of range")
+        raise _NodeError(node, f"{{node}}: a category split on {name!r} out of range")
 
 
 def _check_full_tables(
@@ -929,12 +1000,12 @@ def _check_full_tables(
     quercus wrote it: what the bitsets it is converted to can say)."""
     size = n_categories[splits.feature]
     start = cat_start[splits.nodes].astype(np.int64)
-    bad = (start < 0) | (start + size > len(cat_table))
+    bad = (start < splits.lo) | (start + size > splits.hi)
     bad |= np.where(splits.multiway, splits.count != size, splits.count != 2)
     if bad.any():
         node = int(splits.nodes[np.flatnonzero(bad)[0]])
         name = schema.features[int(splits.feature[np.flatnonzero(bad)[0]])].name
-        raise ModelError(f"node {node}: a category split on {name!r} out of range")
+        raise _NodeError(node, f"{{node}}: a category split on {name!r} out of range")
     offsets = np.cumsum(size) - size
     entries = cat_table[np.repeat(start - offsets, size) + np.arange(size.sum())]
     code = np.arange(size.sum()) - np.repeat(offsets, size)
@@ -942,7 +1013,7 @@ def _check_full_tables(
     bad |= np.repeat(splits.multiway, size) & (entries != code)
     if bad.any():
         node = int(np.repeat(splits.nodes, size)[np.flatnonzero(bad)[0]])
-        raise ModelError(f"node {node} maps a category to no branch, or not to its own")
+        raise _NodeError(node, "{node} maps a category to no branch, or not to its own")
 
 
 def _condition(c: dict, schema: Schema, where: str) -> Condition:

@@ -102,9 +102,9 @@ def _summary(estimator, X, y, regression: bool) -> list[str]:
         )
     lines = [f"{task}, learned from {size}.", parameters(estimator)]
     if is_forest(estimator):
-        leaves_per_tree = np.array([e.get_n_leaves() for e in estimator.estimators_])
+        leaves_per_tree = estimator.trees_.n_leaves()
         lines.append(
-            f"{len(estimator.estimators_)} trees, {leaves_per_tree.mean():,.1f} leaves per tree "
+            f"{len(estimator.trees_)} trees, {leaves_per_tree.mean():,.1f} leaves per tree "
             f"on average."
         )
     else:
@@ -142,7 +142,7 @@ def common_data(estimator, regression: bool) -> dict:
 
 
 def value_range(trees) -> list[float]:
-    values = np.concatenate([t.leaf_values()[:, 0] for t in trees])
+    values = np.concatenate([t.leaf_values(keep=False)[:, 0] for t in trees])
     return [float(values.min()), float(values.max())]
 
 
@@ -191,9 +191,9 @@ def _forest_data(forest) -> tuple[dict, list[str]]:
 
 
 def _forest_facts(forest, regression: bool) -> str:
-    facts = [("trees", f"{len(forest.estimators_):,}")]
-    depths = np.array([e.get_depth() for e in forest.estimators_])
-    leaves_per_tree = np.array([e.get_n_leaves() for e in forest.estimators_])
+    facts = [("trees", f"{len(forest.trees_):,}")]
+    depths = forest.trees_.depths()
+    leaves_per_tree = forest.trees_.n_leaves()
     facts.append(("leaves per tree", f"{leaves_per_tree.mean():,.1f}"))
     facts.append(("depth (mean, max)", f"{depths.mean():.1f}, {depths.max()}"))
     what = "out-of-bag R\u00b2" if regression else "out-of-bag accuracy"
@@ -260,7 +260,7 @@ def render_report(
     sections = []
     if forest:
         data["forest"], _ = _forest_data(estimator)
-        trees = [est.tree_ for est in estimator.estimators_]
+        trees = [estimator.trees_.merged]  # every tree's nodes
         sections.append(_forest_facts(estimator, regression))
     else:
         # A model tree's splits are searched on its terms, an oblique tree's over weighted

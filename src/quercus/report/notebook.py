@@ -25,7 +25,6 @@ from __future__ import annotations
 import re
 import uuid
 
-import numpy as np
 from sklearn.base import is_regressor
 
 from . import build, page
@@ -116,10 +115,9 @@ def _summary(estimator, forest: bool, regression: bool) -> list[str]:
     """The estimator's parameters, then what it is: its size, its classes."""
     first = build.parameters(estimator)
     if forest:
-        leaves = np.array([e.get_n_leaves() for e in estimator.estimators_])
-        depths = np.array([e.get_depth() for e in estimator.estimators_])
+        leaves, depths = estimator.trees_.n_leaves(), estimator.trees_.depths()
         size = (
-            f"{len(estimator.estimators_):,} trees, {leaves.mean():,.1f} leaves per tree on "
+            f"{len(estimator.trees_):,} trees, {leaves.mean():,.1f} leaves per tree on "
             f"average, depth up to {depths.max()}"
         )
         if hasattr(estimator, "oob_score_"):
