@@ -243,3 +243,38 @@ def test_no_cache_folder_is_relative(tmp_path, monkeypatch):
     assert f"not using {source / '__pycache__'}" in messages
     assert read_only == ()
     assert writable.startswith(str(tmp_path / "home" / ".cache" / "numba" / "pkg_"))
+
+
+def test_a_kernel_is_compiled_again_when_a_source_it_reads_changes(tmp_path):
+    """A kernel's compiled code holds the kernels it calls (inlined) and the constants it
+    reads: its cache entry's stamp covers every kernel module of the package and the
+    modules they import, not only its own file (else a ``git pull`` that changed another
+    file left it running the old code)."""
+    package = tmp_path / "pkg"
+    (package / "sub").mkdir(parents=True)
+    files = {
+        "_config.py": "def njit(f):\n    return f\n",
+        "sub/kernel.py": "from .._config import njit\nfrom ..tables import WIDTH\n",
+        "tables.py": "WIDTH = 32\n",
+        "report.py": "TITLE = 'a page'\n",
+    }
+    for name, text in files.items():
+        (package / name).write_text(text)
+
+    def digest() -> bytes:
+        _kernel_cache.kernel_sources_digest.cache_clear()
+        return _kernel_cache.kernel_sources_digest(str(package))
+
+    first = digest()
+    (package / "report.py").write_text("TITLE = 'another page'\n")  # no kernel reads it
+    assert digest() == first
+    (package / "tables.py").write_text("WIDTH = 64\n")  # a constant a kernel reads
+    second = digest()
+    assert second != first
+    (package / "sub/kernel.py").write_text(files["sub/kernel.py"] + "# a kernel changed\n")
+    assert digest() not in (first, second)
+    _kernel_cache.kernel_sources_digest.cache_clear()
+    stamp = _kernel_cache._FolderLocator(
+        quercus.DecisionTreeClassifier.fit, __file__, str(tmp_path)
+    )
+    assert stamp.get_source_stamp()[1] == _kernel_cache.kernel_sources_digest(str(PACKAGE))

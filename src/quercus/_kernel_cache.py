@@ -30,8 +30,10 @@ kernels compile in memory, for the process only.
 from __future__ import annotations
 
 import functools
+import hashlib
 import inspect
 import os
+import re
 import stat
 import sys
 import tempfile
@@ -144,6 +146,13 @@ class _FolderLocator(InTreeCacheLocator):
         super().__init__(py_func, py_file)
         self._cache_path = folder
 
+    def get_source_stamp(self):
+        """Numba's stamp (a hash of the kernel's own file) and a hash of every kernel
+        source of quercus. A kernel's compiled code holds the kernels it calls inlined and
+        the constants it reads, which may be another file's: with its own file alone, a
+        change there left it running the old code (after a ``git pull``, say)."""
+        return super().get_source_stamp(), kernel_sources_digest(_PACKAGE)
+
 
 class _FolderImpl(CompileResultCacheImpl):
     """Numba's (de)serialization of compile results, with the locator given rather than
@@ -173,6 +182,39 @@ class _FolderCache(FunctionCache):
             source_stamp=locator.get_source_stamp(),
         )
         self.enable()
+
+
+#: The quercus package's folder.
+_PACKAGE = os.path.dirname(os.path.abspath(__file__))
+_RELATIVE_IMPORT = re.compile(rb"^from (\.+)([\w.]*) import", re.M)
+
+
+@functools.cache
+def kernel_sources_digest(package: str) -> bytes:
+    """A SHA-256 of the kernel sources of the package in folder ``package``: every module
+    that uses ``njit`` and every module of the package such a module imports (where the
+    kernels it calls and the constants they read are defined). Read once per process."""
+    sources = {}
+    for folder, _, names in os.walk(package):
+        for name in names:
+            if name.endswith(".py"):
+                path = os.path.join(folder, name)
+                with open(path, "rb") as f:
+                    sources[path] = f.read()
+    kernels = {path for path, text in sources.items() if b"njit" in text}
+    for path in list(kernels):
+        for dots, module in _RELATIVE_IMPORT.findall(sources[path]):
+            base = os.path.dirname(path)
+            for _ in range(len(dots) - 1):
+                base = os.path.dirname(base)
+            target = os.path.join(base, *module.decode().split("."))
+            for candidate in (target + ".py", os.path.join(target, "__init__.py")):
+                if candidate in sources:
+                    kernels.add(candidate)
+    digest = hashlib.sha256()
+    for path in sorted(kernels):
+        digest.update(os.path.relpath(path, package).encode() + b"\0" + sources[path])
+    return digest.digest()
 
 
 def cached_keys(dispatcher) -> list[tuple]:

@@ -179,7 +179,7 @@ def test_model_files_carry_the_weights(tmp_path):
     assert np.array_equal(loaded.tree_.oblique, est.tree_.oblique)
     assert (loaded.predict_proba(X) == est.predict_proba(X)).all()
     doc = json.loads(path.read_text())
-    assert doc["format_version"] == 4
+    assert doc["format_version"] == 5
     assert doc["tree"]["oblique"]["nodes"] == np.flatnonzero(est.tree_.kind == 4).tolist()
 
     def broken(change, message):

@@ -11,6 +11,8 @@ import pytest
 from sklearn.datasets import make_classification
 
 import quercus
+from quercus.persist.forest_file import FORMAT_VERSION
+from quercus.splitting.category_sets import pack_sides, table_sides
 
 
 @pytest.fixture(scope="module")
@@ -96,7 +98,7 @@ def _backwards_child(meta, arrays):
 
 
 def _newer(meta, arrays):
-    meta["format_version"] = 3
+    meta["format_version"] = FORMAT_VERSION + 1
 
 
 def _object_array(meta, arrays):
@@ -111,7 +113,7 @@ def _offsets(meta, arrays):
     ("edit", "message"),
     [
         (_backwards_child, "not a later node"),
-        (_newer, "format version 3 is not supported"),
+        (_newer, f"format version {FORMAT_VERSION + 1} is not supported"),
         (_object_array, "field arrays.threshold: dtype .object., expected float64"),
         (_offsets, "field arrays.node_offsets: does not cut"),
     ],
@@ -132,3 +134,58 @@ def test_truncated_file(data, tmp_path):
     path.write_bytes(content[: len(content) // 2])
     with pytest.raises(quercus.ModelError, match="f.qf"):
         quercus.load(path)
+
+
+def _old_tables(version: int, n_categories: int):
+    """An edit that rewrites a forest's category tables as format ``version`` wrote them
+    (1: a branch per category of every nominal split; 2: a bare bitset per subset split),
+    one tree at a time, all of whose nominal splits test one feature of ``n_categories``."""
+
+    def edit(meta, arrays):
+        kind, cat_start, table = arrays["kind"], arrays["cat_start"], arrays["cat_table"]
+        new_table, new_start, offsets = [], np.full_like(cat_start, -1), [0]
+        for t in range(len(arrays["node_offsets"]) - 1):
+            lo, hi = arrays["node_offsets"][t : t + 2]
+            k_lo = arrays["cat_offsets"][t]
+            for node in range(lo, hi):
+                if kind[node] not in (2, 3):  # MULTIWAY_SPLIT, SUBSET_SPLIT
+                    continue
+                if kind[node] == 2:
+                    if version == 2:
+                        continue
+                    part = list(range(n_categories))
+                else:
+                    sides = table_sides(table, k_lo + cat_start[node], n_categories)
+                    part = sides.tolist() if version == 1 else pack_sides(sides).tolist()
+                new_start[node] = len(new_table) - offsets[-1]
+                new_table.extend(part)
+            offsets.append(len(new_table))
+        arrays["cat_table"] = np.array(new_table, dtype=np.int32)
+        arrays["cat_start"] = new_start
+        arrays["cat_offsets"] = np.array(offsets, dtype=np.int64)
+        meta["format_version"] = version
+
+    return edit
+
+
+@pytest.mark.parametrize("version", [1, 2])
+@pytest.mark.parametrize("nominal_split", ["binary", "multiway"])
+def test_files_of_older_versions_load(version, nominal_split, tmp_path):
+    """Forest files of version 2 (bare bitsets) and 1 (a branch per category of every
+    nominal split) load as they were written: the same predictions, their tables
+    converted."""
+    rng = np.random.default_rng(3)
+    levels = [f"c{k}" for k in range(40)]
+    code = rng.integers(0, 40, 600)
+    X = pd.DataFrame({"code": pd.Categorical(np.array(levels)[code], categories=levels)})
+    X["x"] = rng.normal(size=600)
+    y = np.where((code % 3 == 0) ^ (X["x"] > 0.5), "a", "b")
+    forest = quercus.RandomForestClassifier(
+        4, nominal_split=nominal_split, max_features=None, random_state=0
+    ).fit(X, y)
+    assert (forest.trees_.merged.kind == (3 if nominal_split == "binary" else 2)).any()
+    path = forest.save(tmp_path / "f.qf")
+    _rewrite(path, _old_tables(version, 40))
+    loaded = quercus.load(path)
+    assert np.array_equal(loaded.predict_proba(X), forest.predict_proba(X))
+    assert loaded.trees_.merged.cat_table.size >= forest.trees_.merged.cat_table.size

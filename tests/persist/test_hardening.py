@@ -20,6 +20,7 @@ from quercus import ModelError
 from quercus._files import remove_leftovers
 from quercus.persist.loader import model_from_dict
 from quercus.persist.model_file import model_to_dict
+from quercus.splitting.category_sets import table_sizes
 
 try:
     import fcntl
@@ -241,8 +242,9 @@ def test_an_old_files_unused_category_entries_are_dropped_on_load(tmp_path, play
 
 
 def test_a_pruned_tree_is_saved_with_a_compact_category_table():
-    """Pruning leaves the bitsets of the splits it removed behind; the file keeps one
-    bitset (a word per 32 categories) per subset split, and no table for a multiway one."""
+    """Pruning leaves the tables of the splits it removed behind; the file keeps one table
+    (a header, then a word per 32 categories or a list of codes) per subset split, and no
+    table for a multiway one."""
     table = quercus.read_table(quercus.datasets.path("car"), nominal=["doors", "persons"])
     X, y = table.X, table.y
     model = quercus.CARTClassifier(ccp_alpha=0.01).fit(X, y)
@@ -251,7 +253,10 @@ def test_a_pruned_tree_is_saved_with_a_compact_category_table():
     tree = doc["tree"]
     subsets = [i for i, k in enumerate(tree["kind"]) if k == 3]
     features = doc["schema"]["features"]
-    sizes = [-(-len(features[tree["feature"][i]]["categories"]) // 32) for i in subsets]
+    n_categories = [len(features[tree["feature"][i]]["categories"]) for i in subsets]
+    sizes = table_sizes(
+        np.array(tree["cat_table"]), [tree["cat_start"][i] for i in subsets], n_categories
+    )
     assert subsets and len(tree["cat_table"]) == sum(sizes) < len(model.tree_.cat_table)
     loaded = model_from_dict(doc)
     assert np.array_equal(loaded.predict_proba(X), model.predict_proba(X))

@@ -26,6 +26,7 @@ from quercus.persist.model_file import (
     model_to_dict,
     save_model,
 )
+from quercus.splitting.category_sets import BITSET, pack_sides, table_sides, table_sizes
 
 LEVELS = ["low", "mid", "high"]  # declared order, not the sorted one
 ORDINAL = {"grade": LEVELS}
@@ -331,7 +332,7 @@ def test_the_file_is_readable_json(tmp_path):
     doc = json.loads(text, parse_constant=no_constants)
     assert list(doc)[:5] == ["format", "format_version", "quercus_version", "created", "estimator"]
     assert doc["format"] == FORMAT == "quercus-model"
-    assert doc["format_version"] == FORMAT_VERSION == 4
+    assert doc["format_version"] == FORMAT_VERSION == 5
     assert doc["quercus_version"] == quercus.__version__
     created = datetime.fromisoformat(doc["created"])
     assert created.tzinfo is not None
@@ -445,8 +446,8 @@ def test_json_of_another_format(tmp_path, doc):
 
 def test_a_newer_format_version(tmp_path, id3_doc):
     doc = {**id3_doc, "format_version": FORMAT_VERSION + 1, "quercus_version": "9.0"}
-    error = rejects(write(tmp_path / "m.json", doc), "format version 5 is not supported")
-    assert "reads versions 1 to 4" in str(error) and "newer quercus (9.0)" in str(error)
+    error = rejects(write(tmp_path / "m.json", doc), "format version 6 is not supported")
+    assert "reads versions 1 to 5" in str(error) and "newer quercus (9.0)" in str(error)
 
 
 def with_full_tables(doc: dict) -> dict:
@@ -454,20 +455,16 @@ def with_full_tables(doc: dict) -> dict:
     the branch of each category of its feature (written out here bit by bit)."""
     doc = copy.deepcopy(doc)
     tree, features = doc["tree"], doc["schema"]["features"]
-    table, starts = [], []
+    out, starts, table = [], [], np.array(tree["cat_table"])
     for node, kind in enumerate(tree["kind"]):
         if kind not in (2, 3):  # MULTIWAY_SPLIT, SUBSET_SPLIT
             starts.append(-1)
             continue
         n = len(features[tree["feature"][node]]["categories"])
-        start = tree["cat_start"][node]
-        words = tree["cat_table"]
-        branch = [
-            c if kind == 2 else (words[start + c // 32] % 2**32 >> (c % 32)) & 1 for c in range(n)
-        ]
-        starts.append(len(table))
-        table.extend(branch)
-    tree["cat_start"], tree["cat_table"] = starts, table
+        branch = list(range(n)) if kind == 2 else table_sides(table, tree["cat_start"][node], n)
+        starts.append(len(out))
+        out.extend(int(b) for b in branch)
+    tree["cat_start"], tree["cat_table"] = starts, out
     return doc
 
 
@@ -480,10 +477,51 @@ def test_a_version_1_file_still_loads(tmp_path, id3_doc):
     assert list(loaded.predict(X)) == list(quercus.ID3Classifier().fit(X, y).predict(X))
 
 
+def with_bare_bitsets(doc: dict) -> dict:
+    """``doc`` as format version 4 wrote it: each subset split's bitset without a header."""
+    doc = copy.deepcopy(doc)
+    tree, features = doc["tree"], doc["schema"]["features"]
+    table, starts = [], []
+    for node, kind in enumerate(tree["kind"]):
+        if kind != 3:  # SUBSET_SPLIT
+            starts.append(-1)
+            continue
+        n = len(features[tree["feature"][node]]["categories"])
+        starts.append(len(table))
+        table.extend(
+            pack_sides(table_sides(np.array(tree["cat_table"]), tree["cat_start"][node], n))
+        )
+    tree["cat_start"], tree["cat_table"] = starts, [int(w) for w in table]
+    return {**doc, "format_version": 4}
+
+
+def test_a_version_4_file_gets_headers_on_its_bitsets(tmp_path):
+    """Version 5 starts each subset split's table with a header (a bitset, or a list of
+    codes); the bare bitsets of version 4 are given theirs as they are read."""
+    X, y = data("car")
+    model = quercus.DecisionTreeClassifier(max_depth=6, random_state=0).fit(X, y)
+    doc = model_to_dict(model)
+    old = with_bare_bitsets(doc)
+    assert old["tree"]["cat_table"] != doc["tree"]["cat_table"]
+    loaded = quercus.load(write(tmp_path / "m.json", old))
+    subset = np.flatnonzero(model.tree_.kind == 3)
+    assert (loaded.tree_.cat_table[loaded.tree_.cat_start[subset]] == BITSET).all()
+    for node in subset:
+        n = model.schema_.features[model.tree_.feature[node]].n_categories
+        np.testing.assert_array_equal(
+            table_sides(loaded.tree_.cat_table, loaded.tree_.cat_start[node], n),
+            table_sides(model.tree_.cat_table, model.tree_.cat_start[node], n),
+        )
+    np.testing.assert_array_equal(loaded.predict_proba(X), model.predict_proba(X))
+    old["tree"]["cat_table"] = old["tree"]["cat_table"][:-1]  # the last bitset cut short
+    rejects(write(tmp_path / "b.json", old), "a category split on .* out of range")
+
+
 @pytest.mark.parametrize("version", [1, 2, 3])
 def test_files_with_full_category_tables_load_as_bitsets(tmp_path, version):
     """Version 4 keeps a subset split's categories as a bitset and a multiway split's as
-    nothing; the tables of older files are converted as they are read."""
+    nothing, version 5 the smaller of a headed bitset and a list; the tables of older
+    files are converted as they are read."""
     X, y = data("car")
     model = quercus.DecisionTreeClassifier(max_depth=6, random_state=0).fit(X, y)
     doc = model_to_dict(model)
@@ -502,6 +540,44 @@ def test_files_with_full_category_tables_load_as_bitsets(tmp_path, version):
     rejects(write(tmp_path / "w.json", multiway), "not to its own")
     broken["tree"]["cat_table"][0] = 2  # a subset split's branch 2
     rejects(write(tmp_path / "b.json", broken), "maps a category to no branch")
+
+
+def test_a_subset_split_lists_its_codes_in_order(tmp_path):
+    """A subset split whose table lists codes (version 5): they are categories of its
+    feature, in increasing order (routing searches them), and as many as the header says."""
+    X, y = data("car")
+    doc = model_to_dict(quercus.DecisionTreeClassifier(max_depth=4, random_state=0).fit(X, y))
+    tree = doc["tree"]
+    node = tree["kind"].index(3)
+    start = tree["cat_start"][node]
+    n = len(doc["schema"]["features"][tree["feature"][node]]["categories"])
+    sides = table_sides(np.array(tree["cat_table"]), start, n)
+    side = int(sides.sum() * 2 >= n)  # list the branch of more categories
+    listed = np.flatnonzero(sides == side).tolist()
+    assert 2 <= len(listed) < n
+    loaded = None
+    for codes, message in [
+        (listed, None),
+        (listed[::-1], "lists categories out of range or out of order"),
+        ([*listed[:-1], n], "lists categories out of range or out of order"),
+        ([listed[0], listed[0]], "lists categories out of range or out of order"),
+    ]:
+        changed = copy.deepcopy(doc)
+        table = changed["tree"]["cat_table"]
+        size = int(table_sizes(np.array(table), [start], [n])[0])
+        table[start : start + size] = [2 * len(codes) + side, *codes]
+        changed["tree"]["cat_start"] = [
+            s if s < start + 1 else s - size + 1 + len(codes) for s in changed["tree"]["cat_start"]
+        ]
+        if message is None:
+            loaded = quercus.load(write(tmp_path / "m.json", changed))
+        else:
+            rejects(write(tmp_path / "m.json", changed), message)
+    model = quercus.DecisionTreeClassifier(max_depth=4, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(loaded.predict_proba(X), model.predict_proba(X))
+    header = copy.deepcopy(doc)
+    header["tree"]["cat_table"][start] = -2
+    rejects(write(tmp_path / "h.json", header), "a category split on .* out of range")
 
 
 @pytest.mark.parametrize("where", ["beyond the table", "none", "too few words"])

@@ -27,7 +27,7 @@ from quercus.pruning._pessimistic import numpy_sum
 from quercus.pruning.error_estimates import added_errors, deviate
 from quercus.pruning.pessimistic import pessimistic_decisions, rebuild
 from quercus.pruning.pessimistic_path import _child_of_rows, _split_cases
-from quercus.splitting.category_sets import pack_sides
+from quercus.splitting.category_sets import BITSET, pack_sides
 from quercus.tree import Tree
 
 pytestmark = pytest.mark.filterwarnings("ignore::quercus.DataWarning")
@@ -327,7 +327,7 @@ def random_trees(draw):
             n_kids = 4 if multiway else 2
             if not multiway:  # a multiway split sends category c to branch c
                 arrays["cat_start"][node] = len(table)
-                table.extend(pack_sides(rng.integers(0, 2, 4)).tolist())
+                table.extend(_either_table(rng.integers(0, 2, 4), rng))
         arrays["missing"][node] = int(rng.integers(n_kids))
         kids[node] = list(range(len(depth), len(depth) + n_kids))
         for _ in range(n_kids):
@@ -435,3 +435,13 @@ def test_compiled_added_errors_equal_the_estimates():
                     if 0 <= e <= n:
                         expected = added_errors(n, e, cf, variant)
                         assert compiled_added_errors(n, e, cf, z, variant == "c45") == expected
+
+
+def _either_table(sides, rng) -> list:
+    """A subset split's table of ``sides`` in one of its two forms, drawn at random: a
+    header and a bitset, or a header and the codes of one branch (either)."""
+    if rng.random() < 0.5:
+        return [BITSET, *pack_sides(sides).tolist()]
+    side = int(rng.integers(2))
+    listed = np.flatnonzero(sides == side).tolist()
+    return [2 * len(listed) + side, *listed]

@@ -44,12 +44,13 @@ from .._config import SUBSET_SPLIT
 from .._files import write_file
 from .._version import __version__
 from ..estimators.params import features_per_split
-from ..splitting.category_sets import WORD_BITS
+from ..splitting.category_sets import table_sizes
 from ..tree import Tree, leaves
 from ..tree.stack import TreeStack, global_indexes
 from .model_file import (
     _MALFORMED,
     _NODE_ARRAYS,
+    HEADED,
     ModelError,
     TreeBounds,
     _classes_from_dict,
@@ -58,22 +59,27 @@ from .model_file import (
     _plain,
     _schema_from_dict,
     _schema_to_dict,
-    bitsets_of_full_tables,
     check_document,
     check_format,
     check_statistics_finite,
     check_tree,
     class_name,
+    converted_tables,
     creation_time,
     estimator_from,
+    tables_of,
 )
 
 FORMAT = "quercus-forest"
-FORMAT_VERSION = 2  # 2: subset splits keep bitsets, multiway splits no table
+# 2: subset splits keep bitsets, multiway splits no table; 3: a subset split's table is a
+# header and a bitset or a list of codes (``splitting/category_sets.py``).
+FORMAT_VERSION = 3
 OLDEST_FORMAT_VERSION = 1
 #: The last version whose trees keep a branch number for every category of every nominal
-#: split (converted to bitsets as they are read).
+#: split (converted as they are read).
 FULL_TABLES_VERSION = 1
+#: The last version whose subset splits keep a bare bitset (given headers as read).
+BITSETS_VERSION = 2
 #: The forests a forest file can hold (the public names of ``quercus.ensemble``).
 FOREST_ESTIMATORS = ("RandomForestClassifier", "RandomForestRegressor")
 _META = "forest.json"
@@ -170,7 +176,7 @@ def _compact_categories(trees: TreeStack, schema) -> TreeStack:
     m = trees.merged
     nodes = np.flatnonzero(m.kind == SUBSET_SPLIT)
     n_categories = np.array([f.n_categories or 0 for f in schema.features], dtype=np.int64)
-    sizes = -(-n_categories[m.feature[nodes]] // WORD_BITS)
+    sizes = table_sizes(m.cat_table, m.cat_start[nodes], n_categories[m.feature[nodes]])
     cat_start = np.full(m.node_count, -1, dtype=np.int32)
     cat_start[nodes] = np.cumsum(sizes) - sizes
     if sizes.sum() == len(m.cat_table) and (cat_start == m.cat_start).all():
@@ -397,8 +403,8 @@ def _forest_from(meta: dict, arrays: dict, classes: dict):
             f"field training.max_features: {training['max_features']}, where the parameters "
             f"give {max_features}"
         )
-    full_tables = meta["format_version"] <= FULL_TABLES_VERSION
-    forest.trees_ = _stack(arrays, schema, training, full_tables)
+    tables = tables_of(meta["format_version"], FULL_TABLES_VERSION, BITSETS_VERSION)
+    forest.trees_ = _stack(arrays, schema, training, tables)
     forest._seeds = list(training["seeds"])
     forest._base_seed = training["base_seed"]
     if "oob_score" in meta:
@@ -418,9 +424,9 @@ def _check_seeds(seeds: list, n_trees: int) -> None:
         raise ModelError("field training.seeds: seeds are integers of 0 to 2**64 - 1")
 
 
-def _stack(arrays: dict, schema, training: dict, full_tables: bool) -> TreeStack:
-    """The trees of the forest's arrays, checked all at once and stacked (``full_tables``:
-    of a file of version 1, its category tables converted)."""
+def _stack(arrays: dict, schema, training: dict, tables: str) -> TreeStack:
+    """The trees of the forest's arrays, checked all at once and stacked (their category
+    tables kept as ``tables`` says, converted if they are of an older version)."""
     offsets = tuple(arrays[key] for key in _OFFSETS)
     if offsets[0][-1] >= 2**31 or offsets[1][-1] >= 2**31 or offsets[2][-1] >= 2**31:
         raise ModelError("arrays: 2**31 nodes, children or category words or more")
@@ -431,20 +437,19 @@ def _stack(arrays: dict, schema, training: dict, full_tables: bool) -> TreeStack
     if median is not None and not np.isfinite(median).all():
         raise ModelError("arrays: a median that is not finite")
     try:
-        check_tree(part, value, schema, training["regression"], full_tables, TreeBounds(*offsets))
+        check_tree(part, value, schema, training["regression"], tables, TreeBounds(*offsets))
     except ModelError as exc:
         text = str(exc)
         raise ModelError(
             f"arrays, {text}" if text.startswith("tree ") else f"arrays: {text}"
         ) from None
-    if full_tables:
-        part = bitsets_of_full_tables(part, schema)
+    if tables != HEADED:
+        part = converted_tables(part, schema, tables)
         subset = np.flatnonzero(part["kind"] == SUBSET_SPLIT)
-        n_categories = np.array([f.n_categories or 0 for f in schema.features], dtype=np.int64)
-        words = -(-n_categories[part["feature"][subset]] // WORD_BITS)
+        sizes = np.diff(np.append(part["cat_start"][subset], len(part["cat_table"])))
         n_trees = len(offsets[0]) - 1
         tree = np.repeat(np.arange(n_trees), np.diff(offsets[0]))[subset]
-        per_tree = np.bincount(tree, weights=words, minlength=n_trees)
+        per_tree = np.bincount(tree, weights=sizes, minlength=n_trees)
         offsets = (*offsets[:2], np.concatenate([[0], np.cumsum(per_tree)]).astype(np.int64))
     tree_fields = {f.name for f in fields(Tree)}
     merged = Tree(

@@ -37,17 +37,33 @@ from .._files import write_file
 from .._version import __version__
 from ..data.schema import NOMINAL_KIND, NUMERIC_KIND, Feature, Schema
 from ..estimators.params import InvalidParameterError, check_params
-from ..splitting.category_sets import WORD_BITS, pack_sides, words_for
+from ..splitting.category_sets import BITSET, WORD_BITS, subset_table, table_sizes
 from ..tree import Tree, leaves
 from ..tree.conditions import Condition
 
 FORMAT = "quercus-model"
 # 2: model trees (``linear`` leaf models and ``terms``); 3: ``oblique``; 4: a subset split
-# keeps a bitset of its categories, a multiway split no table (``tree.cat_table``).
-FORMAT_VERSION = 4
+# keeps a bitset of its categories, a multiway split no table (``tree.cat_table``); 5: a
+# subset split's table is a header and a bitset or a list of codes (``category_sets.py``).
+FORMAT_VERSION = 5
 #: The last version whose files keep a branch number for every category of every nominal
-#: split (read, then converted to bitsets).
+#: split (read, then converted).
 FULL_TABLES_VERSION = 3
+#: The last version whose subset splits keep a bare bitset (read, then given headers).
+BITSETS_VERSION = 4
+#: How a file's trees keep their category tables: a branch number per category of every
+#: nominal split, a bare bitset per subset split, or a header and a bitset or a list.
+FULL_TABLES, BITSETS, HEADED = "full tables", "bitsets", "headed"
+
+
+def tables_of(version: int, full_tables_version: int, bitsets_version: int) -> str:
+    """How the trees of a file of ``version`` keep their category tables (the last
+    versions of each old form given)."""
+    if version <= full_tables_version:
+        return FULL_TABLES
+    return BITSETS if version <= bitsets_version else HEADED
+
+
 #: The oldest version this quercus still reads (its files are read as they were written).
 OLDEST_FORMAT_VERSION = 1
 #: The estimators a model file can hold, by the class name it records (the public names of
@@ -356,12 +372,11 @@ def save_model(estimator, path) -> Path:
 
 
 def compact_categories(tree: Tree, schema: Schema) -> Tree:
-    """``tree`` with a category table that holds only its subset splits' bitsets, in node
-    order (pruning leaves the bitsets of removed splits behind)."""
+    """``tree`` with a category table that holds only its subset splits' tables, in node
+    order (pruning leaves the tables of removed splits behind)."""
     nodes = np.flatnonzero(tree.kind == SUBSET_SPLIT)
-    sizes = np.array(
-        [words_for(schema.features[f].n_categories) for f in tree.feature[nodes]], np.int64
-    )
+    n_categories = np.array([f.n_categories or 0 for f in schema.features], dtype=np.int64)
+    sizes = table_sizes(tree.cat_table, tree.cat_start[nodes], n_categories[tree.feature[nodes]])
     cat_start = np.full(tree.node_count, -1, dtype=np.int32)
     cat_start[nodes] = np.cumsum(sizes) - sizes
     if sizes.sum() == len(tree.cat_table) and (cat_start == tree.cat_start).all():
@@ -371,19 +386,36 @@ def compact_categories(tree: Tree, schema: Schema) -> Tree:
     return replace(tree, cat_start=cat_start, cat_table=tree.cat_table[picked].astype(np.int32))
 
 
-def bitsets_of_full_tables(a: dict, schema: Schema) -> dict:
-    """The arrays ``a`` of a tree read from a file of format version 3 or older (checked
-    by :func:`check_tree` with ``full_tables``), with each subset split's table of branch
-    numbers packed into its bitset and the multiway splits' tables dropped."""
+def converted_tables(a: dict, schema: Schema, tables: str) -> dict:
+    """The arrays ``a`` of a tree read from an older file (checked by :func:`check_tree`
+    with its ``tables``) with the category tables of today (``category_sets.py``): a full
+    table per nominal split (version 3 and older) made the smaller of a bitset and a list,
+    the multiway splits' tables dropped; a bare bitset (version 4) given its header. The
+    tables are laid in node order from 0 (of stacked trees: of the whole stack)."""
+    if tables == HEADED:
+        return a
     subset = np.flatnonzero(a["kind"] == SUBSET_SPLIT)
-    tables, cat_start, at = [], np.full(len(a["kind"]), -1, dtype=np.int32), 0
-    for node in subset.tolist():
-        n = schema.features[int(a["feature"][node])].n_categories
-        start = int(a["cat_start"][node])
-        tables.append(pack_sides(a["cat_table"][start : start + n] == 1))
-        cat_start[node] = at
-        at += len(tables[-1])
-    table = np.concatenate(tables) if tables else np.zeros(0, dtype=np.int32)
+    n_categories = np.array([f.n_categories or 0 for f in schema.features], dtype=np.int64)
+    size = n_categories[a["feature"][subset]]
+    start = a["cat_start"][subset].astype(np.int64)
+    if tables == BITSETS:
+        words = -(-size // WORD_BITS)
+        new_start = np.cumsum(words + 1) - (words + 1)
+        table = np.full(int((words + 1).sum()), BITSET, dtype=np.int32)
+        within = np.arange(words.sum()) - np.repeat(np.cumsum(words) - words, words)
+        table[np.repeat(new_start + 1, words) + within] = a["cat_table"][
+            np.repeat(start, words) + within
+        ]
+    else:
+        parts = [
+            subset_table(a["cat_table"][lo : lo + n] == 1)
+            for lo, n in zip(start.tolist(), size.tolist(), strict=True)
+        ]
+        lengths = np.array([len(p) for p in parts], dtype=np.int64)
+        new_start = np.cumsum(lengths) - lengths
+        table = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int32)
+    cat_start = np.full(len(a["kind"]), -1, dtype=np.int32)
+    cat_start[subset] = new_start
     return {**a, "cat_start": cat_start, "cat_table": table.astype(np.int32)}
 
 
@@ -540,8 +572,8 @@ def _model_from_dict(doc: dict, classes: dict):
     linear = hasattr(cls, "_m5") or doc["params"].get("leaf_model") == "linear"
     terms = _terms_from_dict(doc, schema, linear) if "terms" in doc or linear else None
     n_terms = None if terms is None else terms.n_terms
-    full_tables = doc["format_version"] <= FULL_TABLES_VERSION
-    tree = _tree_from_dict(doc["tree"], schema, n_classes, n_terms, full_tables)
+    tables = tables_of(doc["format_version"], FULL_TABLES_VERSION, BITSETS_VERSION)
+    tree = _tree_from_dict(doc["tree"], schema, n_classes, n_terms, tables)
     if terms is not None:
         estimator.terms_ = terms
     if tree.n_node_samples[0] != training["n_samples"]:
@@ -697,7 +729,7 @@ def _tree_from_dict(
     schema: Schema,
     n_classes: int | None,
     n_terms: int | None = None,
-    full_tables: bool = False,
+    tables: str = HEADED,
 ) -> Tree:
     n, regression = doc["n_nodes"], doc["regression"]
     arrays = {}
@@ -724,12 +756,11 @@ def _tree_from_dict(
         raise ModelError("field tree.median: must be finite, one per node, in a regression tree")
     linear = _linear_of(doc.get("linear"), n, n_terms)
     try:
-        check_tree(arrays, value, schema, regression, full_tables)
+        check_tree(arrays, value, schema, regression, tables)
         oblique = _oblique_of(doc.get("oblique"), arrays, schema)
     except ModelError as exc:
         raise ModelError(f"field tree: {exc}") from None
-    if full_tables:
-        arrays = bitsets_of_full_tables(arrays, schema)
+    arrays = converted_tables(arrays, schema, tables)
     known = {f.name for f in fields(Tree)}
     tree = Tree(
         **{k: v for k, v in arrays.items() if k in known},
@@ -851,21 +882,22 @@ def check_tree(
     value: np.ndarray,
     schema: Schema,
     regression: bool,
-    full_tables: bool = False,
+    tables: str = HEADED,
     bounds: TreeBounds | None = None,
 ) -> None:
     """Every node reachable once from the root, children after their parent, depths that
     count the steps from the root, splits that fit their features, every child slot used
     once, statistics that are weights: what prediction relies on to end and to index within
     bounds (the routing kernels do not check bounds). Vectorised: a forest's trees have
-    millions of nodes. ``full_tables``: the category tables of format version 3 and older
-    (a branch number per category of every nominal split). ``bounds``: the arrays are
-    many trees laid end to end, their indexes pointing across them (``tree/stack.py``);
-    each tree's nodes, slots and words must then lie within its own bounds."""
+    millions of nodes. ``tables``: how the category tables are kept (:data:`HEADED`, or
+    the :data:`BITSETS` of version 4, the :data:`FULL_TABLES` of version 3 and older).
+    ``bounds``: the arrays are many trees laid end to end, their indexes pointing across
+    them (``tree/stack.py``); each tree's nodes, slots and words must then lie within its
+    own bounds."""
     one_tree = bounds is None
     bounds = TreeBounds.of_one_tree(a) if one_tree else bounds
     try:
-        _check_nodes(a, value, schema, regression, full_tables, bounds)
+        _check_nodes(a, value, schema, regression, tables, bounds)
     except _NodeError as exc:
         if one_tree:
             raise ModelError(exc.message.format(node=f"node {exc.node}")) from None
@@ -873,7 +905,7 @@ def check_tree(
         raise ModelError(f"{tree}: " + exc.message.format(node=node)) from None
 
 
-def _check_nodes(a, value, schema, regression: bool, full_tables: bool, bounds: TreeBounds):
+def _check_nodes(a, value, schema, regression: bool, tables: str, bounds: TreeBounds):
     n = len(a["kind"])
     kind = a["kind"]
     if not np.isin(kind, (LEAF, NUMERIC_SPLIT, MULTIWAY_SPLIT, SUBSET_SPLIT, OBLIQUE_SPLIT)).all():
@@ -951,7 +983,11 @@ def _check_nodes(a, value, schema, regression: bool, full_tables: bool, bounds: 
         node = first_bad(bad, categories.nodes)
         name = schema.features[a["feature"][node]].name
         raise _NodeError(node, f"{{node}}: a category split on {name!r}, which is not nominal")
-    check_categories = _check_full_tables if full_tables else _check_bitsets
+    check_categories = {
+        FULL_TABLES: _check_full_tables,
+        BITSETS: _check_bitsets,
+        HEADED: _check_headed_tables,
+    }[tables]
     check_categories(categories, a["cat_start"], cat_table, n_categories, schema)
     expected = np.ones(n, dtype=np.int64)
     expected[roots] = 0
@@ -990,6 +1026,44 @@ def _check_bitsets(
         node = int(splits.nodes[np.flatnonzero(bad)[0]])
         name = schema.features[int(splits.feature[np.flatnonzero(bad)[0]])].name
         raise _NodeError(node, f"{{node}}: a category split on {name!r} out of range")
+
+
+def _check_headed_tables(
+    splits: _CategorySplits, cat_start, cat_table, n_categories, schema: Schema
+) -> None:
+    """A multiway split has a child per category of its feature and no table; a subset
+    split two children and its table within its tree's words of ``cat_table``: a header
+    of -1 and a bitset, or a header ``2 m + side`` and ``m`` codes of its feature, in
+    increasing order (the binary search of routing relies on it)."""
+    size = n_categories[splits.feature]
+    start = cat_start[splits.nodes].astype(np.int64)
+    subset = ~splits.multiway
+
+    def refuse(bad):
+        at = np.flatnonzero(bad)[0]
+        name = schema.features[int(splits.feature[at])].name
+        node = int(splits.nodes[at])
+        raise _NodeError(node, f"{{node}}: a category split on {name!r} out of range")
+
+    bad = np.where(subset, splits.count != 2, (splits.count != size) | (start != -1))
+    bad |= subset & ((start < splits.lo) | (start >= splits.hi))
+    if bad.any():
+        refuse(bad)
+    header = np.full(len(start), BITSET, dtype=np.int64)
+    header[subset] = cat_table[start[subset]]  # within the table: checked above
+    listed = np.where(subset & (header >= 0), header >> 1, 0)
+    words = np.where(header == BITSET, -(-size // WORD_BITS), listed)
+    bad = subset & ((header < BITSET) | (listed > size) | (start + 1 + words > splits.hi))
+    if bad.any():
+        refuse(bad)
+    first = np.cumsum(listed) - listed
+    within = np.arange(listed.sum()) - np.repeat(first, listed)
+    codes = cat_table[np.repeat(start + 1, listed) + within]
+    bad = (codes < 0) | (codes >= np.repeat(size, listed))
+    bad[1:] |= (within[1:] > 0) & (codes[1:] <= codes[:-1])
+    if bad.any():
+        node = int(np.repeat(splits.nodes, listed)[np.flatnonzero(bad)[0]])
+        raise _NodeError(node, "{node} lists categories out of range or out of order")
 
 
 def _check_full_tables(

@@ -28,9 +28,25 @@ def _with_bit(word, code):
 
 @njit(inline="always")
 def subset_bit(table, start, code):
-    """The branch (0 or 1) of category ``code`` at the subset split whose bitset starts at
+    """The branch (0 or 1) of category ``code`` at the subset split whose table (a header,
+    then a bitset or a sorted list of codes: ``category_sets.py``) starts at
     ``table[start]``."""
-    return _bit(table[start + (np.int64(code) >> 5)], code)
+    header = np.int64(table[start])
+    if header < 0:
+        return _bit(table[start + 1 + (np.int64(code) >> 5)], code)
+    side = header & 1
+    lo = np.int64(start) + 1
+    hi = lo + (header >> 1)
+    while lo < hi:  # a binary search of the listed codes
+        mid = (lo + hi) >> 1
+        listed = np.int64(table[mid])
+        if listed == code:
+            return side
+        if listed < code:
+            lo = mid + 1
+        else:
+            hi = mid
+    return 1 - side
 
 
 @njit(inline="always")
@@ -85,23 +101,62 @@ def settle_unseen(table, start, n_categories, heaviest):
             table[at] = _with_bit(table[at], c)
 
 
+@njit(inline="always")
+def _listed_side(table, start, n_categories):
+    """``(side, m)``: the branch of fewer categories in the pending table at
+    ``table[start]`` (the second on a tie) and how many it has (``subset_table``'s rule)."""
+    n_second = 0
+    for k in range(n_words(n_categories)):
+        word = np.int64(table[start + 2 * k]) & 0xFFFFFFFF
+        while word:  # the set bits, one at a time
+            word &= word - 1
+            n_second += 1
+    if n_second <= n_categories - n_second:
+        return 1, n_second
+    return 0, n_categories - n_second
+
+
+@njit(inline="always")
+def _settled_size(table, start, n_categories):
+    """The words of the final table (header included) of the pending one at ``start``."""
+    m = _listed_side(table, start, n_categories)[1]
+    return 1 + (m if m < n_words(n_categories) else n_words(n_categories))
+
+
+@njit(inline="always")
+def _settle_one(table, start, n_categories, out, at):
+    """Write the final table of the pending one at ``table[start]`` to ``out[at]``."""
+    side, m = _listed_side(table, start, n_categories)
+    if m >= n_words(n_categories):
+        out[at] = -1
+        for k in range(n_words(n_categories)):
+            out[at + 1 + k] = table[start + 2 * k]
+        return
+    out[at] = 2 * m + side
+    k = at + 1
+    for c in range(n_categories):
+        if _bit(table[start + 2 * (c >> 5)], c) == side:
+            out[k] = c
+            k += 1
+
+
 @njit
 def settled_tables(table, cat_start, subset, n_categories):
-    """The final tables of a grown tree: each subset split's sides (its pending table's
-    even words), in node order, and the new ``cat_start`` (-1 where a node has no table:
-    ``subset[i]`` says whether node ``i`` is a subset split, of ``n_categories[i]``)."""
+    """The final tables of a grown tree: each subset split's sides (from its pending
+    table's even words) as a header and a bitset or a list (``category_sets.py``), in node
+    order, and the new ``cat_start`` (-1 where a node has no table: ``subset[i]`` says
+    whether node ``i`` is a subset split, of ``n_categories[i]``)."""
     n = cat_start.shape[0]
     total = 0
     for i in range(n):
         if subset[i]:
-            total += n_words(n_categories[i])
+            total += _settled_size(table, cat_start[i], n_categories[i])
     out = np.empty(total, dtype=np.int32)
     starts = np.full(n, -1, dtype=np.int32)
     at = 0
     for i in range(n):
         if subset[i]:
             starts[i] = at
-            for k in range(n_words(n_categories[i])):
-                out[at + k] = table[cat_start[i] + 2 * k]
-            at += n_words(n_categories[i])
+            _settle_one(table, cat_start[i], n_categories[i], out, at)
+            at += _settled_size(table, cat_start[i], n_categories[i])
     return out, starts

@@ -46,7 +46,7 @@ from ..splitting._choose import best_split_from_histograms, threshold_between
 from ..splitting._partition import missing_branch
 from ..splitting._scan import impurity, stats_weight
 from ..splitting._significance import passes_chi_square
-from ..splitting.category_sets import pack_sides
+from ..splitting.category_sets import subset_table
 from ..splitting.oblique import ObliqueProblem, ObliqueSplit
 from ._grow import (
     LEAF_EPSILON,
@@ -588,7 +588,7 @@ def _apply(grown: _Nodes, c: _Choice, heaviest: int, missing_child: int, kids, p
     elif split.kind == SUBSET_SPLIT:
         sides = split.cat_table.copy()
         sides[sides < 0] = heaviest  # a category absent at the node
-        grown.cat_tables[node] = pack_sides(sides)
+        grown.cat_tables[node] = subset_table(sides)
     grown.children[node] = children
 
 

@@ -27,7 +27,7 @@ import pandas as pd
 
 from .._config import LEAF, SUBSET_SPLIT
 from ..data.schema import NOMINAL_KIND, NUMERIC_KIND, ORDINAL_KIND, Feature, Schema
-from ..splitting.category_sets import pack_sides
+from ..splitting.category_sets import subset_table
 
 __all__ = [
     "TermEncoding",
@@ -214,7 +214,7 @@ def in_feature_space(tree, encoding: TermEncoding, schema: Schema):
         if schema.features[f].kind == NOMINAL_KIND:
             kind[node] = SUBSET_SPLIT
             cat_start[node] = n_table
-            tables.append(pack_sides(rank > tree.threshold[node]))
+            tables.append(subset_table(rank > tree.threshold[node]))
             n_table += len(tables[-1])
     return dataclasses.replace(
         tree,
