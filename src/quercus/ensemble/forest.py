@@ -194,29 +194,31 @@ def pack_compact(trees: TreeStack, tree_values) -> tuple | None:
     m = trees.merged
     if (m.kind > NUMERIC_SPLIT).any():
         return None
-    value = tree_values(m)
-    roots = trees.node_offsets[:-1]
-    inner = np.flatnonzero(m.kind != LEAF)  # increasing: a parent before its children
-    inner_tree = trees.tree_of_node[inner]
-    inner_before = np.cumsum(np.bincount(inner_tree, minlength=len(trees))) - np.bincount(
-        inner_tree, minlength=len(trees)
-    )
-    left = 1 + 2 * (np.arange(len(inner)) - inner_before[inner_tree])  # within its tree
-    new_id = np.zeros(m.node_count, dtype=np.int64)  # within its tree: a root stays 0
+    roots = trees.node_offsets[:-1].astype(np.int32)
+    inner = np.flatnonzero(m.kind != LEAF).astype(np.int32)  # a parent before its children
+    tree = trees.tree_of(inner)
+    per_tree = np.bincount(tree, minlength=len(trees))
+    # The k-th split of the forest is the (k - splits of the trees before)-th of its tree.
+    rank = np.arange(len(inner), dtype=np.int32) - (np.cumsum(per_tree) - per_tree)[tree]
+    left = (1 + 2 * rank + roots[tree]).astype(np.int32)  # its first child's new number
+    del tree, rank
+    new_id = np.repeat(roots, trees.n_nodes)  # a root keeps its number
     new_id[m.children[m.child_start[inner]]] = left
     new_id[m.children[m.child_start[inner] + 1]] = left + 1
-    new_id += roots[trees.tree_of_node]
     nodes = np.empty(m.node_count, dtype=COMPACT_DTYPE)
     leaf = m.kind == LEAF
     nodes["threshold"][new_id] = np.where(leaf, np.inf, m.threshold)
-    feature = np.where(leaf, LEAF_FLAG, m.feature.astype(np.int64))
-    feature[inner] |= np.where(m.missing_child[inner] == 1, MISSING_RIGHT, 0)
+    feature = np.where(leaf, LEAF_FLAG, m.feature).astype(np.int32)
+    feature[inner] |= np.where(m.missing_child[inner] == 1, MISSING_RIGHT, 0).astype(np.int32)
     nodes["feature"][new_id] = feature
+    del feature
     nodes["left"][new_id] = new_id  # a leaf leads to itself
-    nodes["left"][new_id[inner]] = left + roots[inner_tree]
+    nodes["left"][new_id[inner]] = left
+    del left, inner
+    value = tree_values(m)
     out_values = np.empty_like(value)
     out_values[new_id] = value
-    return roots.copy(), nodes, out_values
+    return trees.node_offsets[:-1].copy(), nodes, out_values
 
 
 #: Trees grown by a forest's fit are stacked this many at a time (one Python object a

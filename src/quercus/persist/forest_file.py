@@ -183,7 +183,7 @@ def _compact_categories(trees: TreeStack, schema) -> TreeStack:
         return trees
     picked = np.repeat(m.cat_start[nodes].astype(np.int64) - cat_start[nodes], sizes)
     table = m.cat_table[picked + np.arange(sizes.sum())].astype(np.int32)
-    words = np.bincount(trees.tree_of_node[nodes], weights=sizes, minlength=len(trees))
+    words = np.bincount(trees.tree_of(nodes), weights=sizes, minlength=len(trees))
     cat_offsets = np.concatenate([[0], np.cumsum(words)]).astype(np.int64)
     return replace(
         trees, merged=replace(m, cat_start=cat_start, cat_table=table), cat_offsets=cat_offsets
@@ -430,9 +430,8 @@ def _stack(arrays: dict, schema, training: dict, tables: str) -> TreeStack:
     offsets = tuple(arrays[key] for key in _OFFSETS)
     if offsets[0][-1] >= 2**31 or offsets[1][-1] >= 2**31 or offsets[2][-1] >= 2**31:
         raise ModelError("arrays: 2**31 nodes, children or category words or more")
-    part = {key: arrays[key] for key in _NODE_ARRAYS}
-    part["children"], part["cat_table"] = arrays["children"], arrays["cat_table"]
-    part |= global_indexes(part["kind"], part, offsets)
+    part = {key: arrays.pop(key) for key in (*_NODE_ARRAYS, "children", "cat_table")}
+    part |= global_indexes(part["kind"], part, offsets)  # the local ones freed
     value, median = arrays["value"], arrays.get("median")
     if median is not None and not np.isfinite(median).all():
         raise ModelError("arrays: a median that is not finite")
@@ -451,9 +450,11 @@ def _stack(arrays: dict, schema, training: dict, tables: str) -> TreeStack:
         tree = np.repeat(np.arange(n_trees), np.diff(offsets[0]))[subset]
         per_tree = np.bincount(tree, weights=sizes, minlength=n_trees)
         offsets = (*offsets[:2], np.concatenate([[0], np.cumsum(per_tree)]).astype(np.int64))
+    for key, dtype in _INDEX_DTYPES.items():  # one at a time, each int64 copy freed
+        part[key] = part[key].astype(dtype)
     tree_fields = {f.name for f in fields(Tree)}
     merged = Tree(
-        **{k: v.astype(_INDEX_DTYPES.get(k, v.dtype)) for k, v in part.items() if k in tree_fields},
+        **{k: v for k, v in part.items() if k in tree_fields},
         value=value,
         **_leaf_fields(median, training["regression"]),
         regression=training["regression"],

@@ -921,7 +921,7 @@ def _check_nodes(a, value, schema, regression: bool, tables: str, bounds: TreeBo
     bad = a["depth"][roots] != 0
     if bad.any():
         raise _NodeError(roots[np.flatnonzero(bad)[0]], "the root ({node}) is not at depth 0")
-    tree_of_node = np.repeat(np.arange(len(roots)), np.diff(bounds.node_offsets))
+    tree_of_node = np.repeat(np.arange(len(roots), dtype=np.int32), np.diff(bounds.node_offsets))
 
     def first_bad(mask, nodes) -> int:
         return int(nodes[np.flatnonzero(mask)[0]])
@@ -931,7 +931,8 @@ def _check_nodes(a, value, schema, regression: bool, tables: str, bounds: TreeBo
     f = a["feature"][nodes].astype(np.int64)
     first = a["child_start"][nodes].astype(np.int64)
     count = a["n_children"][nodes].astype(np.int64)
-    children, cat_table = a["children"].astype(np.int64), a["cat_table"].astype(np.int64)
+    children = np.asarray(a["children"], dtype=np.int64)
+    cat_table = np.asarray(a["cat_table"], dtype=np.int64)
     bad = (f < 0) | (f >= len(schema.features))
     if bad.any():
         node = first_bad(bad, nodes)
@@ -946,17 +947,22 @@ def _check_nodes(a, value, schema, regression: bool, tables: str, bounds: TreeBo
             f"children has {len(children)} entries, but the splits have {count.sum()} children"
         )
     offsets = np.cumsum(count) - count
-    kid_slots = np.repeat(first - offsets, count) + np.arange(count.sum())
-    kids = children[kid_slots]
-    parents = np.repeat(nodes, count)
-    bad = (kids <= parents) | (kids >= bounds.node_offsets[tree_of_node[parents] + 1])
+    kids = children[np.repeat(first - offsets, count) + np.arange(count.sum())]
+    # Each split's children, compared by their least and greatest (no array per child).
+    bad = (np.minimum.reduceat(kids, offsets) <= nodes) | (
+        np.maximum.reduceat(kids, offsets) >= bounds.node_offsets[tree + 1]
+    )
     if bad.any():
-        node = int(parents[np.flatnonzero(bad)[0]])
-        raise _NodeError(node, "{node} has a child that is not a later node")
+        raise _NodeError(first_bad(bad, nodes), "{node} has a child that is not a later node")
     # decision_path sizes its output by the largest depth.
-    bad = a["depth"][kids] != a["depth"][parents] + 1
+    kid_depth = a["depth"][kids]
+    below = a["depth"][nodes] + 1
+    bad = (np.minimum.reduceat(kid_depth, offsets) != below) | (
+        np.maximum.reduceat(kid_depth, offsets) != below
+    )
+    del kid_depth
     if bad.any():
-        node = int(parents[np.flatnonzero(bad)[0]])
+        node = first_bad(bad, nodes)
         raise _NodeError(node, "{node} has a child whose depth is not one more than its own")
     missing = a["missing_child"][nodes]
     bad = (missing < 0) | (missing >= count)
@@ -989,9 +995,9 @@ def _check_nodes(a, value, schema, regression: bool, tables: str, bounds: TreeBo
         HEADED: _check_headed_tables,
     }[tables]
     check_categories(categories, a["cat_start"], cat_table, n_categories, schema)
-    expected = np.ones(n, dtype=np.int64)
-    expected[roots] = 0
-    if (np.bincount(kids, minlength=n) != expected).any():
+    parents = np.bincount(kids, minlength=n)
+    parents[roots] += 1  # a root has none: counted as one, as every other node must have
+    if (parents != 1).any():
         raise ModelError("the nodes do not form " + ("one tree" if len(roots) == 1 else "trees"))
 
 

@@ -15,7 +15,6 @@ for (:meth:`TreeStack.tree`).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cached_property
 
 import numpy as np
 
@@ -40,10 +39,10 @@ class TreeStack:
         """Each tree's number of nodes."""
         return np.diff(self.node_offsets)
 
-    @cached_property
-    def tree_of_node(self) -> np.ndarray:
-        """The tree (int64) that each node of ``merged`` belongs to."""
-        return np.repeat(np.arange(len(self), dtype=np.int64), self.n_nodes)
+    def tree_of(self, nodes: np.ndarray) -> np.ndarray:
+        """The tree (int32) that each node of ``nodes`` (increasing numbers of ``merged``)
+        belongs to."""
+        return (np.searchsorted(self.node_offsets, nodes, side="right") - 1).astype(np.int32)
 
     def tree(self, t: int) -> Tree:
         """Tree ``t`` as a :class:`~quercus.tree.Tree` of its own indexes (its value arrays
@@ -107,7 +106,7 @@ class TreeStack:
         m = self.merged
         inner = np.flatnonzero(m.kind != LEAF)
         gain = np.maximum(m.impurity_decrease()[inner], 0.0)
-        tree = self.tree_of_node[inner]
+        tree = self.tree_of(inner)
         total = np.bincount(tree, weights=gain, minlength=len(self))[tree]
         share = np.divide(gain, total, out=np.zeros_like(gain), where=total > 0)
         summed = np.bincount(m.feature[inner], weights=share, minlength=n_features)
