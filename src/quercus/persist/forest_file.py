@@ -40,13 +40,13 @@ from dataclasses import fields, replace
 
 import numpy as np
 
-from .._config import SUBSET_SPLIT
+from .._config import LEAF, SUBSET_SPLIT
 from .._files import write_file
 from .._version import __version__
 from ..estimators.params import features_per_split
 from ..splitting.category_sets import table_sizes
 from ..tree import Tree, leaves
-from ..tree.stack import TreeStack, global_indexes
+from ..tree.stack import TreeStack, make_global
 from .model_file import (
     _MALFORMED,
     _NODE_ARRAYS,
@@ -95,8 +95,6 @@ _DTYPES = {
     "cat_offsets": np.dtype(np.int64),
 }
 _OFFSETS = {"node_offsets": "kind", "child_offsets": "children", "cat_offsets": "cat_table"}
-# The indexes checked as int64 and kept as int32.
-_INDEX_DTYPES = {"child_start": np.int32, "cat_start": np.int32, "children": np.int32}
 _MAX_META_BYTES = 64 << 20  # forest.json of a million trees' seeds is about 20 MB
 _ZIP_EPOCH = (1980, 1, 1, 0, 0, 0)  # the earliest time a zip entry can carry
 _MAX_NPY_HEADER = 4096  # NumPy writes quercus's .npy headers in 118 bytes
@@ -424,6 +422,35 @@ def _check_seeds(seeds: list, n_trees: int) -> None:
         raise ModelError("field training.seeds: seeds are integers of 0 to 2**64 - 1")
 
 
+def _check_local_indexes(a: dict, offsets: tuple) -> None:
+    """Each tree's indexes within its own part of the arrays: a split's first child slot
+    among its tree's slots, a table's start among its tree's words, a child among its
+    tree's nodes (so that they can be made to point across the trees in int32; then
+    :func:`~quercus.persist.model_file.check_tree` checks the rest)."""
+    node_offsets, child_offsets, cat_offsets = offsets
+    n_trees = len(node_offsets) - 1
+    tree = np.repeat(np.arange(n_trees, dtype=np.int32), np.diff(node_offsets))
+    inner = a["kind"] != LEAF
+    slots = np.diff(child_offsets)[tree]
+    bad = inner & ((a["child_start"] < 0) | (a["child_start"] >= slots))
+    tabled = a["cat_start"] >= 0
+    bad |= tabled & (a["cat_start"] >= np.diff(cat_offsets)[tree])
+    if bad.any():
+        node = int(np.flatnonzero(bad)[0])
+        t = int(tree[node])
+        raise ModelError(
+            f"arrays, tree {t}: node {node - int(node_offsets[t])}'s children or category "
+            "table out of range"
+        )
+    slot_tree = np.repeat(np.arange(n_trees, dtype=np.int32), np.diff(child_offsets))
+    children = a["children"]
+    bad = (children < 0) | (children >= np.diff(node_offsets)[slot_tree])
+    if bad.any():
+        slot = int(np.flatnonzero(bad)[0])
+        t = int(slot_tree[slot])
+        raise ModelError(f"arrays, tree {t}: a child out of range (slot {slot - child_offsets[t]})")
+
+
 def _stack(arrays: dict, schema, training: dict, tables: str) -> TreeStack:
     """The trees of the forest's arrays, checked all at once and stacked (their category
     tables kept as ``tables`` says, converted if they are of an older version)."""
@@ -431,7 +458,8 @@ def _stack(arrays: dict, schema, training: dict, tables: str) -> TreeStack:
     if offsets[0][-1] >= 2**31 or offsets[1][-1] >= 2**31 or offsets[2][-1] >= 2**31:
         raise ModelError("arrays: 2**31 nodes, children or category words or more")
     part = {key: arrays.pop(key) for key in (*_NODE_ARRAYS, "children", "cat_table")}
-    part |= global_indexes(part["kind"], part, offsets)  # the local ones freed
+    _check_local_indexes(part, offsets)
+    make_global(part["kind"], part, offsets)
     value, median = arrays["value"], arrays.get("median")
     if median is not None and not np.isfinite(median).all():
         raise ModelError("arrays: a median that is not finite")
@@ -450,8 +478,6 @@ def _stack(arrays: dict, schema, training: dict, tables: str) -> TreeStack:
         tree = np.repeat(np.arange(n_trees), np.diff(offsets[0]))[subset]
         per_tree = np.bincount(tree, weights=sizes, minlength=n_trees)
         offsets = (*offsets[:2], np.concatenate([[0], np.cumsum(per_tree)]).astype(np.int64))
-    for key, dtype in _INDEX_DTYPES.items():  # one at a time, each int64 copy freed
-        part[key] = part[key].astype(dtype)
     tree_fields = {f.name for f in fields(Tree)}
     merged = Tree(
         **{k: v for k, v in part.items() if k in tree_fields},

@@ -931,7 +931,7 @@ def _check_nodes(a, value, schema, regression: bool, tables: str, bounds: TreeBo
     f = a["feature"][nodes].astype(np.int64)
     first = a["child_start"][nodes].astype(np.int64)
     count = a["n_children"][nodes].astype(np.int64)
-    children = np.asarray(a["children"], dtype=np.int64)
+    children = a["children"]
     cat_table = np.asarray(a["cat_table"], dtype=np.int64)
     bad = (f < 0) | (f >= len(schema.features))
     if bad.any():
@@ -948,22 +948,19 @@ def _check_nodes(a, value, schema, regression: bool, tables: str, bounds: TreeBo
         )
     offsets = np.cumsum(count) - count
     kids = children[np.repeat(first - offsets, count) + np.arange(count.sum())]
-    # Each split's children, compared by their least and greatest (no array per child).
-    bad = (np.minimum.reduceat(kids, offsets) <= nodes) | (
-        np.maximum.reduceat(kids, offsets) >= bounds.node_offsets[tree + 1]
-    )
+    parents = np.repeat(nodes.astype(np.int32), count)
+    ends = np.repeat(bounds.node_offsets[1:][tree], count)  # each parent's tree's end
+    bad = (kids <= parents) | (kids >= ends)
+    del ends
     if bad.any():
-        raise _NodeError(first_bad(bad, nodes), "{node} has a child that is not a later node")
+        node = int(parents[np.flatnonzero(bad)[0]])
+        raise _NodeError(node, "{node} has a child that is not a later node")
     # decision_path sizes its output by the largest depth.
-    kid_depth = a["depth"][kids]
-    below = a["depth"][nodes] + 1
-    bad = (np.minimum.reduceat(kid_depth, offsets) != below) | (
-        np.maximum.reduceat(kid_depth, offsets) != below
-    )
-    del kid_depth
+    bad = a["depth"][kids] != a["depth"][parents] + 1
     if bad.any():
-        node = first_bad(bad, nodes)
+        node = int(parents[np.flatnonzero(bad)[0]])
         raise _NodeError(node, "{node} has a child whose depth is not one more than its own")
+    del parents
     missing = a["missing_child"][nodes]
     bad = (missing < 0) | (missing >= count)
     if bad.any():

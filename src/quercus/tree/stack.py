@@ -121,30 +121,25 @@ def _shifted(index: np.ndarray, where: np.ndarray, by, dtype=np.int32) -> np.nda
     """``index`` with ``by`` (a number, or one per entry) added where ``where`` holds (a
     new array of ``dtype``)."""
     out = index.astype(np.int64)
-    out[where] += by if np.isscalar(by) else by[where]
-    return out.astype(dtype)
+    np.add(out, by, out=out, where=where)
+    return out if out.dtype == dtype else out.astype(dtype)
 
 
-def global_indexes(kind, local: dict, offsets: tuple) -> dict:
-    """:meth:`TreeStack.local_indexes` turned back: ``local`` (``child_start``,
-    ``cat_start``, ``children`` as each tree numbers them) pointing across the stack of
-    ``offsets`` (node, child and category offsets), as int64 (a file's may be anything:
-    they are checked before they are used)."""
-    node_offsets, child_offsets, cat_offsets = offsets
-    n_nodes = np.diff(node_offsets)
-    return {
-        "child_start": _shifted(
-            local["child_start"], kind != LEAF, np.repeat(child_offsets[:-1], n_nodes), np.int64
-        ),
-        "cat_start": _shifted(
-            local["cat_start"],
-            local["cat_start"] >= 0,
-            np.repeat(cat_offsets[:-1], n_nodes),
-            np.int64,
-        ),
-        "children": local["children"].astype(np.int64)
-        + np.repeat(node_offsets[:-1], np.diff(child_offsets)),
-    }
+def make_global(kind: np.ndarray, arrays: dict, offsets: tuple) -> None:
+    """:meth:`TreeStack.local_indexes` turned back, in place: the int32 ``child_start``,
+    ``cat_start`` and ``children`` of ``arrays``, as each tree numbers its slots, words and
+    nodes, made to point across the stack of ``offsets`` (node, child and category
+    offsets). Each index must lie within its own tree's (the caller checks: then no sum
+    passes the stack's size)."""
+    node_offsets, child_offsets, cat_offsets = (o.astype(np.int32) for o in offsets)
+    tree = np.repeat(np.arange(len(node_offsets) - 1, dtype=np.int32), np.diff(node_offsets))
+    start = arrays["child_start"]
+    np.add(start, child_offsets[:-1][tree], out=start, where=kind != LEAF)
+    start = arrays["cat_start"]
+    np.add(start, cat_offsets[:-1][tree], out=start, where=start >= 0)
+    del tree
+    children = arrays["children"]
+    children += np.repeat(node_offsets[:-1], np.diff(child_offsets))
 
 
 def stack_of_tree(tree: Tree) -> TreeStack:
