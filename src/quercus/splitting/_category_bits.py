@@ -102,42 +102,52 @@ def settle_unseen(table, start, n_categories, heaviest):
 
 
 @njit(inline="always")
+def _popcount(word):
+    """The set bits among the 32 low bits of ``word`` (int64), in a few operations."""
+    w = np.int64(word) & 0xFFFFFFFF
+    w = w - ((w >> 1) & 0x55555555)
+    w = (w & 0x33333333) + ((w >> 2) & 0x33333333)
+    w = (w + (w >> 4)) & 0x0F0F0F0F
+    return ((w * 0x01010101) & 0xFFFFFFFF) >> 24
+
+
+@njit(inline="always")
 def _listed_side(table, start, n_categories):
     """``(side, m)``: the branch of fewer categories in the pending table at
     ``table[start]`` (the second on a tie) and how many it has (``subset_table``'s rule)."""
     n_second = 0
     for k in range(n_words(n_categories)):
-        word = np.int64(table[start + 2 * k]) & 0xFFFFFFFF
-        while word:  # the set bits, one at a time
-            word &= word - 1
-            n_second += 1
+        n_second += _popcount(table[start + 2 * k])
     if n_second <= n_categories - n_second:
         return 1, n_second
     return 0, n_categories - n_second
 
 
 @njit(inline="always")
-def _settled_size(table, start, n_categories):
-    """The words of the final table (header included) of the pending one at ``start``."""
-    m = _listed_side(table, start, n_categories)[1]
-    return 1 + (m if m < n_words(n_categories) else n_words(n_categories))
-
-
-@njit(inline="always")
-def _settle_one(table, start, n_categories, out, at):
-    """Write the final table of the pending one at ``table[start]`` to ``out[at]``."""
-    side, m = _listed_side(table, start, n_categories)
-    if m >= n_words(n_categories):
+def _settle_one(table, start, n_categories, side, m, out, at):
+    """Write the final table of the pending one at ``table[start]`` to ``out[at]``: its
+    bitset, or (``m`` less than its words) the ``m`` codes of branch ``side``, found word
+    by word, bit by bit among the set ones."""
+    words = n_words(n_categories)
+    if m >= words:
         out[at] = -1
-        for k in range(n_words(n_categories)):
+        for k in range(words):
             out[at + 1 + k] = table[start + 2 * k]
         return
     out[at] = 2 * m + side
-    k = at + 1
-    for c in range(n_categories):
-        if _bit(table[start + 2 * (c >> 5)], c) == side:
-            out[k] = c
-            k += 1
+    at += 1
+    for k in range(words):
+        word = np.int64(table[start + 2 * k]) & 0xFFFFFFFF
+        if side == 0:  # the categories of the first branch: the clear bits, up to n
+            word = ~word & 0xFFFFFFFF
+            last = n_categories - 32 * k
+            if last < 32:
+                word &= (np.int64(1) << last) - 1
+        while word:
+            low = word & -word
+            out[at] = 32 * k + _popcount(low - 1)
+            at += 1
+            word ^= low
 
 
 @njit
@@ -147,16 +157,17 @@ def settled_tables(table, cat_start, subset, n_categories):
     order, and the new ``cat_start`` (-1 where a node has no table: ``subset[i]`` says
     whether node ``i`` is a subset split, of ``n_categories[i]``)."""
     n = cat_start.shape[0]
+    side = np.zeros(n, dtype=np.int64)
+    listed = np.zeros(n, dtype=np.int64)
+    starts = np.full(n, -1, dtype=np.int32)
     total = 0
     for i in range(n):
         if subset[i]:
-            total += _settled_size(table, cat_start[i], n_categories[i])
+            side[i], listed[i] = _listed_side(table, cat_start[i], n_categories[i])
+            starts[i] = total
+            total += 1 + min(listed[i], n_words(n_categories[i]))
     out = np.empty(total, dtype=np.int32)
-    starts = np.full(n, -1, dtype=np.int32)
-    at = 0
     for i in range(n):
         if subset[i]:
-            starts[i] = at
-            _settle_one(table, cat_start[i], n_categories[i], out, at)
-            at += _settled_size(table, cat_start[i], n_categories[i])
+            _settle_one(table, cat_start[i], n_categories[i], side[i], listed[i], out, starts[i])
     return out, starts
