@@ -44,7 +44,6 @@ from .._config import LEAF, SUBSET_SPLIT
 from .._files import write_file
 from .._version import __version__
 from ..estimators.params import features_per_split
-from ..splitting.category_sets import table_sizes
 from ..tree import Tree, leaves
 from ..tree.stack import TreeStack, make_global
 from .model_file import (
@@ -64,6 +63,7 @@ from .model_file import (
     check_statistics_finite,
     check_tree,
     class_name,
+    compact_categories,
     converted_tables,
     creation_time,
     estimator_from,
@@ -169,23 +169,17 @@ def _bounds(trees: TreeStack) -> TreeBounds:
 
 
 def _compact_categories(trees: TreeStack, schema) -> TreeStack:
-    """``trees`` with a category table that holds only their subset splits' bitsets, in
-    node order (as :func:`~quercus.persist.model_file.compact_categories` for one tree)."""
-    m = trees.merged
-    nodes = np.flatnonzero(m.kind == SUBSET_SPLIT)
-    n_categories = np.array([f.n_categories or 0 for f in schema.features], dtype=np.int64)
-    sizes = table_sizes(m.cat_table, m.cat_start[nodes], n_categories[m.feature[nodes]])
-    cat_start = np.full(m.node_count, -1, dtype=np.int32)
-    cat_start[nodes] = np.cumsum(sizes) - sizes
-    if sizes.sum() == len(m.cat_table) and (cat_start == m.cat_start).all():
+    """``trees`` with a category table that holds only their subset splits' tables, in
+    node order (:func:`~quercus.persist.model_file.compact_categories` of the stack's nodes,
+    each tree's words counted again)."""
+    merged = compact_categories(trees.merged, schema)
+    if merged is trees.merged:
         return trees
-    picked = np.repeat(m.cat_start[nodes].astype(np.int64) - cat_start[nodes], sizes)
-    table = m.cat_table[picked + np.arange(sizes.sum())].astype(np.int32)
+    nodes = np.flatnonzero(merged.kind == SUBSET_SPLIT)
+    sizes = np.diff(np.append(merged.cat_start[nodes], len(merged.cat_table)))
     words = np.bincount(trees.tree_of(nodes), weights=sizes, minlength=len(trees))
     cat_offsets = np.concatenate([[0], np.cumsum(words)]).astype(np.int64)
-    return replace(
-        trees, merged=replace(m, cat_start=cat_start, cat_table=table), cat_offsets=cat_offsets
-    )
+    return replace(trees, merged=merged, cat_offsets=cat_offsets)
 
 
 def _write_archive(out, text: str, arrays: dict) -> None:
