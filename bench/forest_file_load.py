@@ -29,7 +29,6 @@ import io
 import json
 import sys
 import tempfile
-import time
 import zipfile
 from pathlib import Path
 
@@ -110,22 +109,15 @@ def write_forest(path: Path, rows: int) -> None:
 
 
 def run_cell(path: Path, warm_path: Path) -> dict:
-    from machine import proc_status_kb, reset_peak_rss
+    from machine import measured_step
 
     import quercus
 
     X, _ = make_table(1_000, seed=1)
     quercus.load(warm_path).predict(X)  # imports and kernels, outside the steps timed
 
-    def step(call):
-        base = proc_status_kb("VmRSS")
-        reset_peak_rss()
-        start = time.perf_counter()
-        out = call()
-        return out, time.perf_counter() - start, (proc_status_kb("VmHWM") - base) / 1024
-
-    model, load_s, load_mib = step(lambda: quercus.load(path))
-    _, predict_s, predict_mib = step(lambda: model.predict_proba(X))
+    model, load_s, load_mib = measured_step(lambda: quercus.load(path))
+    _, predict_s, predict_mib = measured_step(lambda: model.predict_proba(X))
     return {
         "quercus_file": quercus.__file__,
         "trees": len(model.estimators_),

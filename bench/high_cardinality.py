@@ -23,7 +23,6 @@ import argparse
 import json
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 from cells import chosen, last_error_line, markdown_table, run_json
@@ -62,29 +61,21 @@ def table_entries(model) -> int:
 
 
 def run_cell(name: str, rows: int, levels: int) -> dict:
-    from machine import proc_status_kb, reset_peak_rss
+    from machine import measured_step
 
     import quercus
 
     X, y = make_data(rows, levels)
     make_model(name).fit(X.iloc[:2_000], y[:2_000])  # the kernels, loaded or compiled
 
-    def step(call):
-        base = proc_status_kb("VmRSS")
-        reset_peak_rss()
-        start = time.perf_counter()
-        out = call()
-        seconds = time.perf_counter() - start
-        return out, seconds, (proc_status_kb("VmHWM") - base) / 1024
-
-    fitted, fit_s, fit_mib = step(lambda: make_model(name).fit(X, y))
+    fitted, fit_s, fit_mib = measured_step(lambda: make_model(name).fit(X, y))
     entries = table_entries(fitted)
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "model.json"
-        _, save_s, _ = step(lambda: fitted.save(path))
+        _, save_s, _ = measured_step(lambda: fitted.save(path))
         size = path.stat().st_size
         fitted = None  # freed before the load is measured
-        loaded, load_s, load_mib = step(lambda: quercus.load(path))
+        loaded, load_s, load_mib = measured_step(lambda: quercus.load(path))
     agree = float((loaded.predict(X.iloc[:5_000]) == y[:5_000]).mean())
     return {
         "fit_s": fit_s,

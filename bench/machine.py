@@ -5,6 +5,7 @@ import importlib.metadata
 import platform
 import re
 import subprocess
+import time
 from pathlib import Path
 
 
@@ -22,6 +23,17 @@ def reset_peak_rss():
         return True
     except OSError:
         return False
+
+
+def measured_step(call):
+    """``(result, seconds, peak MiB)`` of ``call()``: its wall-clock time, and the peak RSS
+    while it ran less the RSS before it (the kernel's peak mark reset first)."""
+    base = proc_status_kb("VmRSS")
+    reset_peak_rss()
+    start = time.perf_counter()
+    out = call()
+    seconds = time.perf_counter() - start
+    return out, seconds, (proc_status_kb("VmHWM") - base) / 1024
 
 
 def version(dist):

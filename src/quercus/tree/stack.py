@@ -73,7 +73,7 @@ class TreeStack:
 
     def local_indexes(self) -> dict:
         """``child_start``, ``cat_start`` and ``children`` as each tree numbers its own
-        slots, words and nodes (what :func:`stack_of_local` takes back)."""
+        slots, words and nodes (what :func:`make_global` takes back)."""
         m = self.merged
         return {
             "child_start": _shifted(
@@ -188,14 +188,9 @@ def concatenate(stacks: list[TreeStack]) -> TreeStack:
     for name in (*PER_NODE, "children", "cat_table"):
         parts = [getattr(s.merged, name) for s in stacks]
         arrays[name] = None if parts[0] is None else np.concatenate(parts)
-    # Each stack's indexes move by the nodes, slots and words of the stacks before it.
-    inner = arrays["kind"] != LEAF
-    arrays["child_start"][inner] += np.repeat(totals["child"], sizes["node"])[inner].astype(
-        np.int32
-    )
-    subset = arrays["cat_start"] >= 0
-    arrays["cat_start"][subset] += np.repeat(totals["cat"], sizes["node"])[subset].astype(np.int32)
-    arrays["children"] += np.repeat(totals["node"], sizes["child"]).astype(np.int32)
+    # Each stack's indexes are its own: they move by the nodes, slots and words before it.
+    bounds = tuple(np.append(totals[key], size.sum()) for key, size in sizes.items())
+    make_global(arrays["kind"], arrays, bounds)
 
     def offsets(key: str, total: str) -> np.ndarray:
         parts = [getattr(s, key)[1:] + by for s, by in zip(stacks, totals[total], strict=True)]
