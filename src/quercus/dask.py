@@ -7,7 +7,7 @@ stay on the workers; their predictions are Dask arrays, computed partition by pa
 writes the same model files. A fit whose scheduler is lost on the way raises
 :class:`ClusterLostError` (a ``ConnectionError``) naming the scheduler's address. See
 ``docs/distributed.md`` for how they learn and what it
-costs, and :mod:`quercus.distributed.estimators` for the options that stay local.
+costs, and :mod:`quercus.capabilities` for the options that stay local.
 """
 
 from .distributed.estimators import (

@@ -4,7 +4,6 @@ a few in-process checks of the pieces that a subprocess cannot reach cheaply."""
 import io
 import json
 import shutil
-import subprocess
 import sys
 
 import numpy as np
@@ -12,29 +11,11 @@ import pandas as pd
 import pytest
 
 import quercus
+from _helpers import one_line_error, run_cli
 from quercus.cli import main, parse_setting, parse_value
 from quercus.cli.evaluate import cross_validate
 from quercus.cli.progress import Progress
 from quercus.cli.tasks import read_features, target_task
-
-
-def run(*args):
-    return subprocess.run(
-        [sys.executable, "-m", "quercus", *map(str, args)],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-
-
-def one_line_error(result, status=1):
-    """The error message of a failed run, checked to be one line without a traceback."""
-    assert result.returncode == status, (result.stdout, result.stderr)
-    assert "Traceback" not in result.stderr
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1, result.stderr
-    assert lines[0].startswith("quercus: error: ")
-    return lines[0]
 
 
 @pytest.fixture(scope="module")
@@ -56,7 +37,7 @@ def work(tmp_path_factory):
 def id3_model(work):
     """``quercus fit`` of ID3 on PlayTennis, saved with -o: the run and the model path."""
     model = work / "id3.json"
-    result = run(
+    result = run_cli(
         "fit", work / "playtennis.csv", "--target", "PlayTennis", "--algorithm", "id3", "-o", model
     )
     return result, model
@@ -79,7 +60,7 @@ def test_fit_prints_the_tree_and_its_accuracy_and_saves_it(id3_model):
 
 def test_predict_gives_the_estimators_predictions(id3_model, work):
     _, model = id3_model
-    result = run("predict", model, work / "playtennis.csv")
+    result = run_cli("predict", model, work / "playtennis.csv")
     assert result.returncode == 0, result.stderr
     predicted = pd.read_csv(io.StringIO(result.stdout), dtype=str)
     assert list(predicted.columns) == ["prediction"]
@@ -94,7 +75,7 @@ def test_predict_proba_to_a_file(id3_model, work):
     # The data without its target column: the model does not need it.
     features = work / "features.csv"
     quercus.datasets.load("playtennis").drop(columns=["PlayTennis"]).to_csv(features, index=False)
-    result = run("predict", model, features, "--proba", "-o", out)
+    result = run_cli("predict", model, features, "--proba", "-o", out)
     assert result.returncode == 0, result.stderr
     assert result.stdout == ""
     table = pd.read_csv(out)
@@ -118,7 +99,7 @@ def test_predict_proba_to_a_file(id3_model, work):
 )
 def test_show_formats(id3_model, fmt, expected):
     _, model = id3_model
-    result = run("show", model, "--format", fmt)
+    result = run_cli("show", model, "--format", fmt)
     assert result.returncode == 0, result.stderr
     assert expected in result.stdout
     if fmt == "json":
@@ -129,7 +110,7 @@ def test_show_formats(id3_model, fmt, expected):
 @pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz's dot is not installed")
 def test_show_svg(id3_model, work):
     _, model = id3_model
-    result = run("show", model, "--format", "svg", "-o", work / "tree.svg")
+    result = run_cli("show", model, "--format", "svg", "-o", work / "tree.svg")
     assert result.returncode == 0, result.stderr
     assert "<svg" in (work / "tree.svg").read_text()
 
@@ -160,11 +141,11 @@ def test_show_svg_without_graphviz_or_matplotlib_says_what_to_install(
 @pytest.mark.slow
 def test_show_png_draws_the_tree(id3_model, work):
     _, model = id3_model
-    result = run("show", model, "--format", "png", "-o", work / "tree.png")
+    result = run_cli("show", model, "--format", "png", "-o", work / "tree.png")
     assert result.returncode == 0, result.stderr
     assert (work / "tree.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert result.stderr == "quercus: drawn by matplotlib (quercus.plot.plot_tree)\n"
-    assert run("show", model, "--format", "png").returncode == 2  # a picture needs -o
+    assert run_cli("show", model, "--format", "png").returncode == 2  # a picture needs -o
 
 
 def svg_fonts(svg: str) -> list[float]:
@@ -210,11 +191,11 @@ def test_show_pictures_of_wide_trees_stay_readable(data, tmp_path, monkeypatch, 
 @pytest.mark.slow
 def test_c45_rules_are_shown_as_c45rules_prints_them(work):
     model = work / "rules.json"
-    fitted = run("fit", work / "playtennis.csv", "--algorithm", "c45rules", "-o", model, "-q")
+    fitted = run_cli("fit", work / "playtennis.csv", "--algorithm", "c45rules", "-o", model, "-q")
     assert fitted.returncode == 0, fitted.stderr
     assert fitted.stderr == ""  # --quiet: not even the "model saved" notice
     assert "Rules:" in fitted.stdout
-    result = run("show", model, "--format", "rules")
+    result = run_cli("show", model, "--format", "rules")
     assert result.returncode == 0, result.stderr
     assert result.stdout.rstrip().splitlines()[-1].startswith("Default class: ")
 
@@ -223,7 +204,7 @@ def test_c45_rules_are_shown_as_c45rules_prints_them(work):
 
 
 def test_gain_prints_the_gain_table(work):
-    result = run("gain", work / "playtennis.csv", "--target", "PlayTennis")
+    result = run_cli("gain", work / "playtennis.csv", "--target", "PlayTennis")
     assert result.returncode == 0, result.stderr
     assert "Entropy(PlayTennis) = 0.940 bits" in result.stdout
     lines = result.stdout.splitlines()
@@ -240,7 +221,7 @@ def test_gain_prints_the_gain_table(work):
 
 
 def test_gain_trace_shows_every_candidate_split(work):
-    result = run("gain", work / "playtennis.csv", "--trace")
+    result = run_cli("gain", work / "playtennis.csv", "--trace")
     assert result.returncode == 0, result.stderr
     assert "node 0 (root)" in result.stdout
     assert "<- chosen" in result.stdout
@@ -248,7 +229,7 @@ def test_gain_trace_shows_every_candidate_split(work):
 
 
 def test_cv_prints_fold_accuracies_and_the_confusion_matrix(work):
-    result = run("cv", work / "playtennis.csv", "--folds", "3", "--algorithm", "id3")
+    result = run_cli("cv", work / "playtennis.csv", "--folds", "3", "--algorithm", "id3")
     assert result.returncode == 0, result.stderr
     out = result.stdout
     assert "3-fold stratified cross-validation (shuffled, seed 0)" in out
@@ -264,7 +245,7 @@ def test_cv_prints_fold_accuracies_and_the_confusion_matrix(work):
 
 
 def test_cv_with_more_folds_than_a_class_has_rows_warns_and_runs(work):
-    result = run("cv", work / "playtennis.csv", "--folds", "6")
+    result = run_cli("cv", work / "playtennis.csv", "--folds", "6")
     assert result.returncode == 0, result.stderr
     assert "6-fold stratified cross-validation" in result.stdout
     assert "fold 6: accuracy" in result.stdout
@@ -276,7 +257,7 @@ def test_cv_with_more_folds_than_a_class_has_rows_warns_and_runs(work):
 
 
 def test_cv_with_more_folds_than_any_class_has_rows(work):
-    message = one_line_error(run("cv", work / "playtennis.csv", "--folds", "10"))
+    message = one_line_error(run_cli("cv", work / "playtennis.csv", "--folds", "10"))
     assert "the largest, 'Yes', has 9" in message and "--folds 9" in message
 
 
@@ -284,7 +265,7 @@ def test_cv_with_more_folds_than_any_class_has_rows(work):
 
 
 def test_cart_on_a_numeric_target_is_a_regression(work):
-    result = run(
+    result = run_cli(
         "fit",
         work / "numeric.csv",
         "--algorithm",
@@ -304,13 +285,13 @@ def test_cart_on_a_numeric_target_is_a_regression(work):
 
 
 def test_id3_on_a_numeric_target_says_to_use_cart(work):
-    message = one_line_error(run("fit", work / "numeric.csv", "--algorithm", "id3"))
+    message = one_line_error(run_cli("fit", work / "numeric.csv", "--algorithm", "id3"))
     assert "target 'y' is numeric" in message
     assert "--algorithm cart" in message
 
 
 def test_cv_of_a_regression_tree(work):
-    result = run("cv", work / "numeric.csv", "--algorithm", "cart", "--folds", "4")
+    result = run_cli("cv", work / "numeric.csv", "--algorithm", "cart", "--folds", "4")
     assert result.returncode == 0, result.stderr
     assert "4-fold cross-validation" in result.stdout
     assert "fold 4: R^2 " in result.stdout
@@ -322,12 +303,12 @@ def test_cv_of_a_regression_tree(work):
 
 
 def test_missing_data_file(work):
-    message = one_line_error(run("fit", work / "nowhere.csv"))
+    message = one_line_error(run_cli("fit", work / "nowhere.csv"))
     assert "nowhere.csv: no such file" in message
 
 
 def test_unknown_target_column(work):
-    message = one_line_error(run("fit", work / "playtennis.csv", "--target", "Play"))
+    message = one_line_error(run_cli("fit", work / "playtennis.csv", "--target", "Play"))
     assert "'Play' not found" in message and "playtennis.csv" in message
 
 
@@ -335,7 +316,7 @@ def test_corrupt_model_file(id3_model, work):
     _, model = id3_model
     truncated = work / "truncated.json"
     truncated.write_text(model.read_text()[:200])
-    message = one_line_error(run("show", truncated))
+    message = one_line_error(run_cli("show", truncated))
     assert "truncated.json" in message and "not valid JSON" in message
 
 
@@ -345,27 +326,27 @@ def test_prediction_data_lacking_a_column(id3_model, work):
     quercus.datasets.load("playtennis").drop(columns=["Wind"]).to_csv(data, index=False)
     out = work / "kept.csv"
     out.write_text("an earlier result\n")
-    message = one_line_error(run("predict", model, data, "-o", out))
+    message = one_line_error(run_cli("predict", model, data, "-o", out))
     assert "no_wind.csv" in message and "column 'Wind' is missing" in message
     assert out.read_text() == "an earlier result\n"  # an error leaves the output as it was
 
 
 def test_unknown_parameter_is_a_usage_error(work):
-    result = run("fit", work / "playtennis.csv", "--set", "depth=3")
+    result = run_cli("fit", work / "playtennis.csv", "--set", "depth=3")
     assert result.returncode == 2
     assert "unknown parameter 'depth'" in result.stderr
     assert "max_depth" in result.stderr  # the valid ones are listed
 
 
 def test_set_without_equals_is_a_usage_error(work):
-    result = run("cv", work / "playtennis.csv", "--set", "max_depth")
+    result = run_cli("cv", work / "playtennis.csv", "--set", "max_depth")
     assert result.returncode == 2
     assert "expected name=value" in result.stderr
 
 
 def test_value_rejected_before_reading_the_data(work):
     # A bad value is a usage error (exit 2), found before the data file is read.
-    result = run("fit", work / "nowhere.csv", "--set", "max_depth=-1")
+    result = run_cli("fit", work / "nowhere.csv", "--set", "max_depth=-1")
     assert result.returncode == 2
     assert "max_depth must be an integer >= 0 or None, got -1" in result.stderr
 
@@ -373,13 +354,13 @@ def test_value_rejected_before_reading_the_data(work):
 def test_lookahead_with_the_default_algorithm_says_what_to_type(work):
     """c45, the default, handles missing values fractionally, which look-ahead cannot: the
     refusal names the policies that work and the option that gives one; with it, it fits."""
-    result = run("fit", work / "playtennis.csv", "--set", "lookahead=1")
+    result = run_cli("fit", work / "playtennis.csv", "--set", "lookahead=1")
     assert result.returncode == 2
     message = result.stderr.strip().splitlines()[-1]
     assert "missing='fractional', the default of C45Classifier" in message
     assert "look-ahead works with missing='majority', 'class_majority' or 'learned'" in message
     assert message.endswith("(add --set missing=majority)")
-    fitted = run(
+    fitted = run_cli(
         "fit", work / "playtennis.csv", "--set", "lookahead=1", "--set", "missing=majority"
     )
     assert fitted.returncode == 0, fitted.stderr
@@ -387,7 +368,7 @@ def test_lookahead_with_the_default_algorithm_says_what_to_type(work):
 
 
 def test_debug_shows_the_traceback(work):
-    result = run("--debug", "fit", work / "nowhere.csv")
+    result = run_cli("--debug", "fit", work / "nowhere.csv")
     assert result.returncode == 1
     assert "Traceback (most recent call last)" in result.stderr
     assert "DataError" in result.stderr
@@ -459,7 +440,7 @@ def _measured_with_words(path):
 
 def test_a_mixed_column_warns_when_its_kind_is_first_read(tmp_path):
     _measured_with_words(tmp_path / "sizes.csv")
-    result = run("fit", tmp_path / "sizes.csv", "--algorithm", "id3")
+    result = run_cli("fit", tmp_path / "sizes.csv", "--algorithm", "id3")
     assert result.returncode == 0, result.stderr
     assert "column 'size' mixes numbers and words (e.g. '1.5' and 'huge')" in result.stderr
 
@@ -468,9 +449,9 @@ def test_evaluate_reads_the_data_with_the_models_kinds(tmp_path):
     """The model knows 'size' is nominal: evaluating it on a file warns of nothing."""
     _measured_with_words(tmp_path / "sizes.csv")
     model = tmp_path / "sizes.json"
-    fitted = run("fit", tmp_path / "sizes.csv", "--algorithm", "id3", "-o", model, "-q")
+    fitted = run_cli("fit", tmp_path / "sizes.csv", "--algorithm", "id3", "-o", model, "-q")
     assert fitted.returncode == 0, fitted.stderr
-    result = run("evaluate", model, tmp_path / "sizes.csv")
+    result = run_cli("evaluate", model, tmp_path / "sizes.csv")
     assert result.returncode == 0, result.stderr
     assert result.stderr == ""
     assert "accuracy: 1.0000 (60 of 60 rows)" in result.stdout
@@ -481,7 +462,7 @@ def test_fit_reads_the_test_file_with_the_training_kinds(tmp_path):
     reads it, without a warning the declaration has answered."""
     _measured_with_words(tmp_path / "sizes.csv")
     data = tmp_path / "sizes.csv"
-    result = run("fit", data, "--algorithm", "id3", "--nominal", "size", "--test", data)
+    result = run_cli("fit", data, "--algorithm", "id3", "--nominal", "size", "--test", data)
     assert result.returncode == 0, result.stderr
     assert result.stderr == ""
     assert "evaluation on" in result.stdout
@@ -495,7 +476,7 @@ def test_predict_copies_the_id_column_as_written(tmp_path):
         tmp_path / "train.csv", index=False
     )
     model = tmp_path / "m.json"
-    fitted = run("fit", tmp_path / "train.csv", "--algorithm", "id3", "-o", model, "-q")
+    fitted = run_cli("fit", tmp_path / "train.csv", "--algorithm", "id3", "-o", model, "-q")
     assert fitted.returncode == 0, fitted.stderr
     rows = ["number,Seniority,code,x", "1,9,A1,1.5", "2,,007,2.50", "3,12,,3.5", "40,7,B 2,4.5"]
     (tmp_path / "new.csv").write_text("\n".join(rows) + "\n")
@@ -506,7 +487,7 @@ def test_predict_copies_the_id_column_as_written(tmp_path):
         "x": ["1.5", "2.50", "3.5", "4.5"],  # also a feature of the model, read as a number
     }
     for column, cells in expected.items():
-        result = run("predict", model, tmp_path / "new.csv", "--id", column)
+        result = run_cli("predict", model, tmp_path / "new.csv", "--id", column)
         assert result.returncode == 0, result.stderr
         lines = result.stdout.splitlines()
         assert lines[0] == f"{column},prediction"
@@ -542,13 +523,13 @@ def test_progress_only_on_a_terminal_and_not_when_quiet():
 
 @pytest.mark.parametrize("seed", ["-1", "4294967296", "x"])
 def test_a_bad_seed_is_a_usage_error(work, seed):
-    result = run("cv", work / "playtennis.csv", "--folds", "3", "--seed", seed)
+    result = run_cli("cv", work / "playtennis.csv", "--folds", "3", "--seed", seed)
     assert result.returncode == 2
     assert "argument --seed: expected" in result.stderr
 
 
 def test_a_missing_test_file_is_found_before_the_fit(work, tmp_path):
-    result = run(
+    result = run_cli(
         "fit", work / "playtennis.csv", "--test", tmp_path / "absent.csv", "-o", tmp_path / "m.json"
     )
     assert one_line_error(result).endswith("absent.csv: no such file")
@@ -558,13 +539,13 @@ def test_a_missing_test_file_is_found_before_the_fit(work, tmp_path):
 @pytest.mark.slow
 def test_predict_says_nothing_of_columns_the_model_does_not_read(work, tmp_path):
     model = tmp_path / "m.json"
-    run("fit", work / "playtennis.csv", "-o", model, "-q")
+    run_cli("fit", work / "playtennis.csv", "-o", model, "-q")
     data = tmp_path / "new.csv"
     data.write_text("Outlook,Temperature,Humidity,Wind,PlayTennis\nSunny,Hot,High,Weak,\n")
-    result = run("predict", model, data)
+    result = run_cli("predict", model, data)
     assert result.returncode == 0 and result.stderr == ""
     data.write_text("Outlook,Temperature,Humidity,Wind,PlayTennis\n,Hot,High,Weak,\n")
-    result = run("predict", model, data)
+    result = run_cli("predict", model, data)
     assert "column 'Outlook' is entirely missing" in result.stderr
 
 
@@ -575,7 +556,7 @@ def test_oblique_splits_from_the_command_line(work):
     frame["side"] = np.where(X[:, 0] + X[:, 1] > 1, "above", "below")
     frame.to_csv(work / "diagonal.csv", index=False)
     model = work / "oblique.json"
-    result = run(
+    result = run_cli(
         "fit", work / "diagonal.csv", "--algorithm", "cart", "--set", "split=oblique", "-o", model
     )
     assert result.returncode == 0, result.stderr
@@ -585,16 +566,18 @@ def test_oblique_splits_from_the_command_line(work):
     assert "*a + " in tree[0] and "*b <= " in tree[0]
     assert len(tree) <= 6  # a few leaves
     assert result.stdout.splitlines()[-1].startswith("training accuracy: ")
-    shown = run("show", model)
+    shown = run_cli("show", model)
     assert shown.returncode == 0, shown.stderr
     assert shown.stdout.splitlines()[0] == tree[0]
-    predicted = run("predict", model, work / "diagonal.csv")
+    predicted = run_cli("predict", model, work / "diagonal.csv")
     assert predicted.returncode == 0, predicted.stderr
     assert (np.array(predicted.stdout.split()[1:]) == frame["side"]).mean() > 0.95
     # Nothing to combine: a warning, and the ordinary tree.
-    nominal = run("fit", work / "playtennis.csv", "--algorithm", "cart", "--set", "split=oblique")
+    nominal = run_cli(
+        "fit", work / "playtennis.csv", "--algorithm", "cart", "--set", "split=oblique"
+    )
     # C4.5's gain ratio is not an impurity an oblique search can lower: a usage error.
-    c45 = run("fit", work / "diagonal.csv", "--set", "split=oblique")
+    c45 = run_cli("fit", work / "diagonal.csv", "--set", "split=oblique")
     assert c45.returncode == 2 and "needs criterion 'gini'" in c45.stderr
     assert nominal.returncode == 0, nominal.stderr
     assert "split='oblique' combines numeric features" in nominal.stderr

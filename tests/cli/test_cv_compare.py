@@ -3,32 +3,16 @@ resampled t-test printed by the command, against scikit-learn's ``cross_val_scor
 same folds and :func:`quercus.model_selection.corrected_ttest`."""
 
 import re
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 from sklearn.model_selection import cross_val_score
 
 import quercus
+from _helpers import one_line_error, run_cli
 from quercus.cli.tasks import READABLE_CART
 from quercus.estimators.folds import cv_folds
 from quercus.model_selection import corrected_ttest, score_spread
-
-
-def run(*args):
-    return subprocess.run(
-        [sys.executable, "-m", "quercus", *map(str, args)],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-
-
-def one_line_error(result, status):
-    assert result.returncode == status, (result.stdout, result.stderr)
-    assert "Traceback" not in result.stderr
-    return result.stderr.strip().splitlines()[-1]
 
 
 @pytest.fixture(scope="module")
@@ -64,7 +48,7 @@ def comparison(out):
 
 
 def test_compare_prints_both_algorithms_and_the_corrected_t_test(work):
-    result = run("cv", work / "iris.csv", "--algorithm", "c45", "--compare", "cart")
+    result = run_cli("cv", work / "iris.csv", "--algorithm", "c45", "--compare", "cart")
     assert result.returncode == 0, result.stderr
     out = result.stdout
     table = quercus.read_table(work / "iris.csv")
@@ -94,7 +78,7 @@ def test_a_significant_difference_names_the_better_algorithm(work):
     # CART's full tree (the --set values, ID3's own defaults, undo the command line's
     # pruning) against ID3's: the pruned tree's lead over C4.5 or ID3 is not significant.
     full = ["--set", "min_samples_split=2", "--set", "min_samples_leaf=1", "--set", "ccp_alpha=0"]
-    result = run(
+    result = run_cli(
         "cv",
         work / "car.csv",
         "--nominal",
@@ -119,7 +103,7 @@ def test_a_significant_difference_names_the_better_algorithm(work):
 
 
 def test_repeats_give_r_times_k_scores_and_r_k_minus_1_degrees_of_freedom(work):
-    result = run(
+    result = run_cli(
         "cv", work / "iris.csv", "--compare", "id3", "--folds", 5, "--repeats", 3, "--seed", 7
     )
     assert result.returncode == 0, result.stderr
@@ -142,7 +126,7 @@ def test_repeats_give_r_times_k_scores_and_r_k_minus_1_degrees_of_freedom(work):
 
 
 def test_repeats_without_compare_sum_the_confusion_matrices(work):
-    result = run("cv", work / "iris.csv", "--folds", 5, "--repeats", 2, "--algorithm", "cart")
+    result = run_cli("cv", work / "iris.csv", "--folds", 5, "--repeats", 2, "--algorithm", "cart")
     assert result.returncode == 0, result.stderr
     out = result.stdout
     assert "summed over the 2 repetitions" in out
@@ -156,7 +140,7 @@ def test_repeats_without_compare_sum_the_confusion_matrices(work):
 
 
 def test_compare_on_a_regression_target(work):
-    result = run(
+    result = run_cli(
         "cv",
         work / "numeric.csv",
         "--algorithm",
@@ -178,29 +162,29 @@ def test_compare_on_a_regression_target(work):
 
 def test_compare_a_regression_with_a_classifier_is_an_error(work):
     message = one_line_error(
-        run("cv", work / "numeric.csv", "--algorithm", "cart", "--compare", "id3"), 1
+        run_cli("cv", work / "numeric.csv", "--algorithm", "cart", "--compare", "id3"), 1
     )
     assert "numeric.csv: target 'y' is numeric" in message
     assert "--compare id3 (ID3) learns classes" in message
 
 
 def test_compare_with_itself_and_a_bad_repeats_are_usage_errors(work):
-    message = one_line_error(run("cv", work / "nowhere.csv", "--compare", "c45"), 2)
+    message = one_line_error(run_cli("cv", work / "nowhere.csv", "--compare", "c45"), 2)
     assert message.endswith("--compare c45 is the --algorithm itself: compare two algorithms")
-    message = one_line_error(run("cv", work / "iris.csv", "--repeats", 0), 2)
+    message = one_line_error(run_cli("cv", work / "iris.csv", "--repeats", 0), 2)
     assert "argument --repeats: expected a number in [1, 100], got 0" in message
 
 
 def test_set_applies_to_the_algorithms_that_have_it(work):
     message = one_line_error(
-        run("cv", work / "nowhere.csv", "--compare", "cart", "--set", "n_estimators=5"), 2
+        run_cli("cv", work / "nowhere.csv", "--compare", "cart", "--set", "n_estimators=5"), 2
     )
     assert "--set: unknown parameter 'n_estimators' for c45 and cart" in message
 
 
 def test_a_small_class_is_one_warning_however_many_repetitions(work, tmp_path):
     quercus.datasets.copy(tmp_path, ["playtennis"])
-    result = run("cv", tmp_path / "playtennis.csv", "--folds", 6, "--repeats", 3)
+    result = run_cli("cv", tmp_path / "playtennis.csv", "--folds", 6, "--repeats", 3)
     assert result.returncode == 0, result.stderr
     assert result.stderr.splitlines() == [
         "quercus: warning: class 'No' has only 5 rows, fewer than the 6 folds: some folds "

@@ -1,17 +1,10 @@
 """The command line, driven as a user drives it."""
 
-import subprocess
-import sys
-
-
-def run(*args):
-    return subprocess.run(
-        [sys.executable, "-m", "quercus", *args], capture_output=True, text=True, timeout=600
-    )
+from _helpers import run_cli
 
 
 def test_demo_prints_the_worked_numbers():
-    result = run("demo")
+    result = run_cli("demo")
     assert result.returncode == 0, result.stderr
     out = result.stdout
     assert "Entropy(PlayTennis) = 0.940 bits" in out
@@ -36,12 +29,12 @@ def test_demo_prints_the_worked_numbers():
 
 
 def test_no_command_is_a_usage_error():
-    result = run()
+    result = run_cli()
     assert result.returncode == 2
     assert "usage: quercus" in result.stdout
 
 
 def test_unknown_command_is_a_usage_error():
-    result = run("fly")
+    result = run_cli("fly")
     assert result.returncode == 2
     assert "invalid choice: 'fly'" in result.stderr

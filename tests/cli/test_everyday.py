@@ -3,8 +3,6 @@ on a test file, predictions with the actual value, readable CART trees, column k
 from flags, shipped data sets, and the messages that help a newcomer."""
 
 import io
-import subprocess
-import sys
 import warnings
 
 import numpy as np
@@ -15,19 +13,9 @@ from sklearn.metrics import precision_recall_fscore_support
 from sklearn.model_selection import cross_val_score
 
 import quercus
+from _helpers import run_cli
 from quercus.cli.tasks import READABLE_CART
 from quercus.estimators.folds import cv_folds
-
-
-def run(*args, cwd=None):
-    return subprocess.run(
-        [sys.executable, "-m", "quercus", *map(str, args)],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        cwd=cwd,
-    )
-
 
 # car's columns of codes that mix numbers and words (doors 5more, persons more)
 CAR_CODES = ["doors", "persons"]
@@ -43,7 +31,7 @@ def data(tmp_path_factory):
     """The shipped data sets as CSV files, through ``quercus datasets --copy``, and a
     train/test split of car."""
     path = tmp_path_factory.mktemp("everyday")
-    ok(run("datasets", "--copy", path))
+    ok(run_cli("datasets", "--copy", path))
     car = pd.read_csv(path / "car.csv", dtype=str)
     test = car.sample(frac=0.25, random_state=0)
     car.drop(test.index).to_csv(path / "car_train.csv", index=False)
@@ -53,13 +41,13 @@ def data(tmp_path_factory):
 
 @pytest.mark.slow
 def test_datasets_lists_and_copies_the_shipped_files(data, tmp_path):
-    listed = ok(run("datasets"))
+    listed = ok(run_cli("datasets"))
     for name in quercus.datasets.names():
         assert name in listed
-    written = ok(run("datasets", "iris", "car", "--copy", tmp_path / "new")).split()
+    written = ok(run_cli("datasets", "iris", "car", "--copy", tmp_path / "new")).split()
     assert [p.rsplit("/", 1)[-1] for p in written] == ["iris.csv", "car.csv"]
     assert (tmp_path / "new" / "car.csv").read_bytes() == quercus.datasets.path("car").read_bytes()
-    assert run("datasets", "nosuch", "--copy", tmp_path).returncode == 2
+    assert run_cli("datasets", "nosuch", "--copy", tmp_path).returncode == 2
 
 
 def test_datasets_path_reads_as_load(data):
@@ -78,7 +66,7 @@ def test_datasets_path_reads_as_load(data):
 def test_forest_fit_predict_show_and_cv(data):
     model = data / "forest.qf"
     out = ok(
-        run(
+        run_cli(
             "fit",
             data / "car_train.csv",
             "--algorithm",
@@ -95,18 +83,18 @@ def test_forest_fit_predict_show_and_cv(data):
     assert "RandomForestClassifier: 20 trees, classification into 4 classes" in out
     forest = quercus.load(model)
     assert f"out-of-bag accuracy: {forest.oob_score_:.4f}" in out
-    shown = ok(run("show", model))
+    shown = ok(run_cli("show", model))
     assert "attributes by impurity importance:" in shown
     best = forest.schema_.names[int(np.argmax(forest.feature_importances_))]
     assert shown.split("attributes by impurity importance:\n")[1].split()[0] == best
-    tree3 = ok(run("show", model, "--tree", "3"))
+    tree3 = ok(run_cli("show", model, "--tree", "3"))
     assert tree3 == forest.estimators_[3].export_text()
-    assert run("show", model, "--tree", "20").returncode == 2
-    assert run("show", model, "--format", "dot").returncode == 2  # which tree?
-    predicted = pd.read_csv(io.StringIO(ok(run("predict", model, data / "car_test.csv"))))
+    assert run_cli("show", model, "--tree", "20").returncode == 2
+    assert run_cli("show", model, "--format", "dot").returncode == 2  # which tree?
+    predicted = pd.read_csv(io.StringIO(ok(run_cli("predict", model, data / "car_test.csv"))))
     X_test, _ = quercus.read_table(data / "car_test.csv", nominal=CAR_CODES)
     assert predicted["prediction"].tolist() == forest.predict(X_test).tolist()
-    cv = ok(run("cv", data / "car.csv", "--algorithm", "forest", "--set", "n_estimators=5"))
+    cv = ok(run_cli("cv", data / "car.csv", "--algorithm", "forest", "--set", "n_estimators=5"))
     assert "10-fold stratified cross-validation" in cv
 
 
@@ -116,9 +104,9 @@ def test_forest_fit_predict_show_and_cv(data):
 @pytest.mark.slow
 def test_fit_with_a_test_file_and_evaluate_agree_with_scikit_learn(data):
     model = data / "c45.json"
-    out = ok(run("fit", data / "car_train.csv", "--test", data / "car_test.csv", "-o", model))
+    out = ok(run_cli("fit", data / "car_train.csv", "--test", data / "car_test.csv", "-o", model))
     report = out.split("\n\n", 1)[1] if "evaluation on" not in out.split("\n\n")[0] else out
-    evaluated = ok(run("evaluate", model, data / "car_test.csv"))
+    evaluated = ok(run_cli("evaluate", model, data / "car_test.csv"))
     assert evaluated in out  # the same report
     tree = quercus.load(model)
     X, y = quercus.read_table(data / "car_test.csv", nominal=CAR_CODES)
@@ -146,8 +134,8 @@ def test_fit_with_a_test_file_and_evaluate_agree_with_scikit_learn(data):
 @pytest.mark.slow
 def test_evaluate_a_regression_tree(data):
     model = data / "abalone.json"
-    ok(run("fit", data / "abalone.csv", "--algorithm", "cart", "-o", model, "-q"))
-    out = ok(run("evaluate", model, data / "abalone.csv"))
+    ok(run_cli("fit", data / "abalone.csv", "--algorithm", "cart", "-o", model, "-q"))
+    out = ok(run_cli("evaluate", model, data / "abalone.csv"))
     tree = quercus.load(model)
     X, y = quercus.read_table(data / "abalone.csv")
     error = tree.predict(X) - y.to_numpy(dtype=float)
@@ -159,11 +147,11 @@ def test_evaluate_a_regression_tree(data):
 @pytest.mark.slow
 def test_evaluate_skips_the_rows_whose_target_is_missing(data, tmp_path):
     model = data / "tennis_c45.json"
-    ok(run("fit", data / "playtennis.csv", "-o", model, "-q"))
+    ok(run_cli("fit", data / "playtennis.csv", "-o", model, "-q"))
     frame = pd.read_csv(data / "playtennis.csv")
     frame.loc[3, "PlayTennis"] = None
     frame.to_csv(tmp_path / "some_unknown.csv", index=False)
-    result = run("evaluate", model, tmp_path / "some_unknown.csv")
+    result = run_cli("evaluate", model, tmp_path / "some_unknown.csv")
     assert result.returncode == 0, result.stderr
     assert "dropped 1 of 14 rows whose target 'PlayTennis' is missing" in result.stderr
     assert "(13 rows)" in result.stdout and "accuracy: 1.0000 (13 of 13 rows)" in result.stdout
@@ -172,8 +160,8 @@ def test_evaluate_skips_the_rows_whose_target_is_missing(data, tmp_path):
 @pytest.mark.slow
 def test_evaluate_names_a_missing_target_column(data):
     model = data / "tennis.json"
-    ok(run("fit", data / "playtennis.csv", "-o", model, "-q"))
-    result = run("evaluate", model, data / "car.csv")
+    ok(run_cli("fit", data / "playtennis.csv", "-o", model, "-q"))
+    result = run_cli("evaluate", model, data / "car.csv")
     assert result.returncode == 1
     assert "car.csv" in result.stderr and "'PlayTennis' not found" in result.stderr
 
@@ -181,8 +169,8 @@ def test_evaluate_names_a_missing_target_column(data):
 @pytest.mark.slow
 def test_predict_with_the_actual_value_and_an_id(data):
     model = data / "tennis_id3.json"
-    ok(run("fit", data / "car_train.csv", "--algorithm", "id3", "-o", model, "-q"))
-    out = ok(run("predict", model, data / "car_test.csv", "--actual", "--id", "safety"))
+    ok(run_cli("fit", data / "car_train.csv", "--algorithm", "id3", "-o", model, "-q"))
+    out = ok(run_cli("predict", model, data / "car_test.csv", "--actual", "--id", "safety"))
     table = pd.read_csv(io.StringIO(out), dtype=str, keep_default_na=False)
     assert list(table.columns) == ["safety", "prediction", "actual", "error"]
     test = pd.read_csv(data / "car_test.csv", dtype=str)
@@ -196,8 +184,14 @@ def test_predict_with_the_actual_value_and_an_id(data):
 @pytest.mark.slow
 def test_predict_actual_of_a_regression_is_the_difference(data):
     model = data / "abalone_full.json"
-    ok(run("fit", data / "abalone.csv", "--algorithm", "cart", "--set", "max_depth=3", "-o", model))
-    table = pd.read_csv(io.StringIO(ok(run("predict", model, data / "abalone.csv", "--actual"))))
+    ok(
+        run_cli(
+            "fit", data / "abalone.csv", "--algorithm", "cart", "--set", "max_depth=3", "-o", model
+        )
+    )
+    table = pd.read_csv(
+        io.StringIO(ok(run_cli("predict", model, data / "abalone.csv", "--actual")))
+    )
     np.testing.assert_allclose(table["error"], table["prediction"] - table["actual"])
 
 
@@ -206,7 +200,7 @@ def test_predict_actual_of_a_regression_is_the_difference(data):
 
 @pytest.mark.slow
 def test_a_regression_tree_is_readable_by_default_and_says_so(data):
-    out = ok(run("fit", data / "abalone.csv", "--algorithm", "cart"))
+    out = ok(run_cli("fit", data / "abalone.csv", "--algorithm", "cart"))
     note = out.splitlines()[1]
     assert note.startswith("defaults for a readable regression tree (as rpart's): ")
     assert "min_samples_split=20, min_samples_leaf=7" in note
@@ -216,7 +210,7 @@ def test_a_regression_tree_is_readable_by_default_and_says_so(data):
     assert f"({tree.ccp_alpha_:.6g})" in note
     assert tree.get_n_leaves() < 100  # the full tree has about a leaf per row
     assert out.count(" (n=") == tree.get_n_leaves()
-    full = ok(run("fit", data / "abalone.csv", "--algorithm", "cart", "--set", "ccp_alpha=0.0"))
+    full = ok(run_cli("fit", data / "abalone.csv", "--algorithm", "cart", "--set", "ccp_alpha=0.0"))
     assert "ccp_alpha chosen" not in full and full.count(" (n=") > tree.get_n_leaves()
 
 
@@ -224,7 +218,7 @@ def test_a_classification_tree_is_pruned_as_a_regression_tree_and_says_so(shared
     # Not the full tree, which fits every training row (diabetes: 1.000), but rpart's
     # settings and the alpha of 10-fold cross-validation with the one-standard-error rule.
     path = shared("diabetes.csv")
-    out = ok(run("fit", path, "--algorithm", "cart")).splitlines()
+    out = ok(run_cli("fit", path, "--algorithm", "cart")).splitlines()
     note = out[1]
     assert note.startswith("defaults for a readable classification tree (as rpart's): ")
     assert "min_samples_split=20, min_samples_leaf=7" in note
@@ -237,7 +231,7 @@ def test_a_classification_tree_is_pruned_as_a_regression_tree_and_says_so(shared
     assert full.score(X, y) == 1.0 and tree.get_n_leaves() < full.get_n_leaves() / 5
     assert out[-1].startswith(f"training accuracy: {tree.score(X, y):.3f} ")
     # quercus cv scores that estimator, and says so.
-    cv = ok(run("cv", path, "--algorithm", "cart", "--folds", 5))
+    cv = ok(run_cli("cv", path, "--algorithm", "cart", "--folds", 5))
     assert cv.splitlines()[1].startswith("defaults for a readable classification tree")
     splits = cv_folds(5, 0, n_rows=len(y), classes=np.asarray(y))
     scores = cross_val_score(quercus.CARTClassifier(**READABLE_CART), X, y, cv=splits)
@@ -259,7 +253,7 @@ def test_nominal_and_ordinal_flags(data, tmp_path):
     frame.to_csv(tmp_path / "kinds.csv", index=False)
     model = tmp_path / "kinds.json"
     ok(
-        run(
+        run_cli(
             "fit",
             tmp_path / "kinds.csv",
             "--nominal",
@@ -276,14 +270,14 @@ def test_nominal_and_ordinal_flags(data, tmp_path):
     assert schema["code"].kind == "nominal" and schema["code"].categories == ("1", "2", "3")
     assert schema["size"].kind == "ordinal"
     assert schema["size"].categories == ("small", "medium", "large")
-    bad = run("fit", tmp_path / "kinds.csv", "--ordinal", "size=small")
+    bad = run_cli("fit", tmp_path / "kinds.csv", "--ordinal", "size=small")
     assert bad.returncode == 2 and "COLUMN=low<...<high" in bad.stderr
-    absent = run("fit", tmp_path / "kinds.csv", "--nominal", "colour")
+    absent = run_cli("fit", tmp_path / "kinds.csv", "--nominal", "colour")
     assert absent.returncode == 1 and "kinds.csv" in absent.stderr and "'colour'" in absent.stderr
 
 
 def test_a_misspelt_parameter_gets_a_suggestion(data):
-    result = run("fit", data / "playtennis.csv", "--set", "max_dept=3")
+    result = run_cli("fit", data / "playtennis.csv", "--set", "max_dept=3")
     assert result.returncode == 2
     assert "unknown parameter 'max_dept' (did you mean max_depth?)" in result.stderr
 
@@ -291,7 +285,7 @@ def test_a_misspelt_parameter_gets_a_suggestion(data):
 def test_one_class_is_said_in_the_singular(tmp_path):
     frame = pd.DataFrame({"x": ["a", "b", "a"], "z": [1, 2, 3], "y": ["p", "p", "p"]})
     frame.to_csv(tmp_path / "one.csv", index=False)
-    out = ok(run("fit", tmp_path / "one.csv", "--algorithm", "id3"))
+    out = ok(run_cli("fit", tmp_path / "one.csv", "--algorithm", "id3"))
     assert "into 1 class (p)" in out and "3 rows x 2 attributes" in out
 
 
@@ -312,13 +306,13 @@ def test_gain_and_trace_say_how_they_count_missing_values_and_agree_when_it_is_t
     frame.loc[rng.random(n) < 0.2, "a"] = None
     frame.loc[rng.random(n) < 0.2, "c"] = np.nan
     frame.to_csv(tmp_path / "vote.csv", index=False)
-    plain = ok(run("gain", tmp_path / "vote.csv"))
+    plain = ok(run_cli("gain", tmp_path / "vote.csv"))
     assert "missing values: gain on the cases whose value is known, times their share" in plain
-    trace = ok(run("gain", tmp_path / "vote.csv", "--trace"))
+    trace = ok(run_cli("gain", tmp_path / "vote.csv", "--trace"))
     assert "missing values: missing='majority': a case with a missing value counts" in trace
-    same = ok(run("gain", tmp_path / "vote.csv", "--trace", "--set", "missing=fractional"))
+    same = ok(run_cli("gain", tmp_path / "vote.csv", "--trace", "--set", "missing=fractional"))
     assert "missing='fractional'" in same
-    c45 = ok(run("gain", tmp_path / "vote.csv", "--trace", "--algorithm", "c45"))
+    c45 = ok(run_cli("gain", tmp_path / "vote.csv", "--trace", "--algorithm", "c45"))
     assert "numeric attributes: C4.5's rule (the gain of a cut less log2" in c45
 
     X, y = quercus.read_table(tmp_path / "vote.csv")

@@ -15,6 +15,7 @@ import pandas as pd
 import pytest
 
 import quercus
+from _helpers import one_line_error
 from quercus.cli import main
 
 dd = pytest.importorskip("dask.dataframe")
@@ -168,9 +169,8 @@ def test_a_default_that_dask_refuses_is_left_out_and_said(capsys, files, address
     assert note == (
         "defaults for a readable regression tree (as rpart's): min_samples_split=20, "
         "min_samples_leaf=7; left out on Dask: ccp_alpha='cv' (cross-validating the pruning "
-        "would grow ten more trees on the cluster; --set ccp_alpha=ALPHA prunes with a fixed "
-        "alpha); --set min_samples_split=2 --set min_samples_leaf=1 --set ccp_alpha=0 grows "
-        "the full tree"
+        "would grow ten more trees on the cluster; a fixed ccp_alpha prunes without it); --set "
+        "min_samples_split=2 --set min_samples_leaf=1 --set ccp_alpha=0 grows the full tree"
     )
     # The tree is the local one with those defaults and no pruning.
     status, local, err = fit(
@@ -200,16 +200,10 @@ def test_a_forest_is_the_local_forest_with_poisson_bootstrap(capsys, files, addr
     assert same_as_local("\n".join(lines[:1] + lines[2:]) + "\n") == local
 
 
-def one_line_error(status, err, expected_status):
-    assert status == expected_status, err
-    assert "Traceback" not in err
-    return err.strip().splitlines()[-1]
-
-
 @pytest.mark.parametrize("algorithm", ["c45", "c45rules"])
 def test_c45_is_a_usage_error_saying_why(capsys, files, algorithm):
-    status, _, err = fit(capsys, files / "iris.csv", "--algorithm", algorithm, "--dask", "local")
-    assert one_line_error(status, err, 2) == (
+    result = fit(capsys, files / "iris.csv", "--algorithm", algorithm, "--dask", "local")
+    assert one_line_error(result, 2) == (
         f"quercus fit: error: --algorithm {algorithm} is not available with --dask: C4.5's "
         "fractional missing values and pessimistic pruning need the rows in memory; use "
         "--algorithm cart, id3 or forest (or quercus fit without --dask)"
@@ -217,8 +211,8 @@ def test_c45_is_a_usage_error_saying_why(capsys, files, algorithm):
 
 
 def test_the_default_algorithm_is_c45_which_dask_has_not(capsys, files):
-    status, _, err = fit(capsys, files / "iris.csv", "--dask", "local")
-    message = one_line_error(status, err, 2)
+    result = fit(capsys, files / "iris.csv", "--dask", "local")
+    message = one_line_error(result, 2)
     assert message.startswith(
         "quercus fit: error: --dask: the default algorithm, c45 (C4.5), is not available on "
         "Dask: C4.5's fractional missing values"
@@ -227,7 +221,7 @@ def test_the_default_algorithm_is_c45_which_dask_has_not(capsys, files):
 
 
 def test_a_setting_dask_refuses_is_a_usage_error_naming_it(capsys, files):
-    status, _, err = fit(
+    result = fit(
         capsys,
         files / "iris.csv",
         "--algorithm",
@@ -237,7 +231,7 @@ def test_a_setting_dask_refuses_is_a_usage_error_naming_it(capsys, files):
         "--dask",
         "tcp://127.0.0.1:1",
     )
-    assert one_line_error(status, err, 2) == (
+    assert one_line_error(result, 2) == (
         "quercus fit: error: --set max_leaf_nodes: max_leaf_nodes=8 is not available on Dask: "
         "best-first growth is not level by level; the ordinary quercus estimator fits it on "
         "data in memory"
@@ -245,7 +239,7 @@ def test_a_setting_dask_refuses_is_a_usage_error_naming_it(capsys, files):
 
 
 def test_a_bad_dask_parameter_is_a_usage_error(capsys, files):
-    status, _, err = fit(
+    result = fit(
         capsys,
         files / "iris.csv",
         "--algorithm",
@@ -255,7 +249,7 @@ def test_a_bad_dask_parameter_is_a_usage_error(capsys, files):
         "--dask",
         "tcp://127.0.0.1:1",
     )
-    assert one_line_error(status, err, 2) == (
+    assert one_line_error(result, 2) == (
         "quercus fit: error: --set subtree_bytes: subtree_bytes must be an integer >= 0 "
         "(bytes), got -1"
     )
@@ -271,37 +265,32 @@ def test_a_bad_local_cluster_is_a_usage_error(capsys, files, value):
 
 def test_an_unreachable_scheduler_is_named_within_seconds(capsys, files):
     start = time.perf_counter()
-    status, _, err = fit(
-        capsys, files / "iris.csv", "--algorithm", "cart", "--dask", "tcp://127.0.0.1:1"
-    )
+    result = fit(capsys, files / "iris.csv", "--algorithm", "cart", "--dask", "tcp://127.0.0.1:1")
     assert time.perf_counter() - start < 20
-    assert one_line_error(status, err, 1).startswith(
+    assert one_line_error(result, 1).startswith(
         "quercus: error: --dask tcp://127.0.0.1:1: cannot reach a Dask scheduler there within "
         "10 s ("
     )
 
 
 def test_a_missing_target_column_is_the_local_error(capsys, files, address):
-    status, _, err = fit(capsys, files / "iris.csv", "--algorithm", "cart", "--target", "kind")
-    local = one_line_error(status, err, 1)
+    result = fit(capsys, files / "iris.csv", "--algorithm", "cart", "--target", "kind")
+    local = one_line_error(result, 1)
     pattern = files / "iris-part*.csv"
-    status, _, err = fit(
-        capsys, pattern, "--algorithm", "cart", "--target", "kind", "--dask", address
-    )
-    assert one_line_error(status, err, 1) == local.replace(str(files / "iris.csv"), str(pattern))
+    result = fit(capsys, pattern, "--algorithm", "cart", "--target", "kind", "--dask", address)
+    assert one_line_error(result, 1) == local.replace(str(files / "iris.csv"), str(pattern))
     assert "target column 'kind' not found; columns are ['sepallength'," in local
 
 
 def test_data_dask_cannot_read_is_named(capsys, files, tmp_path):
-    status, _, err = fit(capsys, tmp_path / "none-*.csv", "--algorithm", "cart", "--dask", "local")
+    result = fit(capsys, tmp_path / "none-*.csv", "--algorithm", "cart", "--dask", "local")
     assert (
-        one_line_error(status, err, 1)
-        == f"quercus: error: {tmp_path / 'none-*.csv'}: no file matches"
+        one_line_error(result, 1) == f"quercus: error: {tmp_path / 'none-*.csv'}: no file matches"
     )
     arff = tmp_path / "iris.arff"
     arff.write_text("@relation iris\n")
-    status, _, err = fit(capsys, arff, "--algorithm", "cart", "--dask", "local")
-    assert one_line_error(status, err, 1) == (
+    result = fit(capsys, arff, "--algorithm", "cart", "--dask", "local")
+    assert one_line_error(result, 1) == (
         f"quercus: error: {arff}: a Dask fit reads CSV or Parquet files, not ARFF; convert "
         "it, or fit without --dask"
     )
@@ -339,8 +328,8 @@ def test_a_column_typed_from_its_first_rows_is_named_with_its_line(capsys, addre
     frame.loc[35_000, "code"] = "many"
     path = tmp_path / "codes.csv"
     frame.to_csv(path, index=False)
-    status, _, err = fit(capsys, path, "--algorithm", "cart", "--dask", address)
-    assert one_line_error(status, err, 1) == (
+    result = fit(capsys, path, "--algorithm", "cart", "--dask", address)
+    assert one_line_error(result, 1) == (
         f"quercus: error: {path}: column 'code' holds 'many' on line 35002, but Dask typed the "
         "column as numbers from the first rows of the data; a column of numbers and words is "
         "nominal: give --nominal code, or write the data as Parquet, which stores each "
@@ -383,7 +372,7 @@ def test_the_progress_line_follows_the_levels(capsys, files, address, monkeypatc
     # iris: the root's left child is a leaf (Iris-setosa)
     assert "fit: level 1: splitting 1 node [" in shown
     assert "fit: level 2: splitting 2 nodes [" in shown
-    logger = logging.getLogger("quercus.distributed.estimators")
+    logger = logging.getLogger("quercus.distributed.rows")
     assert not logger.handlers
     assert logger.level == logging.NOTSET
 

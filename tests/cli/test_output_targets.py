@@ -16,24 +16,17 @@ import subprocess
 import sys
 import threading
 import zipfile
+from functools import partial
 
 import pytest
 
 import quercus
+from _helpers import run_cli
 
 ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
 STDOUT_NAMES = ["-"] + (["/dev/fd/1"] if os.path.exists("/dev/fd/1") else [])
-FIXED_DATE = {**os.environ, "SOURCE_DATE_EPOCH": "1700000000"}
-
-
-def run(*args, stdout=subprocess.PIPE):
-    return subprocess.run(
-        [sys.executable, "-m", "quercus", *map(str, args)],
-        stdout=stdout,
-        stderr=subprocess.PIPE,
-        env=FIXED_DATE,
-        timeout=600,
-    )
+# The command line's output in bytes (a PNG, a zip), made on a fixed date.
+run_bytes = partial(run_cli, text=False, env={"SOURCE_DATE_EPOCH": "1700000000"})
 
 
 def ok(result) -> subprocess.CompletedProcess:
@@ -47,7 +40,7 @@ def work(tmp_path_factory):
     folder = tmp_path_factory.mktemp("targets")
     quercus.datasets.load("playtennis").to_csv(folder / "playtennis.csv", index=False)
     fitted = ok(
-        run("fit", folder / "playtennis.csv", "--algorithm", "id3", "-o", folder / "m.json")
+        run_bytes("fit", folder / "playtennis.csv", "--algorithm", "id3", "-o", folder / "m.json")
     )
     return folder, fitted
 
@@ -58,7 +51,7 @@ def work(tmp_path_factory):
 @pytest.mark.parametrize("name", STDOUT_NAMES)
 def test_fit_writes_the_model_to_stdout_and_its_text_to_stderr(work, name):
     folder, fitted = work
-    result = ok(run("fit", folder / "playtennis.csv", "--algorithm", "id3", "-o", name))
+    result = ok(run_bytes("fit", folder / "playtennis.csv", "--algorithm", "id3", "-o", name))
     assert result.stdout == (folder / "m.json").read_bytes()
     assert result.stderr.decode().endswith(fitted.stdout.decode())  # the tree, on stderr
     assert "model saved" not in result.stderr.decode()
@@ -72,7 +65,7 @@ def test_fit_to_stdout_redirected_to_a_file_appends_to_it(work, tmp_path):
     log.write_bytes(b"earlier\n")
     with open(log, "ab") as appended:
         ok(
-            run(
+            run_bytes(
                 "fit",
                 folder / "playtennis.csv",
                 "--algorithm",
@@ -90,8 +83,8 @@ def test_a_forest_to_stdout_is_its_zip(work, tmp_path):
     folder, _ = work
     args = ("fit", folder / "playtennis.csv", "--algorithm", "forest", "--set", "n_estimators=3")
     saved = tmp_path / "f.qf"
-    ok(run(*args, "-o", saved))
-    result = ok(run(*args, "-o", "-"))
+    ok(run_bytes(*args, "-o", saved))
+    result = ok(run_bytes(*args, "-o", "-"))
     assert result.stdout == saved.read_bytes()
     assert zipfile.ZipFile(io.BytesIO(result.stdout)).namelist()[0] == "forest.json"
 
@@ -101,17 +94,18 @@ def test_predict_and_show_write_to_stdout(work, name):
     folder, _ = work
     model, data = folder / "m.json", folder / "playtennis.csv"
     assert (
-        ok(run("predict", model, data, "-o", name)).stdout == ok(run("predict", model, data)).stdout
+        ok(run_bytes("predict", model, data, "-o", name)).stdout
+        == ok(run_bytes("predict", model, data)).stdout
     )
-    rules = ok(run("show", model, "--format", "rules", "-o", name)).stdout
-    assert rules == ok(run("show", model, "--format", "rules")).stdout
+    rules = ok(run_bytes("show", model, "--format", "rules", "-o", name)).stdout
+    assert rules == ok(run_bytes("show", model, "--format", "rules")).stdout
     assert rules.startswith(b"IF Outlook = Overcast THEN Yes")
 
 
 def test_show_png_to_stdout(work):
     pytest.importorskip("matplotlib")
     folder, _ = work
-    result = ok(run("show", folder / "m.json", "--format", "png", "-o", "-"))
+    result = ok(run_bytes("show", folder / "m.json", "--format", "png", "-o", "-"))
     assert result.stdout.startswith(b"\x89PNG\r\n\x1a\n")
 
 
@@ -133,7 +127,9 @@ def test_show_png_is_not_written_to_a_terminal(work, monkeypatch, capsys):
 
 def test_report_to_stdout_is_the_page_alone(work):
     folder, _ = work
-    page = ok(run("report", folder / "playtennis.csv", "--algorithm", "id3", "-o", "-")).stdout
+    page = ok(
+        run_bytes("report", folder / "playtennis.csv", "--algorithm", "id3", "-o", "-")
+    ).stdout
     assert page.startswith(b"<!DOCTYPE html>") and page.rstrip().endswith(b"</html>")
 
 
@@ -143,7 +139,7 @@ def test_report_to_stdout_is_the_page_alone(work):
 def test_fit_to_the_null_device_leaves_it_a_device(work, tmp_path, char_device):
     folder, fitted = work
     null = char_device("null", 3)
-    result = ok(run("fit", folder / "playtennis.csv", "--algorithm", "id3", "-o", null))
+    result = ok(run_bytes("fit", folder / "playtennis.csv", "--algorithm", "id3", "-o", null))
     assert stat.S_ISCHR(os.stat(null).st_mode)
     assert result.stdout == fitted.stdout  # the tree still printed
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
@@ -152,7 +148,7 @@ def test_fit_to_the_null_device_leaves_it_a_device(work, tmp_path, char_device):
 def test_a_full_device_is_one_line_naming_it(work, tmp_path, char_device):
     folder, _ = work
     full = char_device("full", 7)
-    result = run("show", folder / "m.json", "-o", full)
+    result = run_bytes("show", folder / "m.json", "-o", full)
     assert result.returncode == 1
     assert (
         result.stderr.decode() == f"quercus: error: cannot write {full}: No space left on device\n"
@@ -174,9 +170,11 @@ def test_predict_into_a_fifo(work, tmp_path):
     fifo = tmp_path / "predictions"
     os.mkfifo(fifo)
     reader, received = read_in_background(fifo)
-    ok(run("predict", folder / "m.json", folder / "playtennis.csv", "-o", fifo))
+    ok(run_bytes("predict", folder / "m.json", folder / "playtennis.csv", "-o", fifo))
     reader.join(timeout=60)
-    assert received == [ok(run("predict", folder / "m.json", folder / "playtennis.csv")).stdout]
+    assert received == [
+        ok(run_bytes("predict", folder / "m.json", folder / "playtennis.csv")).stdout
+    ]
     assert stat.S_ISFIFO(fifo.stat().st_mode)
 
 
@@ -187,7 +185,7 @@ def test_fit_through_a_link_updates_its_file(work, tmp_path):
     real.write_text("an older model")
     link = tmp_path / "current.json"
     link.symlink_to(real.name)
-    ok(run("fit", folder / "playtennis.csv", "--algorithm", "id3", "-o", link))
+    ok(run_bytes("fit", folder / "playtennis.csv", "--algorithm", "id3", "-o", link))
     assert link.is_symlink() and real.read_bytes() == (folder / "m.json").read_bytes()
 
 
@@ -201,7 +199,7 @@ def test_a_read_only_output_is_refused_before_the_work(work, tmp_path):
         ("predict", folder / "m.json", folder / "playtennis.csv"),
         ("report", folder / "playtennis.csv", "--algorithm", "id3"),
     ):
-        result = run(*command, "-o", kept)
+        result = run_bytes(*command, "-o", kept)
         assert result.returncode == 1, command
         assert (
             result.stderr.decode()

@@ -5,8 +5,6 @@ fit with the winning parameters, and the errors of a bad grid, said before the d
 import argparse
 import io
 import re
-import subprocess
-import sys
 
 import numpy as np
 import pandas as pd
@@ -14,31 +12,13 @@ import pytest
 from sklearn.model_selection import cross_val_score
 
 import quercus
+from _helpers import one_line_error, run_cli
 from quercus.cli.options import parse_grid
 from quercus.cli.progress import Progress
 from quercus.cli.tasks import READABLE_CART
 from quercus.cli.tune import _Scorer
 from quercus.estimators.folds import cv_folds
 from quercus.model_selection import corrected_ttest, score_spread
-
-
-def run(*args):
-    return subprocess.run(
-        [sys.executable, "-m", "quercus", *map(str, args)],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-
-
-def one_line_error(result, status):
-    """The error message of a failed run (after the usage line of a usage error)."""
-    assert result.returncode == status, (result.stdout, result.stderr)
-    assert "Traceback" not in result.stderr
-    lines = result.stderr.strip().splitlines()
-    if status == 1:
-        assert len(lines) == 1, result.stderr
-    return lines[-1]
 
 
 @pytest.fixture(scope="module")
@@ -74,7 +54,7 @@ def iris_folds(table, folds=5, seed=0):
 def cart_depths(work):
     """``quercus tune`` of CART's depth on iris, the best model saved."""
     model = work / "best.json"
-    result = run(
+    result = run_cli(
         "tune",
         work / "iris.csv",
         "--algorithm",
@@ -128,7 +108,9 @@ def test_quercus_cv_scores_a_candidate_as_tune_does(work, cart_depths):
     result, _ = cart_depths
     _, rows = table_rows(result.stdout)
     (row,) = [row for row in rows if row[1] == "2"]
-    cv = run("cv", work / "iris.csv", "--algorithm", "cart", "--set", "max_depth=2", "--folds", 5)
+    cv = run_cli(
+        "cv", work / "iris.csv", "--algorithm", "cart", "--set", "max_depth=2", "--folds", 5
+    )
     assert cv.returncode == 0, cv.stderr
     assert f"accuracy: mean {row[2]}, standard deviation {row[3]} over 5 folds" in cv.stdout
 
@@ -144,12 +126,12 @@ def test_the_saved_model_is_the_winner_refitted_on_all_rows(work, cart_depths):
     assert saved.get_params() == refit.get_params()
     assert saved.export_text() == refit.export_text()
     # The file is a model file as quercus fit -o writes it: quercus show reads it.
-    shown = run("show", model)
+    shown = run_cli("show", model)
     assert shown.returncode == 0 and shown.stdout == refit.export_text()
 
 
 def test_a_search_across_algorithms(work):
-    result = run(
+    result = run_cli(
         "tune",
         work / "playtennis.csv",
         "--algorithm",
@@ -180,7 +162,7 @@ def test_a_search_across_algorithms(work):
 
 
 def test_the_default_grid(work):
-    result = run("tune", work / "playtennis.csv", "--folds", 3, "--set", "min_samples_leaf=1")
+    result = run_cli("tune", work / "playtennis.csv", "--folds", 3, "--set", "min_samples_leaf=1")
     assert result.returncode == 0, result.stderr
     out = result.stdout
     # C4.5's default grid without min_samples_leaf, which --set fixes: 3 + 2 candidates.
@@ -203,7 +185,7 @@ def test_the_default_grid_leaves_out_what_set_excludes(work):
     pd.DataFrame({"a": X[:, 0], "b": X[:, 1], "y": X @ [2.0, 1.0]}).to_csv(
         work / "plane.csv", index=False
     )
-    result = run(
+    result = run_cli(
         "tune",
         work / "plane.csv",
         "--algorithm",
@@ -223,7 +205,7 @@ def test_the_default_grid_leaves_out_what_set_excludes(work):
 
 
 def test_a_regression_is_scored_by_r2(work):
-    result = run(
+    result = run_cli(
         "tune",
         work / "numeric.csv",
         "--algorithm",
@@ -271,14 +253,14 @@ def test_a_regression_is_scored_by_r2(work):
 )
 def test_a_bad_grid_is_a_usage_error_before_the_data_is_read(work, args, message):
     # The data file does not exist: the grid is refused first.
-    result = run("tune", work / "nowhere.csv", *args)
+    result = run_cli("tune", work / "nowhere.csv", *args)
     assert message in one_line_error(result, 2)
 
 
 def test_data_errors(work):
-    message = one_line_error(run("tune", work / "playtennis.csv", "--folds", 10), 1)
+    message = one_line_error(run_cli("tune", work / "playtennis.csv", "--folds", 10), 1)
     assert "the largest, 'Yes', has 9: use --folds 9 or fewer" in message
-    message = one_line_error(run("tune", work / "numeric.csv", "--algorithm", "cart,id3"), 1)
+    message = one_line_error(run_cli("tune", work / "numeric.csv", "--algorithm", "cart,id3"), 1)
     assert "ID3 learns classes; use --algorithm cart (or forest)" in message
 
 

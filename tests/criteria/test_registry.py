@@ -294,7 +294,7 @@ def test_codes_and_names_are_defined_once():
     "estimator_class", [quercus.DecisionTreeClassifier, quercus.DecisionTreeRegressor]
 )
 def test_estimators_accept_exactly_the_registered_names(estimator_class):
-    task = registry.REGRESSION if estimator_class._regression else registry.CLASSIFICATION
+    task = registry.REGRESSION if estimator_class.regression else registry.CLASSIFICATION
     for c in registry.REGISTRY:
         for name in c.names:
             estimator = estimator_class(criterion=name)

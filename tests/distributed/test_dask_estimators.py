@@ -20,10 +20,22 @@ distributed = pytest.importorskip("distributed")
 dd = pytest.importorskip("dask.dataframe")
 da = pytest.importorskip("dask.array")
 
-from _trees import TREE_FIELDS, assert_same_tree, frame_of, with_missing  # noqa: E402
+from _trees import frame_of, with_missing  # noqa: E402
 
+from _helpers import assert_same_tree  # noqa: E402
 from quercus import dask as qdask  # noqa: E402
 from quercus.estimators.params import InvalidParameterError  # noqa: E402
+
+# Sums of targets and their squares are added partition by partition, in another order
+# than a local fit adds them, so they may differ in the last bits (class weights that are
+# whole numbers add up exactly); a variance from them loses more digits to cancellation.
+SUMS_OF_TARGETS = ("value", "impurity")
+
+
+def sums_close(regression):
+    """The arguments of ``assert_same_tree`` that let a regression tree's sums of targets
+    differ by a relative 1e-9 (none for a classification tree: its sums are exact)."""
+    return {"close": SUMS_OF_TARGETS, "rtol": 1e-9} if regression else {}
 
 
 def _on_dask(X, y, n_parts):
@@ -57,7 +69,7 @@ def test_dask_tree_is_the_local_tree(
     on_dask = getattr(qdask, "Dask" + kind)(client=dask_client, subtree_bytes=0, **params)
     on_dask.fit(*_on_dask(X, y, n_parts))
     assert local.tree_.node_count > 7
-    assert_same_tree(local.tree_, on_dask.tree_, regression=kind.endswith("Regressor"))
+    assert_same_tree(local.tree_, on_dask.tree_, **sums_close(kind.endswith("Regressor")))
     assert on_dask.schema_ == local.schema_
     if hasattr(local, "classes_"):
         np.testing.assert_array_equal(on_dask.classes_, local.classes_)
@@ -89,7 +101,7 @@ def test_small_nodes_grown_on_one_worker(
         client=dask_client, subtree_bytes=subtree_bytes, **params
     )
     on_dask.fit(*_on_dask(X, y, 3))
-    assert_same_tree(local.tree_, on_dask.tree_, regression=kind.endswith("Regressor"))
+    assert_same_tree(local.tree_, on_dask.tree_, **sums_close(kind.endswith("Regressor")))
 
 
 def test_levels_say_what_each_level_cost(dask_client, shared):
@@ -184,9 +196,11 @@ def test_dask_forest_is_the_local_poisson_forest(
     for a, b in zip(local.estimators_, on_dask.estimators_, strict=True):
         # A local forest counts a node's distinct rows (it groups equal rows); the weights
         # and everything else are equal.
-        assert_same_tree(a.tree_, b.tree_, fields=TREE_FIELDS, regression=on_dask._regression)
+        assert_same_tree(
+            a.tree_, b.tree_, skip=("n_node_samples",), **sums_close(on_dask.regression)
+        )
     lazy = on_dask.predict(_on_dask(X, y, 2)[0]).compute()
-    if on_dask._regression:
+    if on_dask.regression:
         np.testing.assert_allclose(lazy, local.predict(X), rtol=1e-12)
     else:
         np.testing.assert_array_equal(lazy, local.predict(X))
@@ -274,7 +288,7 @@ def test_a_worker_killed_in_the_middle_of_a_fit(shared):
                     killed.append(victim)
                     os.kill(pid, signal.SIGKILL)
 
-        log = logging.getLogger("quercus.distributed.estimators")
+        log = logging.getLogger("quercus.distributed.rows")
         handler = KillAtLevel()
         log.addHandler(handler)
         log.setLevel(logging.INFO)
@@ -355,4 +369,4 @@ def test_sample_weights_with_zeros(dask_client, kind, shared):
     on_dask.fit(*_on_dask(X, y, 3), sample_weight=dd.from_pandas(w, npartitions=3))
     trees = getattr(local, "estimators_", [local])
     for a, b in zip(trees, getattr(on_dask, "estimators_", [on_dask]), strict=True):
-        assert_same_tree(a.tree_, b.tree_, fields=TREE_FIELDS)
+        assert_same_tree(a.tree_, b.tree_, skip=("n_node_samples",))

@@ -13,8 +13,9 @@ from quercus.tree import grower, levelwise
 
 distributed = pytest.importorskip("distributed")
 
-from _trees import assert_same_tree, frame_of, with_missing  # noqa: E402
+from _trees import frame_of, with_missing  # noqa: E402
 
+from _helpers import assert_same_tree  # noqa: E402
 from quercus.distributed.dask_statistics import DaskForestStatistics, DaskStatistics  # noqa: E402
 
 
@@ -67,10 +68,11 @@ def test_cluster_grows_the_local_tree(
     assert_same_tree(local.tree_, on_cluster.tree_)
 
 
-def _weigh(tree, first_row, n_rows):
-    """A bootstrap-like factor (0, 1 or 2) of each row in ``tree``, from its global index."""
-    rows = np.arange(first_row, first_row + n_rows, dtype=np.int64)
-    return ((rows * 2654435761 + tree * 40503) >> 7) % 3
+def _weigh(tree, first_row, w):
+    """The rows' weights times a bootstrap-like factor (0, 1 or 2) of each row in ``tree``,
+    from its global index."""
+    rows = np.arange(first_row, first_row + len(w), dtype=np.int64)
+    return w * (((rows * 2654435761 + tree * 40503) >> 7) % 3)
 
 
 @pytest.mark.parametrize("n_parts", [1, 3])
@@ -111,7 +113,7 @@ def test_forest_trees_advance_together_on_the_cluster(dask_client, n_parts, monk
         [levelwise.level_steps(root, bins, s) for root in roots], forest.answer
     )
     for tree, tree_arrays in enumerate(grown):
-        w_tree = w * _weigh(tree, 0, len(w))
+        w_tree = _weigh(tree, 0, w)
         drawn = w_tree > 0  # a row a tree weighs 0 is left out, as a local forest does
         alone = levelwise.grow_local(
             data[drawn], y_class[drawn], y_value[drawn], w_tree[drawn], bins, s

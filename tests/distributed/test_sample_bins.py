@@ -20,8 +20,7 @@ from quercus.data import infer_schema
 distributed = pytest.importorskip("distributed")
 dd = pytest.importorskip("dask.dataframe")
 
-from _trees import TREE_FIELDS, assert_same_tree  # noqa: E402
-
+from _helpers import assert_same_tree  # noqa: E402
 from quercus import dask as qdask  # noqa: E402
 from quercus.distributed.ingest import ingest  # noqa: E402
 
@@ -109,4 +108,4 @@ def test_dask_forest_is_the_local_forest_above_the_sample_size(dask_client, smal
     X_dask, y_dask, w_dask = _on_dask(n_parts, X, y, w)
     on_dask.fit(X_dask, y_dask, sample_weight=w_dask)
     for a, b in zip(local.estimators_, on_dask.estimators_, strict=True):
-        assert_same_tree(a.tree_, b.tree_, fields=TREE_FIELDS)
+        assert_same_tree(a.tree_, b.tree_, skip=("n_node_samples",))

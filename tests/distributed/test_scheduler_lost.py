@@ -26,7 +26,7 @@ from quercus.cli import dask_fit, main  # noqa: E402
 
 # Seconds a client tries to reach its lost scheduler again before it gives up.
 RECONNECT_SECONDS = 3
-_LEVELS = "quercus.distributed.estimators"
+_LEVELS = "quercus.distributed.rows"
 
 
 def _data(n=4_000):

@@ -20,6 +20,7 @@ from quercus.ensemble.bootstrap import (
     poisson_cdf,
     poisson_counts,
 )
+from quercus.ensemble.forest import tree_params
 from quercus.estimators.params import growth_params
 from quercus.tree.grower import grow_binned, tree_from_grown
 
@@ -169,7 +170,7 @@ def test_poisson_forest_fits_predicts_and_scores_out_of_bag(noisy):
     assert forest.score(X_test, y_test) > 0.8
     assert abs(forest.oob_score_ - forest.score(X_test, y_test)) < 0.05
     for t, tree in enumerate(forest.estimators_):
-        weights = poisson_counts(forest._base_seed, t, 0, n)
+        weights = poisson_counts(forest.base_seed_, t, 0, n)
         assert tree.tree_.weighted_n_node_samples[0] == weights.sum()
         assert tree.tree_.n_node_samples[0] == np.count_nonzero(weights)
     # A row's out-of-bag vote averages the trees whose weight for it is 0.
@@ -177,7 +178,7 @@ def test_poisson_forest_fits_predicts_and_scores_out_of_bag(noisy):
     missed = [
         tree
         for t, tree in enumerate(forest.estimators_)
-        if poisson_counts(forest._base_seed, t, i, 1)[0] == 0
+        if poisson_counts(forest.base_seed_, t, i, 1)[0] == 0
     ]
     expected = np.mean([tree.predict_proba(X_train[i : i + 1])[0] for tree in missed], axis=0)
     assert np.allclose(forest.oob_decision_function_[i], expected)
@@ -203,9 +204,9 @@ def test_first_tree_equals_a_tree_grown_on_the_same_weights(noisy):
         3, bootstrap="poisson", max_features="sqrt", random_state=4
     ).fit(X_train, y_train)
     n, p = X_train.shape
-    weights = poisson_counts(forest._base_seed, 0, 0, n)
+    weights = poisson_counts(forest.base_seed_, 0, 0, n)
     data = bin_frame(forest._validate_X(X_train, reset=False), forest.schema_, forest.max_bins)
-    params = growth_params(forest._tree_params(), p, float(n), seed=forest._seeds[0])
+    params = growth_params(tree_params(forest), p, float(n), seed=forest.tree_seeds_[0])
     rows = np.flatnonzero(weights > 0)
     grown = grow_binned(
         data,
@@ -233,7 +234,7 @@ def test_max_samples_sets_the_rate(noisy):
             4, bootstrap="poisson", max_samples=max_samples, random_state=1
         ).fit(X_train, y_train)
         for t, tree in enumerate(forest.estimators_):
-            weights = poisson_counts(forest._base_seed, t, 0, n, rate)
+            weights = poisson_counts(forest.base_seed_, t, 0, n, rate)
             assert tree.tree_.weighted_n_node_samples[0] == weights.sum()
             assert abs(weights.sum() - rate * n) < 5 * math.sqrt(rate * n)
 

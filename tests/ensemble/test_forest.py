@@ -10,7 +10,9 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 import quercus
 from quercus.ensemble import forest as forest_module
 from quercus.ensemble.bootstrap import bootstrap_counts
-from quercus.ensemble.forest import distinct_rows, tree_seeds
+from quercus.ensemble.forest import tree_seeds
+from quercus.grow import rows as rows_module
+from quercus.grow.rows import distinct_rows
 
 
 @pytest.fixture(scope="module")
@@ -47,7 +49,7 @@ def test_bootstrap_is_integer_weights_from_the_seed(noisy):
     X_train, _, y_train, _ = noisy
     forest = quercus.RandomForestClassifier(3, random_state=1).fit(X_train, y_train)
     n = len(y_train)
-    for tree, seed in zip(forest.estimators_, forest._seeds, strict=True):
+    for tree, seed in zip(forest.estimators_, forest.tree_seeds_, strict=True):
         counts = bootstrap_counts(seed, n, n)
         assert counts.sum() == n  # n draws with replacement
         assert tree.tree_.weighted_n_node_samples[0] == n
@@ -69,7 +71,7 @@ def test_absolute_error_forest_leaves_are_sklearns_weighted_medians():
         4, criterion="absolute_error", max_depth=3, random_state=0
     ).fit(X, y, sample_weight=w)
     midpoints = 0
-    for tree, seed in zip(forest.estimators_, forest._seeds, strict=True):
+    for tree, seed in zip(forest.estimators_, forest.tree_seeds_, strict=True):
         tree_w = w * bootstrap_counts(seed, n, n)
         reached = tree.decision_path(X).toarray().astype(bool)
         for node in range(tree.tree_.node_count):
@@ -103,7 +105,7 @@ def test_oob_score_is_close_to_cross_validated_accuracy(noisy):
     i = 5
     missed = [
         t
-        for t, seed in zip(forest.estimators_, forest._seeds, strict=True)
+        for t, seed in zip(forest.estimators_, forest.tree_seeds_, strict=True)
         if bootstrap_counts(seed, len(y_train), len(y_train))[i] == 0
     ]
     expected = np.mean([t.predict_proba(X_train[i : i + 1])[0] for t in missed], axis=0)
@@ -210,9 +212,9 @@ def test_repeated_rows_grow_as_one_weighted_row(regression, missing, monkeypatch
     assert distinct.group is not None and len(distinct.binned) < 400  # the rows were grouped
     # The same forest grown on every row as it is.
     monkeypatch.setattr(
-        forest_module,
+        rows_module,
         "distinct_rows",
-        lambda b, yc, yv, r: forest_module.DistinctRows(b, yc, yv, None),
+        lambda b, yc, yv, r: rows_module.DistinctRows(b, yc, yv, None),
     )
     every_row = cls(**params).fit(X, y)
     for a, b in zip(grouped.estimators_, every_row.estimators_, strict=True):

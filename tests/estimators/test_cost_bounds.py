@@ -254,7 +254,7 @@ TOO_LARGE = [
 def test_an_integer_beyond_the_kernels_is_refused_naming_it(cls, name, value, words):
     frame = quercus.datasets.load("iris")
     X, y = frame.iloc[:, :-1], frame.iloc[:, -1]
-    y = X.iloc[:, 0] if cls._regression else y
+    y = X.iloc[:, 0] if cls.regression else y
     with pytest.raises(quercus.InvalidParameterError) as refused:
         cls(**{name: value}).fit(X, y)
     assert refused.value.name == name

@@ -8,21 +8,9 @@ import pandas as pd
 import pytest
 
 import quercus
+from _helpers import assert_same_tree
 from quercus.data import DataError, DataWarning, infer_schema
 from quercus.data.encode import infer_numeric_schema, is_numeric_array
-
-TREE_ARRAYS = (
-    "kind",
-    "feature",
-    "threshold",
-    "children",
-    "value",
-    "impurity",
-    "n_node_samples",
-    "weighted_n_node_samples",
-    "missing_child",
-    "depth",
-)
 
 
 def _mixed_array(n=600, seed=0):
@@ -40,11 +28,6 @@ def _mixed_array(n=600, seed=0):
 
 def _frame(X):
     return pd.DataFrame(X, columns=[f"x{i}" for i in range(X.shape[1])])
-
-
-def _assert_same_tree(a, b):
-    for name in TREE_ARRAYS:
-        np.testing.assert_array_equal(getattr(a.tree_, name), getattr(b.tree_, name), err_msg=name)
 
 
 @pytest.mark.parametrize(
@@ -89,7 +72,7 @@ def test_classifier_grows_the_same_tree_from_array_and_frame(criterion, max_bins
     from_array = quercus.DecisionTreeClassifier(**params).fit(X, y)
     from_frame = quercus.DecisionTreeClassifier(**params).fit(_frame(X), y)
     assert from_array.schema_ == from_frame.schema_
-    _assert_same_tree(from_array, from_frame)
+    assert_same_tree(from_array.tree_, from_frame.tree_)
     np.testing.assert_array_equal(from_array.predict(X), from_frame.predict(_frame(X)))
 
 
@@ -100,8 +83,8 @@ def test_integer_array_grows_the_tree_of_its_floats():
     from_floats = quercus.DecisionTreeClassifier(random_state=0).fit(ints.astype(float), y)
     from_frame = quercus.DecisionTreeClassifier(random_state=0).fit(_frame(ints), y)
     assert from_ints.schema_ == from_frame.schema_ == from_floats.schema_
-    _assert_same_tree(from_ints, from_frame)
-    _assert_same_tree(from_ints, from_floats)
+    assert_same_tree(from_ints.tree_, from_frame.tree_)
+    assert_same_tree(from_ints.tree_, from_floats.tree_)
 
 
 def test_c45_regressor_and_forest_grow_the_same_trees():
@@ -110,12 +93,12 @@ def test_c45_regressor_and_forest_grow_the_same_trees():
         lambda: quercus.C45Classifier(),
         lambda: quercus.DecisionTreeRegressor(random_state=0),
     ):
-        _assert_same_tree(make().fit(X, y), make().fit(_frame(X), y))
+        assert_same_tree(make().fit(X, y).tree_, make().fit(_frame(X), y).tree_)
     forest = {"n_estimators": 4, "random_state": 0, "n_jobs": 2}
     a = quercus.RandomForestClassifier(**forest).fit(X, y)
     b = quercus.RandomForestClassifier(**forest).fit(_frame(X), y)
     for ta, tb in zip(a.estimators_, b.estimators_, strict=True):
-        _assert_same_tree(ta, tb)
+        assert_same_tree(ta.tree_, tb.tree_)
 
 
 def test_nominal_selection_takes_the_pandas_path():

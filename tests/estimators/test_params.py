@@ -96,7 +96,7 @@ def iris():
 def test_fit_names_the_parameter(cls, name, iris):
     X, y = iris
     value, words = BAD_OF_CLASS.get((cls.__name__, name), BAD[name])
-    y = X.iloc[:, 0] if cls._regression else y
+    y = X.iloc[:, 0] if cls.regression else y
     with pytest.raises(quercus.InvalidParameterError) as info:
         cls(**{name: value}).fit(X, y)
     assert words in str(info.value)

@@ -40,13 +40,13 @@ def data():
 def test_round_trip(make, data, tmp_path):
     X, y = data
     forest = make()
-    target = X["f1"].to_numpy() if forest._regression else y
+    target = X["f1"].to_numpy() if forest.regression else y
     with oob_warning(forest):
         forest.fit(X, target)
     path = forest.save(tmp_path / "forest.qf")
     loaded = quercus.load(path)
     assert type(loaded) is type(forest) and loaded.get_params() == forest.get_params()
-    if forest._regression:
+    if forest.regression:
         assert np.array_equal(loaded.predict(X), forest.predict(X))
     else:
         assert np.array_equal(loaded.predict_proba(X), forest.predict_proba(X))

@@ -392,8 +392,8 @@ def test_the_schema_is_valid_json_schema_and_describes_what_quercus_writes(playt
 
     from jsonschema import Draft202012Validator
 
+    from quercus.persist.document import check_document
     from quercus.persist.forest_file import _forest_to_dict
-    from quercus.persist.model_file import check_document
 
     text = resources.files("quercus.persist").joinpath("schemas/model-files-v1.json").read_text()
     Draft202012Validator.check_schema(json.loads(text))

@@ -17,7 +17,7 @@ from sklearn.datasets import load_iris
 from sklearn.exceptions import NotFittedError
 
 import quercus
-from quercus.persist import model_file
+from quercus.persist import document, model_file
 from quercus.persist.loader import model_from_dict
 from quercus.persist.model_file import (
     FORMAT,
@@ -307,15 +307,15 @@ def test_tagged_values_come_back_as_they_were():
         (0, "a"): np.array([1, 2], dtype=np.int16),
         "b": True,
     }
-    plain = model_file._plain(value, "x")
+    plain = document.plain(value, "x")
     text = json.dumps(plain, allow_nan=False)  # strict JSON
-    back = model_file._unplain(json.loads(text))
+    back = document.unplain(json.loads(text))
     assert set(back) == {"t", 1, (0, "a"), "b"} and back["b"] is True
     assert back["t"] == (1, 2.5, None)
     assert np.isnan(back[1][0]) and back[1][1:] == [float("inf"), -float("inf")]
     assert back[(0, "a")].dtype == np.int16 and back[(0, "a")].tolist() == [1, 2]
     with pytest.raises(TypeError, match="cannot store a object"):
-        model_file._plain(object(), "x")
+        document.plain(object(), "x")
 
 
 # -- the file --------------------------------------------------------------------------------
@@ -831,7 +831,7 @@ def test_a_failed_save_leaves_the_old_file(tmp_path, monkeypatch):
         raise OSError("no space left on device")
 
     with monkeypatch.context() as patch:  # fails after the new text is written
-        patch.setattr(model_file.os, "replace", broken_replace)
+        patch.setattr(os, "replace", broken_replace)
         with pytest.raises(OSError, match="no space"):
             other.save(path)
     assert path.read_bytes() == before

@@ -52,7 +52,7 @@ def test_the_parameter_names_are_the_estimators():
         assert VIEW_CLASSES[name]._get_param_names() == sorted(
             getattr(quercus, name)().get_params(deep=False)
         ), name
-        assert VIEW_CLASSES[name]._regression == getattr(quercus, name)._regression
+        assert VIEW_CLASSES[name].regression == getattr(quercus, name).regression
 
 
 def test_a_view_shows_what_the_estimator_shows(saved):

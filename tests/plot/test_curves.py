@@ -16,6 +16,7 @@ from sklearn.model_selection import learning_curve as sklearn_learning_curve
 import quercus
 from quercus.criteria import registry
 from quercus.criteria._impurity import impurity as impurity_kernel
+from quercus.estimators.validate import training_cases
 from quercus.plot import impurity_curves, learning_curve, overfitting_curve
 from quercus.pruning.sequence import replay
 
@@ -53,7 +54,7 @@ def tree_after(est, k, X=None, y=None):
     steps = [type(s)(**{**s.__dict__, "applied": i < k}) for i, s in enumerate(est.pruning_path_)]
     cases = impurity = None
     if est.pruning == "pessimistic":
-        cases = est._training_cases(X, y, None)
+        cases = training_cases(est, X, y, None)
         impurity = registry.get(est.criterion).impurity
     probe = copy.copy(est)
     probe.tree_, _ = replay(est.tree_grown_, steps, cases=cases, impurity=impurity)

@@ -10,10 +10,10 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from sklearn.base import clone
+from sklearn.base import clone, is_regressor
 
 import quercus
-from quercus.estimators.base import BaseDecisionTree
+from quercus.estimators import finish
 from quercus.estimators.folds import cv_folds
 from quercus.pruning import cost_complexity_path, prune_cost_complexity
 from quercus.pruning.cost_complexity import held_out_errors
@@ -32,7 +32,7 @@ def slow_errors(est, X_test, y_test, weight, ccp_alphas):
         for alpha in ccp_alphas:
             est.tree_ = prune_cost_complexity(full, alpha)
             predicted = est.predict(X_test)
-            if est._regression:
+            if is_regressor(est):
                 miss = (predicted - y_test) ** 2
             else:
                 miss = (predicted != y_test).astype(float)
@@ -42,18 +42,19 @@ def slow_errors(est, X_test, y_test, weight, ccp_alphas):
     return np.asarray(out)
 
 
-def slow_ccp_alpha_by_cv(self, tree, typed, y_class, y_value, w):
+def slow_ccp_alpha_by_cv(self, tree, cases):
     """The choice of alpha as quercus made it before the one-pass errors: every fold's tree
     pruned at every candidate and its predictions on the held-out fold counted."""
+    typed, y_class, y_value, w = cases
     alphas, _ = cost_complexity_path(tree)
     candidates = np.append(np.sqrt(alphas[:-1] * alphas[1:]), alphas[-1])
-    labels = y_value if self._regression else self.classes_[y_class]
+    labels = y_value if is_regressor(self) else self.classes_[y_class]
     errors = []
     folds = cv_folds(
         10,
         self.random_state,
         n_rows=len(labels),
-        classes=None if self._regression else labels,
+        classes=None if is_regressor(self) else labels,
         context="ccp_alpha='cv'",
         stacklevel=4,
     )
@@ -103,7 +104,7 @@ def mixed_frame(n, seed, missing=0.0, task="classification"):
 def fit_both(monkeypatch, make, X, y, sample_weight=None):
     fast = make().fit(X, y, sample_weight=sample_weight)
     with monkeypatch.context() as patch:
-        patch.setattr(BaseDecisionTree, "_ccp_alpha_by_cv", slow_ccp_alpha_by_cv)
+        patch.setattr(finish, "ccp_alpha_by_cv", slow_ccp_alpha_by_cv)
         slow = make().fit(X, y, sample_weight=sample_weight)
     return fast, slow
 
@@ -226,8 +227,7 @@ def test_held_out_errors_equal_pruning_and_predicting(
 
 
 def count_folds(monkeypatch):
-    """Count the folds that ``_ccp_alpha_by_cv`` scores."""
-    import quercus.estimators.base as base
+    """Count the folds that ``ccp_alpha_by_cv`` scores."""
 
     calls = []
 
@@ -235,7 +235,7 @@ def count_folds(monkeypatch):
         calls.append(len(args[1]))  # held-out rows
         return held_out_errors(*args, **kwargs)
 
-    monkeypatch.setattr(base, "held_out_errors", counting)
+    monkeypatch.setattr(finish, "held_out_errors", counting)
     return calls
 
 
@@ -256,7 +256,7 @@ def test_a_class_with_fewer_rows_than_folds_warns_once_and_keeps_10_folds(monkey
     assert len(folds) == 10 and sum(folds) == 120
     # cv_results_ is the 10-fold one: the twin, given the same 10 folds, agrees.
     with monkeypatch.context() as patch:
-        patch.setattr(BaseDecisionTree, "_ccp_alpha_by_cv", slow_ccp_alpha_by_cv)
+        patch.setattr(finish, "ccp_alpha_by_cv", slow_ccp_alpha_by_cv)
         with pytest.warns(UserWarning, match="class 'rare' has only 4 rows"):
             slow = quercus.CARTClassifier(ccp_alpha="cv", random_state=0).fit(X, y)
     assert_same_choice(est, slow)

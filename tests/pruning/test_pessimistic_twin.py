@@ -19,8 +19,10 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 import quercus
+from _helpers import assert_same_tree
 from quercus._config import J48_SMALL, LEAF, MULTIWAY_SPLIT, NUMERIC_SPLIT, SUBSET_SPLIT
 from quercus.criteria import registry
+from quercus.estimators.validate import training_cases
 from quercus.pruning import pessimistic_errors
 from quercus.pruning._pessimistic import added_errors as compiled_added_errors
 from quercus.pruning._pessimistic import numpy_sum
@@ -31,23 +33,6 @@ from quercus.splitting.category_sets import BITSET, pack_sides
 from quercus.tree import Tree
 
 pytestmark = pytest.mark.filterwarnings("ignore::quercus.DataWarning")
-
-TREE_FIELDS = (
-    "kind",
-    "feature",
-    "threshold",
-    "child_start",
-    "n_children",
-    "children",
-    "cat_start",
-    "cat_table",
-    "missing_child",
-    "value",
-    "impurity",
-    "n_node_samples",
-    "weighted_n_node_samples",
-    "depth",
-)
 
 # ---------------------------------------------------------------------------------------------
 # The twin
@@ -213,14 +198,6 @@ def twin_decisions(tree, X, y, w, n_classes, impurity, cf, raising, variant):
 # Comparing
 
 
-def assert_same_tree(a, b):
-    for name in TREE_FIELDS:
-        x, y = getattr(a, name), getattr(b, name)
-        assert x.dtype == y.dtype, name
-        np.testing.assert_array_equal(x, y, err_msg=name)  # NaN equals NaN, floats exactly
-    assert a.fractional == b.fractional
-
-
 def check_against_twin(tree, cases, n_classes, criterion, cf, raising, variant):
     """The kernel's decisions and tree are the twin's; replaying its decisions gives the
     same tree. Returns the number of decisions and of raises."""
@@ -376,7 +353,7 @@ def test_kernel_equals_twin_on_random_trees(problem, cf, raising, variant):
     if variant == "j48" and cf > 0.5:
         variant = "c45"
     est.fit(X, y, sample_weight=w)
-    cases = est._training_cases(X, y, w)
+    cases = training_cases(est, X, y, w)
     criterion = getattr(est, "criterion", "entropy")
     n_decisions, n_raised = check_against_twin(
         est.tree_, cases, est.n_classes_, criterion, cf, raising, variant
@@ -406,7 +383,7 @@ def test_kernel_equals_twin_on_random_splits(problem, cf, raising, variant):
 def test_kernel_equals_twin_on_shipped_sets(name, variant, shared):
     X, y = quercus.read_table(shared(f"{name}.csv"))
     est = quercus.C45Classifier(pruning=None, min_samples_leaf=1).fit(X, y)
-    cases = est._training_cases(X, y, None)
+    cases = training_cases(est, X, y, None)
     n_decisions, _ = check_against_twin(
         est.tree_, cases, est.n_classes_, "gain_ratio", 0.25, True, variant
     )

@@ -11,7 +11,9 @@ import pytest
 from sklearn.datasets import make_classification
 
 import quercus
+from _helpers import assert_same_tree
 from quercus.criteria import registry
+from quercus.estimators.validate import training_cases
 from quercus.pruning import pessimistic_errors
 from quercus.pruning.pessimistic_path import pessimistic_path_errors
 from quercus.pruning.sequence import (
@@ -24,36 +26,12 @@ from quercus.pruning.sequence import (
 )
 from quercus.tree.conditions import reaching_branch_conditions
 
-TREE_ARRAYS = (
-    "kind",
-    "feature",
-    "threshold",
-    "child_start",
-    "n_children",
-    "children",
-    "cat_start",
-    "missing_child",
-    "n_node_samples",
-    "depth",
-)
-
-
-def assert_same_tree(a, b):
-    assert a.node_count == b.node_count
-    for name in TREE_ARRAYS:
-        np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=name)
-    np.testing.assert_array_equal(a.cat_table, b.cat_table)
-    np.testing.assert_allclose(a.value, b.value, rtol=0, atol=1e-12)
-    np.testing.assert_allclose(a.weighted_n_node_samples, b.weighted_n_node_samples, atol=1e-12)
-    np.testing.assert_allclose(a.impurity, b.impurity, atol=1e-12)
-    assert a.fractional == b.fractional and a.regression == b.regression
-
 
 def replayed(est, X, y):
     """The estimator's tree, replayed from its grown tree and recorded steps."""
     cases = impurity = None
     if getattr(est, "pruning", None) == "pessimistic":
-        cases = est._training_cases(X, y, None)
+        cases = training_cases(est, X, y, None)
         impurity = registry.get(est.criterion).impurity
     return replay(est.tree_grown_, est.pruning_path_, cases=cases, impurity=impurity)
 
@@ -307,7 +285,7 @@ def test_path_errors_equal_rebuilding_and_predicting(make, name, shared):
     X, y = shipped(shared, name)
     train = np.arange(len(y)) % 3 != 0
     est = make().fit(X[train], y[train])
-    cases = est._training_cases(X[train], y[train], None)
+    cases = training_cases(est, X[train], y[train], None)
     impurity = registry.get(est.criterion).impurity
     steps = est.pruning_path_
     tree, _, decisions = pessimistic_stage(est.tree_grown_, steps)

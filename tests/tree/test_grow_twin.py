@@ -586,7 +586,9 @@ class TwinTree:
 # Comparison.
 
 
-def assert_same_tree(tree, twin):
+def assert_matches_twin(tree, twin):
+    """The flat tree ``tree`` holds the twin's nodes: structure, statistics and counts
+    exactly, impurities within ``TOL``."""
     nodes = twin.nodes
     assert tree.node_count == len(nodes), (tree.node_count, len(nodes))
     for node in nodes:
@@ -660,7 +662,7 @@ def check(estimator, frame, y, w, params, regression):
     rows = Rows(targets[keep], weights[keep], regression, n_classes, params["criterion"])
     kept = [(kind, values[keep], cats) for kind, values, cats in columns]
     twin = TwinTree(kept, rows, params, guide=tree)
-    assert_same_tree(tree, twin)
+    assert_matches_twin(tree, twin)
     event(f"tree with {len(twin.nodes)} node(s)")
 
     # Predictions, on the training rows and on new ones.

@@ -21,28 +21,12 @@ import pytest
 from sklearn.base import clone
 
 import quercus
+from _helpers import assert_same_tree
 from quercus._config import FRACTIONAL, LEARNED
 from quercus.criteria.registry import ABSOLUTE_ERROR, ENTROPY
 from quercus.tree import grower, levelwise
 from quercus.tree._grow import Settings, root_draw_key
 from quercus.tree.statistics import LocalStatistics
-
-TREE_FIELDS = (
-    "kind",
-    "feature",
-    "threshold",
-    "child_start",
-    "n_children",
-    "children",
-    "cat_start",
-    "cat_table",
-    "missing_child",
-    "value",
-    "impurity",
-    "n_node_samples",
-    "weighted_n_node_samples",
-    "depth",
-)
 
 
 def _frame(shared, name: str, nominal=()) -> tuple[pd.DataFrame, pd.Series]:
@@ -65,12 +49,6 @@ def _fit_both(estimator, X, y, monkeypatch, sample_weight=None):
         patch.setattr(grower, "grow_tree", levelwise.grow_local)
         level_wise = clone(estimator).fit(X, y, sample_weight=sample_weight)
     return compiled.tree_, level_wise.tree_
-
-
-def assert_same_tree(a, b):
-    assert a.node_count == b.node_count
-    for field in TREE_FIELDS:
-        np.testing.assert_array_equal(getattr(a, field), getattr(b, field), err_msg=field)
 
 
 CLASSIFICATION = [

@@ -33,8 +33,10 @@ import numpy as np
 import pandas as pd
 
 from .._config import MISSING_STRINGS
+from ..capabilities import LOCAL_LEARNERS, dask_refusal
 from ..data import DataError, DataWarning
-from ..data.read import _resolve_target, check_readable, detect_format
+from ..data.read import check_readable, detect_format
+from ..data.read import resolve_target as _resolve_target
 from ..estimators.params import InvalidParameterError
 from .fitted import check_output, describe, evaluation, score_line
 from .options import DaskAddress, UsageError
@@ -61,23 +63,10 @@ DASK_ESTIMATORS = {
     "cart": ("DaskCARTClassifier", "DaskCARTRegressor"),
     "forest": ("DaskRandomForestClassifier", "DaskRandomForestRegressor"),
 }
-# Why the command line's defaults that need the rows in memory are left out on Dask.
-LEFT_OUT = {
-    "ccp_alpha": "cross-validating the pruning would grow ten more trees on the cluster; "
-    "--set ccp_alpha=ALPHA prunes with a fixed alpha",
-    "oob_score": "out-of-bag scores are computed locally",
-}
-_C45_WHY = (
-    "C4.5's fractional missing values and pessimistic pruning need the rows in memory; "
-    "use --algorithm cart, id3 or forest (or quercus fit without --dask)"
-)
-# Why an algorithm other than C4.5 is not available on Dask.
-_NOT_ON_DASK = {
-    "m5": "M5's model trees fit a linear model at every node and prune and smooth them over "
-    "the rows in memory; use --algorithm cart, id3 or forest (or quercus fit without --dask)",
-}
+# What to use instead of an algorithm that needs the rows in memory.
+_INSTEAD = "use --algorithm cart, id3 or forest (or quercus fit without --dask)"
 _INSTALL = 'fitting on a Dask cluster (--dask) needs Dask: pip install "quercus[dask]"'
-_LEVELS_LOGGER = "quercus.distributed.estimators"
+_LEVELS_LOGGER = "quercus.distributed.rows"
 _GLOB = re.compile(r"[*?\[]")
 
 
@@ -137,11 +126,11 @@ def _dask_algorithm(algorithm: str | None) -> str:
     if algorithm is None:
         raise UsageError(
             "--dask: the default algorithm, c45 (C4.5), is not available on Dask: "
-            + _C45_WHY.replace("use --algorithm cart", "give --algorithm cart", 1)
+            + f"{LOCAL_LEARNERS['c45']}; {_INSTEAD.replace('use', 'give', 1)}"
         )
     if algorithm not in DASK_ESTIMATORS:
-        why = _NOT_ON_DASK.get(algorithm, _C45_WHY)
-        raise UsageError(f"--algorithm {algorithm} is not available with --dask: {why}")
+        why = LOCAL_LEARNERS.get(algorithm, LOCAL_LEARNERS["c45"])
+        raise UsageError(f"--algorithm {algorithm} is not available with --dask: {why}; {_INSTEAD}")
     return algorithm
 
 
@@ -173,7 +162,7 @@ def _refuse_settings(algorithm: str, settings: list, module) -> None:
             module.refuse_local_only({name: value})
             if name in module.DASK_PARAMS:
                 dask_class = getattr(module, DASK_ESTIMATORS[algorithm][0])
-                dask_class(**{name: value})._check_dask_params()
+                module.check_dask_params(dask_class(**{name: value}))
         except InvalidParameterError as exc:
             raise UsageError(f"--set {name}: {exc}") from None
 
@@ -535,7 +524,7 @@ def dask_estimator(algorithm: str, regression: bool, args, target: str, client, 
     params = {k: v for k, v in defaults.items() if k not in left_out}
     estimator = getattr(module, dask_name)(client=client, **params, **given)
     try:
-        estimator._check_dask_params()  # the checks of its fit, before the data is read
+        module.check_dask_params(estimator)  # the checks of its fit, before the data is read
     except InvalidParameterError as exc:
         raise set_error(exc) from None
     return estimator, left_out
@@ -559,7 +548,7 @@ def dask_defaults_note(algorithm: str, regression: bool, settings: list, left_ou
         )
     if left_out:
         shown_left = ", ".join(
-            f"{k}={v!r} ({LEFT_OUT.get(k, 'a local fit only')})" for k, v in left_out.items()
+            f"{k}={v!r} ({dask_refusal({k: v}).reason()})" for k, v in left_out.items()
         )
         notes.append(f"left out on Dask: {shown_left}")
     if readable:
@@ -601,7 +590,7 @@ class _LevelLine(logging.Handler):
 @contextmanager
 def levels_shown(progress: Progress):
     """Within the block, the progress line follows the levels of a Dask fit (the INFO
-    records of the logger ``quercus.distributed.estimators``)."""
+    records of the logger ``quercus.distributed.rows``)."""
     if not progress.enabled:
         yield
         return

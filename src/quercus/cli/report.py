@@ -8,6 +8,7 @@ from typing import TextIO
 
 from ..data.errors import DataError
 from ..data.read import check_readable
+from ..estimators.validate import typed_rows
 from ..report import render_report, write_report
 from .fitted import as_model_labels, check_output
 from .output import to_stdout, write_text
@@ -28,7 +29,7 @@ def _test_set(path: str, estimator, target: str):
     table = read_for_model(path, estimator.schema_, target)
     features = table.X  # the rows whose target is known
     try:  # the columns the model needs, named with the file they are missing from
-        estimator._validate_X(features, reset=False)
+        typed_rows(estimator, features)
     except DataError as exc:
         raise DataError(f"{path}: {exc}", column=exc.column, source=path) from None
     truth = table.y

@@ -156,10 +156,10 @@ def forest_summary(forest) -> str:
 
 def _forest_json(path: str) -> str:
     """The forest file's metadata document (its arrays are binary)."""
-    from ..persist.forest_file import _META
+    from ..persist.forest_file import META_ENTRY
 
     with zipfile.ZipFile(path) as archive:
-        document = json.loads(archive.read(_META))
+        document = json.loads(archive.read(META_ENTRY))
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
 
 

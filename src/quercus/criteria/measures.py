@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from ..data.errors import DataError
-from ..data.schema import _clean_object_column
+from ..data.schema import clean_object_column
 from . import registry
 from .twins import entropy_of_counts, error_of_counts, gini_of_counts
 
@@ -39,7 +39,9 @@ __all__ = [
 # Label handling
 
 
-def _weights(n: int, sample_weight) -> np.ndarray:
+def sample_weights(n: int, sample_weight) -> np.ndarray:
+    """The weights of ``n`` examples as float64 (ones when ``sample_weight`` is None),
+    checked: one per example, finite and non-negative."""
     if sample_weight is None:
         return np.ones(n, dtype=np.float64)
     w = np.asarray(sample_weight, dtype=np.float64).reshape(-1)
@@ -50,7 +52,7 @@ def _weights(n: int, sample_weight) -> np.ndarray:
     return w
 
 
-def _codes(values, what: str, allow_missing: bool) -> tuple[np.ndarray, int]:
+def label_codes(values, what: str, allow_missing: bool) -> tuple[np.ndarray, int]:
     """Integer codes of labels (-1 = missing) and the number of distinct labels."""
     series = (
         values
@@ -58,7 +60,7 @@ def _codes(values, what: str, allow_missing: bool) -> tuple[np.ndarray, int]:
         else pd.Series(list(values) if not isinstance(values, np.ndarray) else values)
     )
     if series.dtype == object or pd.api.types.is_string_dtype(series.dtype):
-        series = _clean_object_column(series)
+        series = clean_object_column(series)
     codes, uniques = pd.factorize(series, sort=True, use_na_sentinel=True)
     if not allow_missing and (codes < 0).any():
         raise DataError(f"{what} has missing values at positions {np.flatnonzero(codes < 0)[:5]}")
@@ -66,8 +68,8 @@ def _codes(values, what: str, allow_missing: bool) -> tuple[np.ndarray, int]:
 
 
 def _class_counts(y, sample_weight) -> np.ndarray:
-    codes, k = _codes(y, "y", allow_missing=False)
-    return np.bincount(codes, weights=_weights(len(codes), sample_weight), minlength=k)
+    codes, k = label_codes(y, "y", allow_missing=False)
+    return np.bincount(codes, weights=sample_weights(len(codes), sample_weight), minlength=k)
 
 
 def _labels_or_counts(y, sample_weight, counts: bool) -> np.ndarray:
@@ -116,14 +118,14 @@ def branch_counts(x, y, sample_weight=None, threshold=None) -> tuple[np.ndarray,
     ``x > threshold`` when a threshold is given. Returns ``(table, missing)`` with ``table`` of
     shape (n_branches, n_classes).
     """
-    y_codes, n_classes = _codes(y, "y", allow_missing=False)
-    w = _weights(len(y_codes), sample_weight)
+    y_codes, n_classes = label_codes(y, "y", allow_missing=False)
+    w = sample_weights(len(y_codes), sample_weight)
     if threshold is not None:
         xs = pd.to_numeric(pd.Series(np.asarray(x, dtype=object)), errors="coerce").to_numpy(float)
         x_codes = np.where(np.isnan(xs), -1, (xs > threshold).astype(np.int64))
         n_values = 2
     else:
-        x_codes, n_values = _codes(x, "x", allow_missing=True)
+        x_codes, n_values = label_codes(x, "x", allow_missing=True)
     if len(x_codes) != len(y_codes):
         raise ValueError(f"x has {len(x_codes)} values but y has {len(y_codes)}")
     known = x_codes >= 0

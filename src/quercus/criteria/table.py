@@ -11,7 +11,7 @@ from ..data.errors import DataError
 from ..data.schema import NOMINAL_KIND as NOMINAL
 from ..data.schema import NUMERIC_KIND as NUMERIC
 from . import registry
-from .measures import _codes, _weights, gain_of_table, split_info_of_table
+from .measures import gain_of_table, label_codes, sample_weights, split_info_of_table
 
 __all__ = ["gain_table", "best_threshold", "best_variance_threshold"]
 
@@ -171,10 +171,10 @@ def gain_table(
         target_values = _target_values(y)
         y_codes, n_classes = np.zeros(len(target_values), dtype=np.int64), 1
     else:
-        y_codes, n_classes = _codes(y, "y", allow_missing=False)
+        y_codes, n_classes = label_codes(y, "y", allow_missing=False)
     if len(y_codes) != len(typed):
         raise ValueError(f"X has {len(typed)} rows but y has {len(y_codes)}")
-    w = _weights(len(y_codes), sample_weight)
+    w = sample_weights(len(y_codes), sample_weight)
 
     target = target_values if numbers else None
     rows = [

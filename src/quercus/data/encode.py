@@ -19,13 +19,13 @@ from .schema import (
     ORDINAL_KIND,
     Feature,
     Schema,
-    _as_number,
-    _check_finite,
-    _clean_object_column,
-    _warn_if_all_missing,
+    as_number,
     category_dtype,
     check_column_names,
+    check_finite,
+    clean_object_column,
     is_missing_value,
+    warn_if_all_missing,
 )
 
 logger = logging.getLogger(__name__)
@@ -90,8 +90,8 @@ def infer_numeric_schema(array: np.ndarray, names: Sequence[str]) -> tuple[pd.Da
     if not np.isfinite(values).all():
         for name in names:
             column = typed[name]
-            _check_finite(name, column)
-            _warn_if_all_missing(name, column)
+            check_finite(name, column)
+            warn_if_all_missing(name, column)
     return typed, Schema(tuple(Feature(name, NUMERIC_KIND) for name in names))
 
 
@@ -116,8 +116,8 @@ def align_numbers(feature: Feature, values: pd.Series) -> pd.Series:
     if pd.api.types.is_numeric_dtype(values.dtype) and not pd.api.types.is_bool_dtype(values.dtype):
         numeric = values.astype(np.float64)
     else:
-        cleaned = _clean_object_column(values)
-        numbers = cleaned.map(lambda v: np.nan if pd.isna(v) else _as_number(v))
+        cleaned = clean_object_column(values)
+        numbers = cleaned.map(lambda v: np.nan if pd.isna(v) else as_number(v))
         bad = cleaned.notna() & numbers.isna()
         if bad.any():
             raise DataError(
@@ -125,7 +125,7 @@ def align_numbers(feature: Feature, values: pd.Series) -> pd.Series:
                 column=name,
             )
         numeric, written = numbers.astype(np.float64), cleaned
-    _check_finite(name, numeric, written)
+    check_finite(name, numeric, written)
     return numeric
 
 
@@ -136,7 +136,7 @@ def align_codes(feature: Feature, values: pd.Series) -> tuple[np.ndarray, int]:
     categories = list(feature.categories)
     if all(isinstance(c, str) for c in categories) and _read_alike(values):
         return _codes_by_distinct_values(feature, values)
-    cleaned = _clean_object_column(values)
+    cleaned = clean_object_column(values)
     if all(isinstance(c, str) for c in categories):
         known = set(categories)
         cleaned = cleaned.map(lambda v: v if pd.isna(v) else _category_text(v, known))

@@ -162,7 +162,7 @@ def read_table(
         )
     names = check_column_names(frame.columns, source=name)
     frame.columns = names
-    target_name = _resolve_target(target, names, name)
+    target_name = resolve_target(target, names, name)
     if target_name is not None and len(names) == 1:
         raise DataError(
             f"{name} has only the target column {target_name!r}: no attribute to learn from",
@@ -507,7 +507,10 @@ def _read_parquet(path: str) -> pd.DataFrame:
 # Target
 
 
-def _resolve_target(target, names: list[str], source: str) -> str | None:
+def resolve_target(target, names: list[str], source: str) -> str | None:
+    """The name of the target column among ``names``: None for ``target=False`` (no
+    target), the last column for None or True, else the column at a position or of a name;
+    a column not found is an error starting with ``source``."""
     if target is False:
         return None
     if target is None or target is True:

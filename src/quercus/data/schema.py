@@ -3,6 +3,15 @@
 A *typed frame* is the shape every later stage reads: numeric columns as float64 with NaN for
 missing, nominal columns as unordered pandas ``Categorical`` and ordinal columns as ordered
 ``Categorical`` (categories in their declared order, missing as NaN).
+
+The module's public names are the entry to column typing. Beside :func:`type_column` and
+:func:`type_frame`, the rules they read values by are public, for the code that reads
+values as typing does (matching data to a schema, the information measures, the typing of a
+Dask collection partition by partition): what is missing (:func:`is_missing_value`,
+:func:`clean_object_column`), what is a number (:func:`as_number`, :func:`is_real`), what
+is no value at all (:func:`check_values`), the checks of a numeric column
+(:func:`check_finite`, :func:`warn_if_all_missing`), and column names and selections
+(:func:`check_column_names`, :func:`normalise_selection` ...).
 """
 
 from __future__ import annotations
@@ -22,6 +31,35 @@ import pandas as pd
 
 from .._config import FEATURE_KIND_NAMES, MISSING_STRINGS, NOMINAL, NUMERIC, ORDINAL
 from .errors import DataError, DataWarning
+
+__all__ = [
+    "LABEL_NUMBERS_MAX",
+    "NOMINAL_KIND",
+    "NUMERIC_KIND",
+    "ORDINAL_KIND",
+    "Feature",
+    "Schema",
+    # Typing
+    "category_dtype",
+    "reads_as_labels",
+    "type_column",
+    "type_frame",
+    # Values, as typing reads them
+    "as_number",
+    "check_finite",
+    "check_values",
+    "clean_object_column",
+    "is_missing_value",
+    "is_real",
+    "warn_if_all_missing",
+    # Column names and selections
+    "check_column_names",
+    "column_at",
+    "column_selection",
+    "is_position",
+    "normalise_selection",
+    "ordinal_selection",
+]
 
 #: The kinds of :attr:`Feature.kind`, by name ("numeric", "nominal", "ordinal").
 NUMERIC_KIND = FEATURE_KIND_NAMES[NUMERIC]
@@ -145,10 +183,10 @@ def is_missing_value(v) -> bool:
 _LARGEST_INTEGER = 2**1024 - 2**970 - 1
 
 
-def _as_number(v):
+def as_number(v):
     """``v`` as a float when it is a number or a string that reads as one, else ``None``. An
     integer beyond the float range is infinite, as ``float`` reads such a number written as
-    text (:func:`_check_finite` names it)."""
+    text (:func:`check_finite` names it)."""
     if isinstance(v, bool | np.bool_):
         return None
     if isinstance(v, numbers.Integral) and abs(v) > _LARGEST_INTEGER:
@@ -163,7 +201,7 @@ def _as_number(v):
     return None
 
 
-def _is_real(v) -> bool:
+def is_real(v) -> bool:
     """Whether ``v`` is a real number (not a boolean): a column of them is numeric. Decimals
     (Parquet's and databases' exact numbers) are numbers too."""
     return isinstance(v, numbers.Real | decimal.Decimal) and not isinstance(v, bool)
@@ -221,7 +259,7 @@ def _missing_mask(values: pd.Series) -> np.ndarray:
     return mask
 
 
-def _clean_object_column(values: pd.Series) -> pd.Series:
+def clean_object_column(values: pd.Series) -> pd.Series:
     """Object/string column with every missing marker ('' , '?', None, NaN) made NaN."""
     values = values.astype(object)
     mask = _missing_mask(values)
@@ -246,11 +284,11 @@ def type_column(
         if typed is not None:
             return typed
     if pd.api.types.is_object_dtype(dtype):
-        _check_values(name, values)
+        check_values(name, values)
     if levels is not None:
         if isinstance(dtype, pd.CategoricalDtype):
             values = values.astype(object)
-        cat = _nominal(name, _clean_object_column(values), list(levels), ordered=True)
+        cat = _nominal(name, clean_object_column(values), list(levels), ordered=True)
         return cat, Feature(name, ORDINAL_KIND, tuple(cat.categories))
 
     if (
@@ -279,8 +317,8 @@ def type_column(
 
     if pd.api.types.is_numeric_dtype(dtype) and not force_nominal:
         numeric = values.astype(np.float64)
-        _check_finite(name, numeric)
-        _warn_if_all_missing(name, numeric)
+        check_finite(name, numeric)
+        warn_if_all_missing(name, numeric)
         return numeric, Feature(name, NUMERIC_KIND)
 
     # Object, string or forced-nominal column: what it holds, in one scan in C.
@@ -291,26 +329,25 @@ def type_column(
             return typed
     if not force_nominal and inferred in _REAL_KINDS:
         numeric = _real_numbers(values)
-        _check_finite(name, numeric, values)
+        check_finite(name, numeric, values)
         return numeric, Feature(name, NUMERIC_KIND)
-    cleaned = _clean_object_column(values)
+    cleaned = clean_object_column(values)
     present = cleaned.dropna()
     if force_nominal:
         cat = _nominal(name, cleaned)
-        _warn_if_all_missing(name, cleaned)
+        warn_if_all_missing(name, cleaned)
         return cat, Feature(name, NOMINAL_KIND, tuple(cat.categories))
     if present.empty:
-        _warn_if_all_missing(name, cleaned)
+        warn_if_all_missing(name, cleaned)
         return cleaned.astype(np.float64), Feature(name, NUMERIC_KIND)
     if present.map(lambda v: isinstance(v, bool | np.bool_)).all():
         cat = _nominal(name, cleaned.map(lambda v: v if pd.isna(v) else bool(v)))
         return cat, Feature(name, NOMINAL_KIND, tuple(cat.categories))
-    if present.map(_is_real).all():
+    if present.map(is_real).all():
         numeric = _real_numbers(cleaned)
-        _check_finite(name, numeric, cleaned)
+        check_finite(name, numeric, cleaned)
         return numeric, Feature(name, NUMERIC_KIND)
-    as_number = present.map(_as_number)
-    numberlike = as_number.notna()
+    numberlike = present.map(as_number).notna()
     if numberlike.any() and not numberlike.all():
         _warn_mixed(name, present, numberlike)
         cleaned = cleaned.map(lambda v: v if pd.isna(v) else str(v))
@@ -332,7 +369,7 @@ def _distinct_strings(values: pd.Series):
     index = np.full(len(uniques) + 1, -1, dtype=np.int64)  # index[-1]: a missing value
     index[np.flatnonzero(~missing)] = np.arange(int((~missing).sum()))
     strings = uniques[~missing]
-    numberlike = np.array([pd.notna(_as_number(v)) for v in strings], dtype=bool)
+    numberlike = np.array([pd.notna(as_number(v)) for v in strings], dtype=bool)
     return index[codes], strings, numberlike
 
 
@@ -365,7 +402,7 @@ def category_dtype(categories: tuple, ordered: bool = False) -> pd.CategoricalDt
 _DATES = "column {name!r} holds dates or times: convert it to numbers or categories first"
 
 
-def _check_values(name: str, values: pd.Series) -> None:
+def check_values(name: str, values: pd.Series) -> None:
     """Refuse values of an object column that are neither numbers nor categories: lists,
     dicts and arrays (Parquet's nested columns), complex numbers, dates and times."""
     odd = {t for t in set(map(type, values)) if not _is_plain(t)}
@@ -430,7 +467,7 @@ def reads_as_labels(numbers: Iterable[str], words: Iterable[str]) -> bool:
     numbers = [n.strip() for n in numbers]
     if len(numbers) > LABEL_NUMBERS_MAX or not all(map(_WHOLE_NUMBER.fullmatch, numbers)):
         return False
-    return not any(_as_number(_NUMBER_NOISE.sub("", w)) is not None for w in words)
+    return not any(as_number(_NUMBER_NOISE.sub("", w)) is not None for w in words)
 
 
 def _warn_mixed(name: str, present: pd.Series, numberlike: pd.Series) -> None:
@@ -458,13 +495,13 @@ def _warn_mixed(name: str, present: pd.Series, numberlike: pd.Series) -> None:
 def _real_numbers(values: pd.Series) -> pd.Series:
     """A column of real numbers held as objects (missing values aside) as float64. An
     integer beyond the float range (Python's integers have no bound; pandas reads a CSV
-    column of them so) becomes infinite, as :func:`_as_number` reads it, for
-    :func:`_check_finite` to name."""
+    column of them so) becomes infinite, as :func:`as_number` reads it, for
+    :func:`check_finite` to name."""
     try:
         array = values.to_numpy(dtype=np.float64, na_value=np.nan)
     except OverflowError:
         array = np.array(
-            [np.nan if _is_missing_scalar(v) else _as_number(v) for v in values], dtype=np.float64
+            [np.nan if _is_missing_scalar(v) else as_number(v) for v in values], dtype=np.float64
         )
     return pd.Series(array, index=values.index, name=values.name)
 
@@ -488,7 +525,7 @@ def _abbreviated(value) -> str:
     return f"{text[:12]}...{text[-4:]} ({digits} digits)"
 
 
-def _check_finite(name: str, numeric: pd.Series, written: pd.Series | None = None) -> None:
+def check_finite(name: str, numeric: pd.Series, written: pd.Series | None = None) -> None:
     """A DataError naming the first infinite value of the float column ``numeric``;
     ``written``: the column before it was read as floats, whose finite numbers too large
     for a float are named as they were written."""
@@ -511,7 +548,9 @@ def _check_finite(name: str, numeric: pd.Series, written: pd.Series | None = Non
         )
 
 
-def _warn_if_all_missing(name: str, values: pd.Series) -> None:
+def warn_if_all_missing(name: str, values: pd.Series) -> None:
+    """A :class:`DataWarning` that column ``name`` is entirely missing (``values`` has rows,
+    none of them present)."""
     if len(values) and values.isna().all():
         warnings.warn(
             f"column {name!r} is entirely missing; no split can use it",
@@ -583,10 +622,11 @@ def column_at(names: Sequence[str], position: int, what: str) -> str:
     return names[int(position)]
 
 
-def _normalise_selection(
+def normalise_selection(
     names: list[str], nominal: Iterable | None, ordinal: Mapping | None
 ) -> tuple[set[str], dict[str, list]]:
-    """Column selections by name or position, checked against ``names``."""
+    """Column selections by name or position, checked against ``names``: the columns
+    forced nominal, and the levels of each ordinal column, by name."""
 
     def resolve(key, what):
         if is_position(key) and str(key) not in names:
@@ -609,7 +649,7 @@ def type_frame(
 ) -> tuple[pd.DataFrame, list[Feature]]:
     """Type every column of ``frame`` (see :func:`type_column`); names become strings."""
     names = check_column_names(frame.columns)
-    forced, levels = _normalise_selection(names, nominal, ordinal)
+    forced, levels = normalise_selection(names, nominal, ordinal)
     columns, features = {}, []
     for name, (_, values) in zip(names, frame.items(), strict=True):
         typed, feature = type_column(

@@ -37,10 +37,10 @@ class DaskForestStatistics:
     first_rows : list of int
         The global index of each partition's first row.
     weigh : callable or None
-        ``weigh(tree, first_row, n_rows)``: the factor of each row's weight in ``tree``
-        (a bootstrap draw), computed on the worker from the rows' global indices, so that it
-        does not depend on how the rows are partitioned. None: every tree weighs the rows
-        as they are.
+        ``weigh(tree, first_row, w)``: the weights in ``tree`` of the partition's rows of
+        weights ``w`` (a bootstrap draw: :data:`quercus.grow.rows.Weigh`), computed on
+        the worker from the rows' global indices, so that they do not depend on how the
+        rows are partitioned. None: every tree weighs the rows as they are.
     """
 
     def __init__(self, client, parts, layout, n_trees, first_rows, weigh=None, bins=None):
@@ -153,7 +153,7 @@ class DaskStatistics:
 def _tree_weights(w, tree, first_row, trees):
     """The rows' weights in ``tree``."""
     weigh = trees[2]
-    return w if weigh is None else w * weigh(tree, first_row, len(w))
+    return w if weigh is None else weigh(tree, first_row, w)
 
 
 class TreeRows(NamedTuple):
@@ -283,7 +283,8 @@ def _grow_group(bins, settings, group_trees, trees, *pieces):
             w = piece.w[positions]
             if trees[2] is not None:
                 if (tree, p) not in draws:
-                    draws[tree, p] = trees[2](tree, piece.first_row, piece.n_rows)
+                    # weights of 1: each row's factor alone
+                    draws[tree, p] = trees[2](tree, piece.first_row, np.ones(piece.n_rows))
                 w = w * draws[tree, p][piece.rows[positions]]
             weights.append(w)
         subtrees.append(grow_subtree(*(c[at] for c in columns), np.concatenate(weights), bins, s))

@@ -10,19 +10,9 @@ one the local estimator grows on the same bins, however the rows are partitioned
 however many workers hold them; a forest is the local forest with ``bootstrap="poisson"``,
 whose weights are drawn per row from (seed, tree, row), not from the partition.
 
-What stays local, and why (the Dask estimators refuse these with an error that says so):
-
-- ``missing="fractional"`` (C4.5's weighted copies of a row), ``criterion="absolute_error"``
-  (ranks a node's rows) and ``max_leaf_nodes`` (best-first growth across the tree): the
-  level-wise grower does not grow them (``tree.levelwise``);
-- prunings that go back to the training rows: ``pruning="pessimistic"`` (subtree raising
-  re-routes the rows), ``"reduced_error"`` (a held-out share of the rows), and
-  cross-validated cost-complexity (``ccp_alpha="cv"``: ten more fits); ``ccp_alpha > 0``
-  prunes the grown tree and works;
-- C4.5's threshold rules (``c45_thresholds``), and so the C4.5 preset;
-- forests: the multinomial bootstrap (``bootstrap=True`` draws n rows from all n at once),
-  attributes drawn per tree, ``warm_start`` and ``oob_score``;
-- ``class_weight``: class weights go in ``sample_weight`` (``y.map(weights)``).
+What stays local: the parameter values that need the rows in this process, listed with
+their reasons in :mod:`quercus.capabilities`; the Dask estimators refuse them with an error
+that says why.
 """
 
 from __future__ import annotations
@@ -30,26 +20,31 @@ from __future__ import annotations
 import inspect
 import logging
 import numbers
-import time
 from contextlib import contextmanager
-from dataclasses import replace
 from functools import partial
-from typing import NamedTuple
 
 import numpy as np
 from sklearn.base import clone
-from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from ..binning.binned import BinnedData
-from ..ensemble.bootstrap import poisson_counts
+from ..capabilities import dask_refusal
 from ..ensemble.forest import (
     RandomForestClassifier,
     RandomForestRegressor,
+    draw_base_seed,
+    grow_forest,
+    poisson_rate,
+    poisson_weights,
     tree_seeds,
     warn_of_forest_size,
 )
-from ..estimators.params import InvalidParameterError, check_params, growth_params
+from ..estimators.finish import finish_tree
+from ..estimators.params import (
+    InvalidParameterError,
+    check_params,
+    shallow_params,
+)
+from ..estimators.spec import DataFacts, growth_spec, tree_seed
 from ..estimators.trees import (
     CARTClassifier,
     CARTRegressor,
@@ -57,12 +52,9 @@ from ..estimators.trees import (
     DecisionTreeRegressor,
     ID3Classifier,
 )
-from ..pruning.sequence import PruningLog
-from ..tree import levelwise
-from ..tree.grower import growth_setup, tree_from_grown
-from ..tree.stack import stack_trees
-from .dask_statistics import DaskForestStatistics
+from ..grow.rows import TreePlan
 from .ingest import ingest
+from .rows import DaskRows
 
 logger = logging.getLogger(__name__)
 
@@ -135,129 +127,23 @@ def scheduler_lost(client):
         ) from None
 
 
-def _refuse(name: str, value, why: str) -> None:
-    raise InvalidParameterError(
-        f"{name}={value!r} is not available on Dask: {why}; the ordinary quercus estimator "
-        "fits it on data in memory",
-        name,
-    )
-
-
 def refuse_local_only(params: dict) -> None:
-    """An :class:`InvalidParameterError` for a parameter value only a local fit supports
-    (the module docstring says why)."""
-    if params.get("missing") == "fractional":
-        _refuse("missing", "fractional", "C4.5's weighted copies of a row are grown locally")
-    if params.get("criterion") == "absolute_error":
-        _refuse("criterion", "absolute_error", "it ranks a node's rows, not sums over them")
-    if params.get("lookahead"):
-        _refuse("lookahead", params["lookahead"], "it reads a node's rows between levels")
-    if params.get("leaf_model") == "linear":
-        _refuse("leaf_model", "linear", "a leaf's model is fitted on the leaf's rows")
-    if params.get("split") == "oblique":
-        _refuse("split", "oblique", "its search reads a node's rows")
-    if params.get("max_leaf_nodes") is not None:
-        _refuse(
-            "max_leaf_nodes", params["max_leaf_nodes"], "best-first growth is not level by level"
+    """An :class:`InvalidParameterError` for the first parameter value that only a local
+    fit supports (``quercus.capabilities`` says why)."""
+    need = dask_refusal(params)
+    if need is not None:
+        raise InvalidParameterError(
+            f"{need.shown(params)} is not available on Dask: {need.reason()}; the ordinary "
+            "quercus estimator fits it on data in memory",
+            need.name,
         )
-    pruning = params.get("pruning")
-    if pruning in ("pessimistic", "reduced_error"):
-        _refuse("pruning", pruning, "it goes back to the training rows")
-    if params.get("ccp_alpha") == "cv" or (
-        pruning == "cost_complexity" and params.get("ccp_alpha") == 0.0
-    ):
-        _refuse("ccp_alpha", "cv", "cross-validation grows ten more trees on the rows")
-    if params.get("c45_thresholds"):
-        _refuse("c45_thresholds", True, "it moves thresholds to training values")
-    if params.get("bootstrap") is True:
-        _refuse(
-            "bootstrap",
-            True,
-            "the multinomial bootstrap draws n rows from all n at once; use 'poisson' (the "
-            "default of the Dask forests, drawn row by row) or False",
-        )
-    if params.get("feature_sampling") == "tree":
-        _refuse("feature_sampling", "tree", "attributes are drawn per node")
-    if params.get("class_weight") is not None:
-        _refuse(
-            "class_weight",
-            params["class_weight"],
-            "pass the class weights in sample_weight instead (y.map of a dict of weights)",
-        )
-    if params.get("warm_start"):
-        _refuse("warm_start", True, "a forest is grown in one pass of all its trees")
-    if params.get("oob_score"):
-        _refuse("oob_score", True, "out-of-bag scores are computed locally")
 
 
-class LevelCost(NamedTuple):
-    """What one level of a Dask fit cost (of all the trees of a forest together).
-
-    ``nodes``: the nodes split over all partitions; ``histogram_bytes``: the bytes of
-    their histograms, which each partition sends up the reduction (``nodes x features x
-    bins x (statistics + 1)`` numbers of 8 bytes, and the missing values' statistics);
-    ``subtrees`` and ``subtree_rows``: the nodes gathered to one worker whose subtrees
-    were grown there, and their rows; ``seconds``: the level's wall time, subtrees
-    included."""
-
-    level: int
-    nodes: int
-    histogram_bytes: int
-    subtrees: int
-    subtree_rows: int
-    seconds: float
-
-
-class LevelLog:
-    """Answers a forest's (or a tree's) requests with ``answer``, logs each level (INFO,
-    logger ``quercus.distributed.estimators``: the level, the nodes being split and the
-    time since the fit began; the command line shows it as its progress line) and adds up
-    what each level cost (:meth:`costs`). A level runs from the subtrees it hands over to
-    the partition of its splits."""
-
-    def __init__(self, answer, n_trees: int):
-        self.answer = answer
-        self.n_trees = n_trees
-        self.level = 0
-        self.started = time.perf_counter()
-        self._costs: list[LevelCost] = []
-
-    def __call__(self, kind, batch):
-        batch = list(batch)
-        began = time.perf_counter()
-        while len(self._costs) <= self.level:
-            self._costs.append(LevelCost(len(self._costs), 0, 0, 0, 0, 0.0))
-        cost = self._costs[self.level]
-        if kind == "histograms":
-            nodes = sum(len(items) for _, items in batch)
-            trees = f" of {self.n_trees} trees" if self.n_trees > 1 else ""
-            logger.info(
-                "level %d: splitting %d node%s%s [%.1f s]",
-                self.level,
-                nodes,
-                "" if nodes == 1 else "s",
-                trees,
-                began - self.started,
-            )
-            cost = cost._replace(nodes=cost.nodes + nodes)
-        elif kind == "subtrees":
-            cost = cost._replace(
-                subtrees=cost.subtrees + sum(len(items) for _, items in batch),
-                subtree_rows=cost.subtree_rows
-                + sum(item[2] for _, items in batch for item in items),
-            )
-        answers = self.answer(kind, batch)
-        if kind == "histograms":
-            sent = sum(a.nbytes for per_tree in answers for h in per_tree for a in h)
-            cost = cost._replace(histogram_bytes=cost.histogram_bytes + sent)
-        self._costs[self.level] = cost._replace(seconds=cost.seconds + time.perf_counter() - began)
-        if kind == "partition":
-            self.level += 1
-        return answers
-
-    def costs(self) -> list[LevelCost]:
-        """One :class:`LevelCost` per level, in order."""
-        return list(self._costs)
+def check_dask_params(estimator):
+    """Check a Dask estimator's parameters as its ``fit`` does, before any data is read
+    (an :class:`InvalidParameterError` naming the first one that is wrong, or that only a
+    local fit takes); returns the unfitted local estimator of the same parameters."""
+    return estimator._check_dask_params()
 
 
 class _DaskModel:
@@ -282,6 +168,21 @@ class _DaskModel:
             )
         refuse_local_only(twin.get_params(deep=False))
         return twin
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit on the Dask collections ``X`` (a dask DataFrame or 2-d array), ``y`` (a dask
+        Series or array) and ``sample_weight`` (None, or like ``y``), whose partitions line
+        up; the rows stay on the workers. A forest's trees advance one level per pass over
+        the partitions, all trees in the same passes."""
+        twin = self._check_dask_params()
+        client = dask_client(self.client)
+        with scheduler_lost(client):
+            ingested = _ingest(twin, client, X, y, sample_weight, self._keeps_zero_weight)
+            rows = DaskRows(client, ingested, self.subtree_bytes)
+            self._fit_rows(twin, rows)
+        self._take_fitted(twin)
+        self.levels_ = rows.levels
+        return self
 
     def _take_fitted(self, twin) -> None:
         """Make the fitted attributes of ``twin`` this estimator's."""
@@ -370,67 +271,38 @@ def _is_dask(X) -> bool:
     return hasattr(X, "__dask_graph__") and callable(X.__dask_graph__)
 
 
-def grow_on_cluster(client, rows, setups: list, weigh=None, subtree_bytes=0) -> list:
-    """Grow one tree per ``(bins, settings)`` of ``setups`` level by level over the
-    ingested ``rows``, all trees in the same passes over the partitions; ``weigh``: the
-    trees' factors of the rows' weights (see :class:`DaskForestStatistics`); a node whose
-    rows take at most ``subtree_bytes`` is grown on one worker by the compiled grower.
-    Returns each tree's grown arrays, and the :class:`LevelCost` of each level."""
-    bins, settings = setups[0]
-    layout = (bins.n_bins, int(bins.missing_code), settings.n_stats, settings.regression)
-    statistics = DaskForestStatistics(
-        client, rows.parts, layout, len(setups), rows.first_rows, weigh, bins
-    )
-    # A row: its padded codes, class code, target and weight.
-    row_bytes = -(-len(bins.kinds) * rows.mapper.dtype.itemsize // 8) * 8 + 4 + 8 + 8
-    small_rows = int(subtree_bytes) // row_bytes
-    roots = statistics.answer("root", [(tree, None) for tree in range(len(setups))])
-    for tree, (_, weight, _) in enumerate(roots):
-        if not weight > 0:
-            raise ValueError(
-                f"tree {tree}'s bootstrap sample weighs 0 (of {sum(rows.n_rows)} rows, those "
-                "drawn all have sample_weight 0, or bootstrap='poisson' drew none): fit on "
-                "more rows, or another random_state"
-            )
-    steps = [
-        levelwise.level_steps(root, bins, settings, small_rows)
-        for root, (bins, settings) in zip(roots, setups, strict=True)
-    ]
-    log = LevelLog(statistics.answer, len(steps))
-    return levelwise.drive_together(steps, log), log.costs()
+# -- trees and forests -------------------------------------------------------------------
 
 
-# -- trees --------------------------------------------------------------------------------
+def fit_tree_rows(tree, rows) -> None:
+    """Grow the unfitted tree estimator ``tree`` (its input attributes set) on the training
+    ``rows`` and finish it (:func:`~quercus.estimators.finish.finish_tree`: the prunings
+    that need no rows)."""
+    n_stats = 3 if tree.regression else len(tree.classes_)
+    most_bins = int(rows.tables.mapper.n_bins.max())
+    facts = DataFacts(len(rows.tables.kinds), rows.total_weight, n_stats, most_bins)
+    spec = growth_spec(shallow_params(tree), tree.regression, facts, tree_seed(tree.random_state))
+    (grown,) = rows.grow(spec, [TreePlan(0, spec.params.seed)])
+    finish_tree(tree, grown, spec)
+
+
+def fit_forest_rows(forest, rows) -> None:
+    """Grow the trees of the unfitted forest ``forest`` (its input attributes set) on the
+    training ``rows``, each on Poisson weights drawn from (seed, tree, row)."""
+    n_stats = 3 if forest.regression else len(forest.classes_)
+    forest.base_seed_ = draw_base_seed(forest.random_state)
+    warn_of_forest_size(forest.n_estimators, stacklevel=4)
+    forest.tree_seeds_ = tree_seeds(forest.base_seed_, 0, forest.n_estimators)
+    weigh = None
+    if forest.bootstrap:  # "poisson"
+        rate = poisson_rate(forest.max_samples, rows.n_rows)
+        weigh = partial(poisson_weights, forest.base_seed_, rate)
+    forest.trees_ = grow_forest(forest, rows, n_stats, 0, forest.tree_seeds_, weigh)
 
 
 class _DaskTree(_DaskModel):
-    def fit(self, X, y, sample_weight=None):
-        """Grow the tree on the Dask collections ``X`` (a dask DataFrame or 2-d array),
-        ``y`` (a dask Series or array) and ``sample_weight`` (None, or like ``y``), whose
-        partitions line up; the rows stay on the workers."""
-        twin = self._check_dask_params()
-        client = dask_client(self.client)
-        regression = twin._regression
-        with scheduler_lost(client):
-            rows = _ingest(twin, client, X, y, sample_weight)
-            n_stats = 3 if regression else len(rows.classes)
-            params = twin._growth_params(rows.n_features_in, rows.total_weight)
-            tables = _bin_tables(rows)
-            setup = growth_setup(tables, params, **twin._growth_setup(n_stats, rows.mapper))
-            (grown,), levels = grow_on_cluster(
-                client, rows, [setup], subtree_bytes=self.subtree_bytes
-            )
-        log = PruningLog(tree_from_grown(grown, params, regression), twin.schema_)
-        if params.ccp_alpha > 0.0:
-            log.cost_complexity(params.ccp_alpha)
-        if getattr(twin, "collapse", False):
-            log.collapse_unhelpful()
-        twin.tree_ = log.tree
-        twin.max_features_ = params.max_features
-        twin._keep_pruning(log)
-        self._take_fitted(twin)
-        self.levels_ = levels
-        return self
+    _fit_rows = staticmethod(fit_tree_rows)
+    _keeps_zero_weight = False
 
     def predict(self, X):
         """The local model's ``predict`` on each partition of ``X`` (a Dask array, lazy)."""
@@ -447,10 +319,11 @@ class _DaskTreeClassifier(_DaskTree):
         return self._partition_wise("predict_proba", X)
 
 
-def _ingest(twin, client, X, y, sample_weight, **options):
+def _ingest(twin, client, X, y, sample_weight, keep_zero_weight: bool):
     """The rows of ``X, y, sample_weight`` typed, binned and kept on the workers as
-    ``twin``'s parameters say (:func:`~quercus.distributed.ingest.ingest`), and the fitted
-    input attributes of ``twin`` (schema, features, classes)."""
+    ``twin``'s parameters say (:func:`~quercus.distributed.ingest.ingest`; a forest keeps
+    the rows of weight 0, as a local forest does), and the fitted input attributes of
+    ``twin`` (schema, features, classes)."""
     rows = ingest(
         client,
         X,
@@ -459,17 +332,11 @@ def _ingest(twin, client, X, y, sample_weight, **options):
         nominal=twin.nominal_features,
         ordinal=twin.ordinal_features,
         max_bins=twin.max_bins,
-        regression=twin._regression,
-        **options,
+        regression=twin.regression,
+        keep_zero_weight=keep_zero_weight,
     )
     _take_input(twin, rows)
     return rows
-
-
-def _bin_tables(rows) -> BinnedData:
-    """The bin tables of the ingested rows, as the growers read them (the rows themselves
-    are on the workers)."""
-    return BinnedData(rows.mapper, None, rows.kinds, rows.bin_lo, rows.bin_hi)
 
 
 def _take_input(twin, rows) -> None:
@@ -483,26 +350,9 @@ def _take_input(twin, rows) -> None:
         twin.n_classes_ = len(rows.classes)
 
 
-# -- forests ------------------------------------------------------------------------------
-
-
 class _DaskForest(_DaskModel):
-    def fit(self, X, y, sample_weight=None):
-        """Grow the forest on the Dask collections ``X``, ``y`` and ``sample_weight`` (as
-        the Dask trees take them): every tree advances one level per pass over the
-        partitions, all trees in the same passes."""
-        twin = self._check_dask_params()
-        client = dask_client(self.client)
-        regression = twin._regression
-        with scheduler_lost(client):
-            rows = _ingest(twin, client, X, y, sample_weight, keep_zero_weight=True)
-            setups, weigh, params = self._forest_setups(twin, rows)
-            grown, levels = grow_on_cluster(client, rows, setups, weigh, self.subtree_bytes)
-        twin.trees_ = stack_trees([tree_from_grown(g, params, regression) for g in grown])
-        twin._pack()
-        self._take_fitted(twin)
-        self.levels_ = levels
-        return self
+    _fit_rows = staticmethod(fit_forest_rows)
+    _keeps_zero_weight = True
 
     @property
     def estimators_(self):
@@ -510,28 +360,6 @@ class _DaskForest(_DaskModel):
         if "trees_" not in self.__dict__:
             raise AttributeError(f"this {type(self).__name__} is not fitted: no estimators_")
         return self.to_local().estimators_
-
-    @staticmethod
-    def _forest_setups(twin, rows) -> tuple:
-        """Each tree's ``(bins, settings)`` for :func:`grow_on_cluster`, the factors of the
-        rows' weights its Poisson draws give (None without bootstrap), and the trees'
-        growth parameters; draws ``twin``'s base seed."""
-        regression = twin._regression
-        n_stats = 3 if regression else len(rows.classes)
-        n_rows = int(sum(rows.n_rows))
-        twin._base_seed = int(check_random_state(twin.random_state).randint(0, 2**31 - 1))
-        warn_of_forest_size(twin.n_estimators, stacklevel=4)
-        twin._seeds = tree_seeds(twin._base_seed, 0, twin.n_estimators)
-        params = growth_params(twin._tree_params(), rows.n_features_in, rows.total_weight, seed=0)
-        weigh = None
-        if twin.bootstrap:  # "poisson"
-            weigh = partial(poisson_counts, twin._base_seed, rate=twin._poisson_rate(n_rows))
-        tables = _bin_tables(rows)
-        setups = [
-            growth_setup(tables, replace(params, seed=seed), regression=regression, n_stats=n_stats)
-            for seed in twin._seeds
-        ]
-        return setups, weigh, params
 
     def predict(self, X):
         """The local forest's ``predict`` on each partition of ``X`` (a Dask array, lazy)."""
@@ -603,7 +431,7 @@ def _dask_class(local_class, name: str, behaviour, **defaults):
     levels_ : list of LevelCost
         What each level of the fit cost: the nodes split over all partitions, the bytes of
         histograms each partition sent, the subtrees grown on one worker and their rows,
-        the seconds (see :class:`quercus.distributed.estimators.LevelCost`). Besides it,
+        the seconds (see :class:`quercus.distributed.rows.LevelCost`). Besides it,
         the fitted attributes of :class:`quercus.{local_class.__name__}`.
     """
     return cls

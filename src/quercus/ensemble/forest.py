@@ -17,16 +17,12 @@ packed trees.
 
 from __future__ import annotations
 
-import itertools
 import numbers
 import operator
 import warnings
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, replace
 
 import numpy as np
-import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone
 from sklearn.metrics import accuracy_score, r2_score
 from sklearn.utils import check_random_state
@@ -35,15 +31,14 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._config import LEAF, NUMERIC_SPLIT
 from .._parallel import n_threads, run_parallel
-from ..binning import BinMapper
-from ..binning.binned import BinnedData, bin_frame, pad_rows
+from ..binning.binned import bin_frame
 from ..estimators.display import NotebookDisplay
 from ..estimators.params import (
     InvalidParameterError,
     check_params,
     features_per_split,
-    growth_params,
 )
+from ..estimators.spec import DataFacts, growth_spec
 from ..estimators.trees import DecisionTreeClassifier, DecisionTreeRegressor
 from ..estimators.validate import (
     TabularInput,
@@ -52,10 +47,10 @@ from ..estimators.validate import (
     classes_and_codes,
     numeric_targets,
 )
+from ..grow.rows import LocalRows, TrainingRows, TreePlan
 from ..persist.forest_file import save_forest
 from ..tree import Tree
 from ..tree._predict import fractional_rows
-from ..tree.grower import grow_binned, tree_from_grown
 from ..tree.stack import TreeStack, concatenate, stack_trees
 from ._predict import (
     LEAF_FLAG,
@@ -130,45 +125,37 @@ def tree_seeds(base_seed: int, first: int, last: int) -> list[int]:
     ]
 
 
-@dataclass
-class DistinctRows:
-    """The training rows that differ after binning (codes and target), each standing for
-    the rows equal to it: training row ``i`` is distinct row ``group[i]`` (``group`` is
-    None when the rows are kept as they are)."""
-
-    binned: np.ndarray
-    y_class: np.ndarray
-    y_value: np.ndarray
-    group: np.ndarray | None
-
-    def weighted(self, row_weight: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The distinct rows of positive weight and their weights, given each training
-        row's weight."""
-        if self.group is None:
-            rows = np.flatnonzero(row_weight > 0)
-            return rows, row_weight[rows]
-        weight = np.bincount(self.group, row_weight, minlength=len(self.binned))
-        rows = np.flatnonzero(weight > 0)
-        return rows, weight[rows]
+def draw_base_seed(random_state) -> int:
+    """A forest's seed, drawn from ``random_state``: its trees' seeds and Poisson weights
+    derive from it."""
+    return int(check_random_state(random_state).randint(0, 2**31 - 1))
 
 
-def distinct_rows(binned, y_class, y_value, regression: bool) -> DistinctRows:
-    """Group the rows equal after binning, when at least a tenth of them repeat another
-    (skin_segmentation: 196,045 training rows, 44,969 distinct; grouping 196,000 rows took
-    0.014 s, 800,000 rows of 20 features 0.33 s). Rows are compared as the 8-byte words of
-    their padded codes, with the class (or the target's bits); the groups are numbered in
-    the order of their first row."""
-    n = len(binned)
-    key = pd.DataFrame(binned.view(np.uint64))
-    key["y"] = y_value.view(np.int64) if regression else y_class
-    ids = key.groupby(list(key.columns), sort=False).ngroup().to_numpy()
-    group, _ = pd.factorize(ids)
-    n_groups = int(group.max()) + 1 if n else 0
-    if n_groups > 0.9 * n:
-        return DistinctRows(binned, y_class, y_value, None)
-    first = np.full(n_groups, n, dtype=np.int64)
-    np.minimum.at(first, group, np.arange(n))
-    return DistinctRows(binned[first], y_class[first], y_value[first], group)
+def tree_params(forest) -> dict:
+    """The parameters of every tree of ``forest``, by name (as the single trees name
+    them)."""
+    params = {name: getattr(forest, name) for name in _TREE_PARAMS}
+    if forest.feature_sampling == "tree":
+        params["max_features"] = None  # drawn once per tree instead
+    return params
+
+
+def poisson_rate(max_samples, n: int) -> float:
+    """Mean weight of a row under ``bootstrap='poisson'``: ``max_samples`` rows of ``n`` (a
+    float ``max_samples`` is that share itself)."""
+    if max_samples is None:
+        return 1.0
+    if isinstance(max_samples, numbers.Integral):
+        rate = max_samples / n
+    else:
+        rate = float(max_samples)
+    if rate > MAX_POISSON_RATE:
+        raise InvalidParameterError(
+            f"max_samples={max_samples} is more than {MAX_POISSON_RATE:g} times the {n} rows: "
+            "too many for bootstrap='poisson'",
+            "max_samples",
+        )
+    return rate
 
 
 def pack_forest(trees: TreeStack, tree_values) -> tuple:
@@ -226,25 +213,6 @@ def pack_compact(trees: TreeStack, tree_values) -> tuple | None:
 STACK_BATCH = 256
 
 
-def _in_batches(pool, call, *iterables):
-    """``pool.map(call, *iterables)``, submitted :data:`STACK_BATCH` calls at a time (the
-    next batch as soon as the first result of the last one is taken, so the threads never
-    wait): a future for every tree of a forest of millions would hold gigabytes."""
-    arguments = zip(*iterables, strict=True)
-
-    def submit():
-        batch = list(itertools.islice(arguments, STACK_BATCH))
-        return pool.map(call, *zip(*batch, strict=True)) if batch else None
-
-    running = submit()
-    while running is not None:
-        current, running, submitted = running, None, False
-        for result in current:
-            if not submitted:
-                running, submitted = submit(), True
-            yield result
-
-
 def stack_in_batches(trees) -> TreeStack:
     """The stack of the trees that the iterable ``trees`` yields, stacked as they come."""
     stacks, batch = [], []
@@ -256,6 +224,44 @@ def stack_in_batches(trees) -> TreeStack:
     if batch:
         stacks.append(stack_trees(batch))
     return concatenate(stacks)
+
+
+def tree_plans(forest, first: int, seeds: list[int], n_features: int) -> list[TreePlan]:
+    """The plans of the trees of ``seeds`` (trees ``first`` on): their numbers, seeds, and
+    with ``feature_sampling='tree'`` the attributes each draws."""
+    k_per_tree = n_features
+    if forest.feature_sampling == "tree":
+        k_per_tree = features_per_split(forest.max_features, n_features)
+    plans = []
+    for number, seed in enumerate(seeds, start=first):
+        features = None
+        if k_per_tree < n_features:
+            draw = np.random.default_rng(seed + 1).choice(n_features, k_per_tree, replace=False)
+            features = np.sort(draw)
+        plans.append(TreePlan(number, seed, features))
+    return plans
+
+
+def grow_forest(forest, rows: TrainingRows, n_stats: int, first: int, seeds: list[int], weigh):
+    """The :class:`~quercus.tree.stack.TreeStack` of ``forest``'s trees of ``seeds`` (trees
+    ``first`` on), grown on the training ``rows`` (in this process or on a Dask cluster),
+    each row weighed in each tree by ``weigh`` (:data:`quercus.grow.rows.Weigh`). The
+    local and the Dask forests' fit."""
+    n_features = len(rows.tables.kinds)
+    most_bins = int(rows.tables.mapper.n_bins.max())
+    facts = DataFacts(n_features, rows.total_weight, n_stats, most_bins)
+    spec = growth_spec(tree_params(forest), forest.regression, facts, seed=0)
+    plans = tree_plans(forest, first, seeds, n_features)
+    trees = rows.grow(spec, plans, weigh)
+    return stack_in_batches(_with_progress(trees, len(seeds), forest.verbose))
+
+
+def poisson_weights(base_seed: int, rate: float, tree: int, first_row: int, w):
+    """The weights of rows ``first_row`` on (weights ``w``) in tree number ``tree`` of a
+    forest of ``bootstrap='poisson'``: times their Poisson draws of mean ``rate``, keyed on
+    the forest's seed, the tree and the rows' numbers (a :data:`quercus.grow.rows.Weigh`
+    once ``base_seed`` and ``rate`` are given)."""
+    return w * poisson_counts(base_seed, tree, first_row, len(w), rate)
 
 
 class TreeEstimators(Sequence):
@@ -294,21 +300,14 @@ class PackedForestCache:
 class BaseForest(NotebookDisplay, TabularInput, BaseEstimator):
     """Shared machinery of the random forests (not for direct use)."""
 
-    _regression = False
+    regression = False
     _tree_class = DecisionTreeClassifier
 
     # -- fitting --------------------------------------------------------------------------
 
-    def _tree_params(self) -> dict:
-        """The parameters of every tree, by name."""
-        params = {name: getattr(self, name) for name in _TREE_PARAMS}
-        if self.feature_sampling == "tree":
-            params["max_features"] = None  # drawn once per tree instead
-        return params
-
     def _tree_template(self):
         """The unfitted tree estimator that each tree of ``estimators_`` is a clone of."""
-        return self._tree_class(**self._tree_params())
+        return self._tree_class(**tree_params(self))
 
     def _bootstrap_size(self, n: int) -> int:
         """Rows drawn for each tree (``max_samples`` passed ``check_params``): at most
@@ -326,27 +325,12 @@ class BaseForest(NotebookDisplay, TabularInput, BaseEstimator):
             return int(size)
         return max(1, round(size * n))
 
-    def _poisson_rate(self, n: int) -> float:
-        """Mean weight of a row under ``bootstrap='poisson'``: ``max_samples`` rows of ``n``
-        (a float ``max_samples`` is that share itself)."""
-        size = self.max_samples
-        if size is None:
-            return 1.0
-        rate = size / n if isinstance(size, numbers.Integral) else float(size)
-        if rate > MAX_POISSON_RATE:
-            raise InvalidParameterError(
-                f"max_samples={size} is more than {MAX_POISSON_RATE:g} times the {n} rows: "
-                "too many for bootstrap='poisson'",
-                "max_samples",
-            )
-        return rate
-
     def _tree_weights(self, tree: int, seed: int, n: int, n_draws: int) -> np.ndarray:
         """The bootstrap weights of the ``n`` rows in tree number ``tree`` (its seed
         ``seed``): multinomial draws from the tree's seed, Poisson draws keyed on the
         forest's seed, the tree's number and the row's, or all ones."""
         if isinstance(self.bootstrap, str):  # "poisson"
-            return poisson_counts(self._base_seed, tree, 0, n, self._poisson_rate(n))
+            return poisson_counts(self.base_seed_, tree, 0, n, poisson_rate(self.max_samples, n))
         if self.bootstrap:
             return bootstrap_counts(seed, n, n_draws)
         return np.ones(n)
@@ -372,7 +356,7 @@ class BaseForest(NotebookDisplay, TabularInput, BaseEstimator):
             )
         n_draws = self._bootstrap_size(len(y))
         if isinstance(self.bootstrap, str):
-            self._poisson_rate(len(y))  # its error before any tree grows
+            poisson_rate(self.max_samples, len(y))  # its error before any tree grows
         old = self.__dict__.get("trees_") if self.warm_start else None
         if old is not None and len(old) > self.n_estimators:
             raise ValueError(
@@ -380,17 +364,17 @@ class BaseForest(NotebookDisplay, TabularInput, BaseEstimator):
                 "trees already grown: warm_start only adds trees"
             )
         if old is None:
-            self._seeds = []
-            self._base_seed = int(check_random_state(self.random_state).randint(0, 2**31 - 1))
+            self.tree_seeds_ = []
+            self.base_seed_ = draw_base_seed(self.random_state)
         first = 0 if old is None else len(old)
         if self.n_estimators > first:  # before the seeds: ten million of them take a while
             warn_of_forest_size(self.n_estimators)
-        seeds = tree_seeds(self._base_seed, first, self.n_estimators)
+        seeds = tree_seeds(self.base_seed_, first, self.n_estimators)
         if seeds:
             target = (y_class, y_value, n_stats)
             new = self._grow_trees(typed, y, w, target, n_draws, first, seeds)
             self.trees_ = new if old is None else concatenate([old, new])
-            self._seeds = self._seeds + seeds
+            self.tree_seeds_ = self.tree_seeds_ + seeds
         self._pack()
         if self.oob_score:
             self._compute_oob(typed, y, y_class, y_value, n_draws)
@@ -404,62 +388,36 @@ class BaseForest(NotebookDisplay, TabularInput, BaseEstimator):
         ``(y_class, y_value, n_stats)``. The binned rows live only as long as this call:
         they are gone before the trees are packed for prediction."""
         y_class, y_value, n_stats = target
-        data = bin_frame(typed, self.schema_, self.max_bins, n_threads(self.n_jobs))
-        # Every tree gets its own seed (``_grow_one``).
-        params = growth_params(self._tree_params(), typed.shape[1], float(w.sum()), seed=0)
-        k_per_tree = params.max_features
-        if self.feature_sampling == "tree":
-            k_per_tree = features_per_split(self.max_features, typed.shape[1])
-        distinct = distinct_rows(data.binned, y_class, y_value, self._regression)
-        data = replace(data, binned=None)  # the trees read the rows of ``distinct``
+        threads = n_threads(self.n_jobs)
+        data = bin_frame(typed, self.schema_, self.max_bins, threads)
+        rows = LocalRows(data, y_class, y_value, w, self.regression, threads)
+        del data
+        return grow_forest(
+            self, rows, n_stats, first, seeds, self._weighing(y, n_draws, first, seeds)
+        )
 
-        def grow(tree: int, seed: int):
-            counts = self._tree_weights(tree, seed, len(y), n_draws)
-            if not (counts * w).any():  # a tree of no data would predict nothing
-                raise ValueError(
-                    f"tree {tree}'s bootstrap sample weighs 0 (of {len(y)} rows, those "
-                    "drawn all have sample_weight 0, or bootstrap='poisson' drew none): "
-                    "fit on more rows, or another random_state"
-                )
-            return self._grow_one(data, distinct, params, seed, y, w, n_stats, counts, k_per_tree)
+    def _weighing(self, y, n_draws: int, first: int, seeds: list[int]):
+        """The weighing function of the trees of ``seeds`` (trees ``first`` on): their
+        bootstrap draws (:meth:`_tree_weights`), and with ``class_weight=
+        'balanced_subsample'`` the class weights of each tree's sample; None when every
+        tree weighs the rows as they are."""
+        subsample = self._class_weight_mode() == "balanced_subsample"
+        if not self.bootstrap and not subsample:
+            return None
+        n = len(y)
 
-        with ThreadPoolExecutor(n_threads(self.n_jobs)) as pool:
-            grown = _in_batches(pool, grow, range(first, first + len(seeds)), seeds)
-            return stack_in_batches(_with_progress(grown, len(seeds), self.verbose))
+        def weigh(tree: int, first_row: int, w: np.ndarray) -> np.ndarray:
+            counts = self._tree_weights(tree, seeds[tree - first], n, n_draws)
+            tree_w = w * counts
+            if subsample:
+                drawn = counts > 0
+                tree_w[drawn] *= compute_sample_weight("balanced", y[drawn], indices=None)
+            return tree_w
+
+        return weigh
 
     def _class_weight_mode(self):
         return getattr(self, "class_weight", None)
-
-    def _grow_one(self, data, distinct, params, seed, y, w, n_stats, counts, k_per_tree):
-        """One tree: on its bootstrap weights ``counts``, optionally its own attributes."""
-        p = len(data.kinds)
-        tree_w = w * counts
-        if self._class_weight_mode() == "balanced_subsample":
-            drawn = counts > 0
-            tree_w[drawn] *= compute_sample_weight("balanced", y[drawn], indices=None)
-        rows, row_w = distinct.weighted(tree_w)
-        features = np.arange(p)
-        if self.feature_sampling == "tree" and k_per_tree < p:
-            features = np.sort(np.random.default_rng(seed + 1).choice(p, k_per_tree, replace=False))
-        if len(features) == p:
-            sub, binned = data, distinct.binned[rows]  # a copy, padding included
-        else:
-            sub = _feature_subset(data, features)
-            binned = pad_rows(distinct.binned[np.ix_(rows, features)])
-        grown = grow_binned(
-            sub,
-            binned,
-            distinct.y_class[rows].astype(np.int32),
-            distinct.y_value[rows].astype(np.float64),
-            row_w,
-            replace(params, seed=seed),
-            regression=self._regression,
-            n_stats=n_stats,
-        )
-        tree = tree_from_grown(grown, params, self._regression)
-        if len(features) < p:  # (its routes, made at their first use, read these indexes)
-            tree.feature = np.where(tree.feature >= 0, features[tree.feature], -1).astype(np.int32)
-        return tree
 
     @property
     def estimators_(self):
@@ -480,15 +438,19 @@ class BaseForest(NotebookDisplay, TabularInput, BaseEstimator):
         if hasattr(self, "feature_names_in_"):
             est.feature_names_in_ = self.feature_names_in_
         est.max_features_ = features_per_split(
-            self._tree_params()["max_features"], est.n_features_in_
+            tree_params(self)["max_features"], est.n_features_in_
         )
-        if not self._regression:
+        if not self.regression:
             est.classes_ = self.classes_
             est.n_classes_ = self.n_classes_
         return est
 
     def __setstate__(self, state):
-        # A forest pickled before it kept a stack holds its tree estimators.
+        # A forest pickled before its seeds were public attributes, or before it kept a
+        # stack (it then holds its tree estimators).
+        for old, new in (("_seeds", "tree_seeds_"), ("_base_seed", "base_seed_")):
+            if old in state:
+                state[new] = state.pop(old)
         if "estimators_" in state:
             estimators = state.pop("estimators_")
             state["trees_"] = stack_trees([e.tree_ for e in estimators])
@@ -565,7 +527,7 @@ class BaseForest(NotebookDisplay, TabularInput, BaseEstimator):
         n = len(matrix)
         out = np.zeros((n, self._packed[-1].shape[1]))
         count = np.zeros(n, dtype=np.int64)
-        for t, seed in enumerate(self._seeds):
+        for t, seed in enumerate(self.tree_seeds_):
             rows = np.flatnonzero(self._tree_weights(t, seed, n, n_draws) == 0)
             self._sum_trees(matrix, out, rows=rows, tree=t, count=count)
         seen = count > 0
@@ -643,22 +605,6 @@ class BaseForest(NotebookDisplay, TabularInput, BaseEstimator):
         return tags
 
 
-def _feature_subset(data, features):
-    """``data`` restricted to ``features`` (bin tables only; rows are gathered by the caller)."""
-    m = data.mapper
-    mapper = BinMapper(
-        [m.kinds[f] for f in features],
-        [m.edges[f] for f in features],
-        [m.lo[f] for f in features],
-        [m.hi[f] for f in features],
-        m.n_bins[features],
-        m.dtype,
-    )
-    return BinnedData(
-        mapper, None, data.kinds[features], data.bin_lo[features], data.bin_hi[features]
-    )
-
-
 _FOREST_DOC = """
     n_estimators : int, default 100
         Number of trees.
@@ -713,13 +659,19 @@ _ATTRIBUTES_DOC = """
         of the forest.
     feature_importances_ : ndarray of shape (n_features,)
         The trees' normalised impurity importances, averaged, normalised.
+    base_seed_ : int
+        The forest's seed, drawn from ``random_state``: the trees' seeds and the Poisson
+        weights of ``bootstrap='poisson'`` derive from it.
+    tree_seeds_ : list of int
+        Each tree's seed (of its bootstrap sample and its attribute draws): tree ``k``'s
+        out-of-bag rows are drawn again from it.
     schema_, n_features_in_, feature_names_in_ :
         The features, as for the single trees.
 """
 
 
 class RandomForestClassifier(ClassifierMixin, BaseForest):
-    _regression = False
+    regression = False
     _tree_class = DecisionTreeClassifier
 
     def __init__(
@@ -807,7 +759,7 @@ class RandomForestClassifier(ClassifierMixin, BaseForest):
 
 
 class RandomForestRegressor(RegressorMixin, BaseForest):
-    _regression = True
+    regression = True
     _tree_class = DecisionTreeRegressor
 
     def __init__(

@@ -8,38 +8,30 @@ estimator (see ``estimators/trees.py``).
 
 from __future__ import annotations
 
-import dataclasses
 import warnings
 
 import numpy as np
 import pandas as pd
 from scipy.sparse import csr_matrix
-from scipy.stats import chi2
 from sklearn.base import BaseEstimator, clone
-from sklearn.utils import Bunch, check_random_state
+from sklearn.utils import Bunch
 from sklearn.utils.validation import check_is_fitted
 
-from .._config import J48_SMALL
 from .._parallel import n_threads, run_parallel
 from ..binning.binned import bin_frame
 from ..data.schema import NUMERIC_KIND
 from ..persist.model_file import save_model
-from ..pruning import cost_complexity_path
-from ..pruning.cost_complexity import held_out_errors, pruning_steps
-from ..pruning.sequence import PruningLog, leaves_after_cuts
-from ..tree import leaves
+from ..pruning.cost_complexity import pruning_steps
+from ..pruning.sequence import leaves_after_cuts
+from ..tree import Tree, leaves
 from ..tree._predict import apply_rows, fractional_rows, path_rows
-from ..tree.grower import GrowthParams, grow_binned, tree_from_grown
+from ..tree.grower import grow_binned, tree_from_grown
 from ..tree.levelwise import LOOKAHEAD_CUTS
 from .display import NotebookDisplay
-from .folds import cv_folds
-from .params import check_lookahead_budget, growth_params, shallow_params
+from .finish import CV_FOLDS, TrainingCases, prunes_by_cv
+from .params import check_lookahead_budget, shallow_params
+from .spec import DataFacts, GrowthSpec, growth_spec, tree_seed
 from .validate import TabularInput
-
-_CV_FOLDS = 10  # folds of ccp_alpha="cv", as `quercus cv` makes them by default
-#: The tolerance of C4.5's comparisons by ``c45_variant``: J48's, or release 8's exact ones.
-C45_TOLERANCE = {"j48": J48_SMALL, "release8": 0.0}
-
 
 #: Above this many rows x numeric features a full-depth oblique tree warns of its time.
 OBLIQUE_WARN_SIZE = 1_000_000
@@ -48,87 +40,42 @@ OBLIQUE_WARN_SIZE = 1_000_000
 class BaseDecisionTree(NotebookDisplay, TabularInput, BaseEstimator):
     """Shared fit/predict machinery of the tree estimators (not for direct use)."""
 
-    _regression = False
-
-    def _chi2_critical(self, n_classes: int, mapper) -> np.ndarray:
-        """Critical chi-square values by degrees of freedom for ``significance``
-        pre-pruning (classifiers), or a single zero when it is off."""
-        alpha = getattr(self, "significance", None)
-        if alpha is None or self._regression:
-            return np.zeros(1)
-        branches = int(mapper.n_bins.max()) if self.nominal_split == "multiway" else 2
-        df = np.arange(max(branches - 1, 1) * max(n_classes - 1, 1) + 1)
-        critical = np.full(len(df), np.inf)
-        critical[1:] = chi2.ppf(1.0 - alpha, df[1:])
-        return critical
-
-    def _c45_variant(self) -> str:
-        """Which C4.5: "j48" (Weka's J48, the default) or "release8" (Quinlan's C4.5)."""
-        return getattr(self, "c45_variant", "j48")
-
-    def _c45_thresholds(self) -> bool:
-        """Whether C4.5's rules for continuous attributes apply (classifiers that ask)."""
-        return not self._regression and bool(getattr(self, "c45_thresholds", False))
-
-    def _c45_tolerance(self) -> float:
-        """The tolerance of C4.5's comparisons, where its rules for continuous attributes
-        apply (else 0)."""
-        return C45_TOLERANCE[self._c45_variant()] if self._c45_thresholds() else 0.0
-
-    def _growth_params(self, n_features: int, total_weight: float) -> GrowthParams:
-        """The growth parameters in the kernel's units (after ``check_params``)."""
-        seed = int(check_random_state(self.random_state).randint(1, 2**31 - 1))
-        return growth_params(
-            shallow_params(self),
-            n_features,
-            total_weight,
-            seed=seed * 2654435761 % 2**63 + 1,
-        )
-
-    def _growth_setup(self, n_stats: int, mapper, trace=False) -> dict:
-        """The keywords of :func:`~quercus.tree.grower.growth_setup` for this estimator
-        (``mapper``: the fitted bins)."""
-        return {
-            "regression": self._regression,
-            "n_stats": n_stats,
-            "c45_classes": n_stats if self._c45_thresholds() else 0,
-            "c45_tolerance": self._c45_tolerance(),
-            "chi2_critical": self._chi2_critical(n_stats, mapper),
-            "trace": trace,
-        }
+    regression = False
 
     # -- growing --------------------------------------------------------------------------
 
     def _grow(
         self, typed: pd.DataFrame, y_class, y_value, w, n_stats: int, trace=False
-    ) -> PruningLog:
-        """Bin ``typed``, grow the tree on the rows of positive weight, prune it by cost
-        complexity when asked, store ``tree_`` (and with ``trace``, the learning trace in
-        ``trace_``). Returns the record of the pruning, for further pruning to add to."""
+    ) -> tuple[Tree, GrowthSpec, TrainingCases]:
+        """Bin ``typed`` and grow the tree on the rows of positive weight (with ``trace``,
+        keep the learning trace in ``trace_``). Returns the grown tree, its
+        :class:`~quercus.estimators.spec.GrowthSpec` and the rows it was grown on, for
+        :func:`~quercus.estimators.finish.finish_tree`."""
         keep = w > 0
         if not keep.any():
             raise ValueError("sample_weight is zero for every sample: nothing to learn from")
         if not keep.all():  # a zero weight is the same as an absent row
             typed, y_class, y_value, w = typed[keep], y_class[keep], y_value[keep], w[keep]
-        params = self._growth_params(typed.shape[1], float(w.sum()))
-        values = self._oblique_values(typed) if params.oblique else None
-        if values is None:
-            params = dataclasses.replace(params, oblique=False)
         threads = n_threads(getattr(self, "n_jobs", None))
+        params = shallow_params(self)
+        seed = tree_seed(self.random_state)
         data = bin_frame(typed, self.schema_, self.max_bins, threads)
-        by_cv = isinstance(self.ccp_alpha, str) or (
-            getattr(self, "pruning", None) == "cost_complexity" and params.ccp_alpha == 0.0
-        )
-        if params.lookahead:  # the whole fit priced, its bins known, before it grows
+        facts = DataFacts(typed.shape[1], float(w.sum()), n_stats, int(data.mapper.n_bins.max()))
+        spec = growth_spec(params, self.regression, facts, seed)
+        values = self._oblique_values(typed) if spec.params.oblique else None
+        if values is None:
+            spec = spec.with_params(oblique=False)
+        if spec.params.lookahead:  # the whole fit priced, its bins known, before it grows
             check_lookahead_budget(
-                params.lookahead,
+                spec.params.lookahead,
                 len(typed),
                 typed.shape[1],
                 LOOKAHEAD_CUTS,
-                growth=params,
+                growth=spec.params,
                 n_bins=data.mapper.n_bins,
                 kinds=data.kinds,
-                trees=1 + _CV_FOLDS if by_cv else 1,  # a tree a fold besides the tree
+                # a tree a fold besides the tree
+                trees=1 + CV_FOLDS if prunes_by_cv(params, spec) else 1,
                 stacklevel=3,
             )
         # The kernel overwrites its arrays: it gets its own copies, never the caller's arrays
@@ -139,31 +86,19 @@ class BaseDecisionTree(NotebookDisplay, TabularInput, BaseEstimator):
             np.array(y_class, dtype=np.int32),
             np.array(y_value, dtype=np.float64),
             np.array(w, dtype=np.float64),
-            params,
+            spec.params,
             n_threads=threads,
             values=values,
-            **self._growth_setup(n_stats, data.mapper, trace),
+            **spec.setup(trace),
         )
-        tree = tree_from_grown(grown, params, self._regression)
+        tree = tree_from_grown(grown, spec.params, self.regression)
         if trace:
             from ..export.trace import LearningTrace
 
             self.trace_ = LearningTrace.from_kernel(self, tree, grown.trace, grown.trace_sides)
         elif hasattr(self, "trace_"):
             del self.trace_
-        del grown  # one thread's node records outweigh the tree: not kept while it prunes
-        log = PruningLog(tree, self.schema_)
-        if by_cv:  # ccp_alpha="cv", or pruning="cost_complexity" without an alpha
-            self.ccp_alpha_, self.cv_results_ = self._ccp_alpha_by_cv(
-                tree, typed, y_class, y_value, w
-            )
-            log.cost_complexity(self.ccp_alpha_)
-        elif params.ccp_alpha > 0.0:
-            log.cost_complexity(params.ccp_alpha)
-        self.tree_ = log.tree
-        self.max_features_ = params.max_features
-        self._keep_pruning(log)
-        return log
+        return tree, spec, TrainingCases(typed, y_class, y_value, w)
 
     def _oblique_values(self, typed: pd.DataFrame) -> np.ndarray | None:
         """The rows' values that oblique splits test; None, with a warning naming
@@ -193,79 +128,6 @@ class BaseDecisionTree(NotebookDisplay, TabularInput, BaseEstimator):
             stacklevel=4,
         )
         return None
-
-    def _keep_pruning(self, log: PruningLog) -> None:
-        """Keep the grown tree, the pruning's steps and the grown id of each node of
-        ``tree_`` when a pruning ran (even one that took no step); forget those of an
-        earlier fit otherwise."""
-        if log.ran:
-            self.tree_grown_ = log.grown
-            self.pruning_path_ = list(log.steps)
-            self.grown_node_ids_ = log.origin
-            return
-        for name in ("tree_grown_", "pruning_path_", "grown_node_ids_"):
-            self.__dict__.pop(name, None)
-
-    def _ccp_alpha_by_cv(self, tree, typed, y_class, y_value, w):
-        """CART's choice of alpha: k-fold cross-validated error of the pruned trees along
-        the pruning path, and the largest alpha within one standard error of the best.
-
-        Candidates are the geometric means of consecutive alphas of the full tree's path
-        (and its last alpha), as rpart does; 10 folds, stratified for classes, shuffled with
-        ``random_state`` (:func:`~quercus.estimators.folds.cv_folds`), unless the tree is
-        one leaf (a single candidate: its errors are NaN). Each fold
-        grows its unpruned tree once, and the errors of all its pruned trees come from one
-        pass over the held-out rows (:func:`~quercus.pruning.cost_complexity.held_out_errors`).
-        """
-        alphas, _ = cost_complexity_path(tree)
-        candidates = np.append(np.sqrt(alphas[:-1] * alphas[1:]), alphas[-1])
-        if len(candidates) == 1:
-            # A tree of one leaf (min_samples_split above the rows, say) has nothing to prune:
-            # any alpha gives it, so no folds are grown (data too small for 10 folds is no
-            # error then), and no error is estimated.
-            unknown = np.full(1, np.nan)
-            return float(candidates[0]), {
-                "ccp_alphas": candidates,
-                "mean_error": unknown,
-                "std_error": unknown.copy(),
-            }
-        labels = y_value if self._regression else self.classes_[y_class]
-        matrix = self._routing_matrix(typed)  # every row, routed by the fold trees below
-        params = {"ccp_alpha": 0.0}  # w already holds any class weights
-        if "pruning" in self.get_params():
-            params.update(pruning=None, class_weight=None)
-        index = {c: i for i, c in enumerate(self.classes_.tolist())} if not self._regression else {}
-        errors = []
-        folds = cv_folds(
-            _CV_FOLDS,
-            self.random_state,
-            n_rows=len(labels),
-            classes=None if self._regression else labels,
-            context="ccp_alpha='cv'",
-            stacklevel=4,  # the caller of fit
-        )
-        for train, test in folds:
-            est = clone(self).set_params(**params)
-            est.fit(typed.iloc[train], labels[train], sample_weight=w[train])
-            if est.schema_.features == self.schema_.features:
-                held_out = matrix[test]
-            else:  # the fold typed a column differently: match the rows to its schema
-                held_out = est._predict_matrix(typed.iloc[test])
-            if self._regression:
-                target, class_codes = y_value[test], None
-            else:  # the fold's classes, as codes of ours (a fold may lack a class)
-                target = y_class[test]
-                class_codes = np.array([index[c] for c in est.classes_.tolist()])
-            errors.append(
-                held_out_errors(est.tree_, held_out, target, w[test], candidates, class_codes)
-            )
-        errors = np.asarray(errors)
-        mean = errors.mean(axis=0)
-        std_error = errors.std(axis=0, ddof=1) / np.sqrt(len(errors))
-        best = int(np.argmin(mean))
-        within = np.flatnonzero(mean <= mean[best] + std_error[best] + 1e-12)
-        chosen = float(candidates[within.max()])
-        return chosen, {"ccp_alphas": candidates, "mean_error": mean, "std_error": std_error}
 
     # -- routing --------------------------------------------------------------------------
 

@@ -75,7 +75,7 @@ class ModelTreeRegressor(RegressorMixin, BaseDecisionTree):
         The terms of the models (``terms_.names``) and the values missing ones take.
     """
 
-    _regression = True
+    regression = True
     _m5 = True  # model files keep its terms (persist/model_file.py)
     criterion = "m5"  # what the tree's gains are (the report names them); not a parameter
 

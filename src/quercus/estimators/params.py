@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .._config import MISSING_POLICIES, NOMINAL
+from ..capabilities import Need, level_wise_refusals
 from ..criteria import registry
 from ..splitting.lookahead_cost import lookahead_seconds
 
@@ -115,12 +116,12 @@ def _size(low: int) -> ParamRule:
 
 def _criteria(estimator) -> tuple:
     """The criterion names the registry lists for the estimator's task."""
-    return registry.names(registry.REGRESSION if estimator._regression else registry.CLASSIFICATION)
+    return registry.names(registry.REGRESSION if estimator.regression else registry.CLASSIFICATION)
 
 
 def _missing_policies(estimator) -> tuple:
     policies = tuple(MISSING_POLICIES)
-    if estimator._regression:  # no class to take the majority of
+    if estimator.regression:  # no class to take the majority of
         policies = tuple(p for p in policies if p != "class_majority")
     return policies
 
@@ -351,13 +352,14 @@ def check_params(estimator) -> None:
 
 
 def _refuse_with(params: Mapping, option: str, owner: str, refused, advice: str) -> None:
-    """An :class:`InvalidParameterError` naming ``owner`` when ``params`` hold one of the
-    ``(name, value, why)`` of ``refused`` (value None: any value but None or 0)."""
-    for name, value, why in refused:
-        held = params.get(name)
-        if bool(held) if value is None else held == value:
+    """An :class:`InvalidParameterError` naming ``owner`` when ``params`` ask for one of
+    the ``refused`` needs (:class:`~quercus.capabilities.Need`)."""
+    for need in refused:
+        if need.name in params and need.holds(params):
             raise InvalidParameterError(
-                f"{option} does not combine with {name}={held!r} ({why}): {advice}", owner
+                f"{option} does not combine with {need.name}={params[need.name]!r} "
+                f"({need.why}): {advice}",
+                owner,
             )
 
 
@@ -385,12 +387,13 @@ def _check_lookahead(estimator, params: Mapping) -> None:
         params,
         "lookahead",
         "lookahead",
-        (
-            ("criterion", "absolute_error", "it ranks a node's rows by target"),
-            ("max_leaf_nodes", None, "best-first growth"),
-        ),
+        level_wise_refusals(params),
         "set lookahead=0 or change the other parameter",
     )
+
+
+def _asks_lookahead(params: Mapping) -> bool:
+    return bool(params.get("lookahead"))
 
 
 #: The criteria whose gain an oblique split's search minimises: an impurity decrease.
@@ -407,16 +410,19 @@ def _check_oblique(params: Mapping) -> None:
             f"'misclassification' (classes) or 'squared_error' (regression), not {criterion!r}",
             "split",
         )
+    # Besides growing level by level, an oblique split competes with single-feature
+    # splits on constant leaves.
+    oblique_only = (
+        Need(
+            "leaf_model", "linear", "", "linear leaves", lambda p: p.get("leaf_model") == "linear"
+        ),
+        Need("lookahead", None, "", "it chooses among single-feature splits", _asks_lookahead),
+    )
     _refuse_with(
         params,
         "split='oblique'",
         "split",
-        (
-            ("missing", "fractional", "C4.5's weighted copies of a row"),
-            ("leaf_model", "linear", "linear leaves"),
-            ("lookahead", None, "it chooses among single-feature splits"),
-            ("max_leaf_nodes", None, "best-first growth"),
-        ),
+        [*level_wise_refusals(params), *oblique_only],
         "use split='axis' or change the other parameter",
     )
 

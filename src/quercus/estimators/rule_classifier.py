@@ -12,8 +12,12 @@ from ..pruning.c45rules import (
     rule_probabilities,
     rules_text,
 )
+from ..pruning.sequence import pessimistic_stage
 from ..pruning.subtree import collapse_unhelpful
-from .trees import _CLS, _GAIN_RATIO_NOTE, _PARAMS, C45Classifier, _doc
+from .finish import pessimistic_variant
+from .params import shallow_params
+from .trees import C45Classifier, tree_class_doc
+from .validate import training_cases
 
 # Seed of the random starting subsets when a class has more than 10 rules to choose from
 # (C4.5 also draws them from a fixed sequence: the same data give the same rules).
@@ -27,27 +31,29 @@ class C45RulesClassifier(C45Classifier):
         """Fit the C4.5 tree (kept in ``tree_``, pruned), then turn the tree as it was before
         pessimistic pruning into rules: simplify each, choose and order them (``rules_``,
         ``default_class_``)."""
-        self._grown_tree = None
         super().fit(X, y, sample_weight=sample_weight, trace=trace)
-        grown = self.__dict__.pop("_grown_tree", None)
-        matrix, y_class, w = self._training_cases(X, y, sample_weight)
+        matrix, y_class, w = training_cases(self, X, y, sample_weight)
         self.rules_, self.default_class_ = c45_rules(
-            collapse_unhelpful(self.tree_ if grown is None else grown),
+            collapse_unhelpful(self._tree_before_pessimistic()),
             self.schema_,
             self.classes_,
             matrix,
             y_class,
             w,
             confidence=float(self.confidence),
-            variant="j48" if self._c45_variant() == "j48" else "c45",
+            variant=pessimistic_variant(shallow_params(self)),
             seed=_SEED,
         )
         self.rule_proba_ = rule_probabilities(self.rules_, matrix, y_class, w, self.n_classes_)
         return self
 
-    def _prune_pessimistic(self, log, typed, y_class, w):
-        self._grown_tree = log.tree  # C4.5rules reads the tree before pruning
-        super()._prune_pessimistic(log, typed, y_class, w)
+    def _tree_before_pessimistic(self):
+        """The tree as it was before pessimistic pruning: the grown tree with every other
+        step of its pruning (collapse, cost complexity) taken."""
+        if self.pruning != "pessimistic" or not hasattr(self, "tree_grown_"):
+            return self.tree_
+        steps = [s for s in self.pruning_path_ if s.applied and s.method != "pessimistic"]
+        return pessimistic_stage(self.tree_grown_, steps)[0]
 
     def apply_rules(self, X) -> np.ndarray:
         """Index in ``rules_`` of the first rule each sample meets, -1 for the default."""
@@ -100,15 +106,5 @@ _ATTRIBUTES = """
 """
 
 C45RulesClassifier.__doc__ = (
-    _doc(
-        _SUMMARY
-        + _PARAMS.format(
-            criteria=_CLS,
-            criterion="gain_ratio",
-            nominal_split="multiway",
-            criterion_note=_GAIN_RATIO_NOTE,
-        ),
-        C45RulesClassifier,
-    )
-    + _ATTRIBUTES
+    tree_class_doc(_SUMMARY, C45RulesClassifier, "gain_ratio", "multiway") + _ATTRIBUTES
 )

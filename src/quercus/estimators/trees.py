@@ -17,8 +17,8 @@ from ..pruning.m5 import fit_leaf_models
 from ..tree import leaves
 from ..tree._predict import apply_rows
 from ..tree.terms import fit_terms
-from ..tree.thresholds import thresholds_at_training_values
-from .base import C45_TOLERANCE, BaseDecisionTree
+from .base import BaseDecisionTree
+from .finish import Validation, finish_tree
 from .params import check_params
 from .validate import (
     as_1d,
@@ -159,7 +159,7 @@ def _doc(cls_doc: str, cls) -> str:
 
 
 class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
-    _regression = False
+    regression = False
 
     def __init__(
         self,
@@ -241,28 +241,10 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         if self.pruning == "reduced_error":
             typed, y_class, w, validation = self._hold_out(typed, y_class, w, X_val, y_val)
         y_value = np.zeros(len(y_class))
-        log = self._grow(typed, y_class.astype(np.int32), y_value, w, self.n_classes_, trace)
-        variant = self._c45_variant()
-        if self._c45_thresholds():
-            known = typed if (w > 0).all() else typed[w > 0]
-            distinct: dict = {}  # each feature's training values, sorted once for both trees
-            log.thresholds(
-                lambda tree: thresholds_at_training_values(
-                    tree, self.schema_, known, tolerance=C45_TOLERANCE[variant], distinct=distinct
-                )
-            )
-        if self.collapse:
-            log.collapse_unhelpful()
-        if self.pruning == "pessimistic":
-            self._prune_pessimistic(log, typed, y_class, w)
-        elif self.pruning == "reduced_error":
-            val_typed, val_class, val_w = validation
-            leaves = run_parallel(
-                apply_rows, self._routing_matrix(val_typed), *log.tree.route_tables()
-            )
-            log.reduced_error(leaves, val_class, val_w)
-        self.tree_ = log.tree
-        self._keep_pruning(log)
+        tree, spec, cases = self._grow(
+            typed, y_class.astype(np.int32), y_value, w, self.n_classes_, trace
+        )
+        finish_tree(self, tree, spec, cases, validation)
         return self
 
     def _hold_out(self, typed, y_class, w, X_val, y_val):
@@ -277,7 +259,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
             if unknown:
                 raise ValueError(f"y_val has a class not seen in y: {unknown[0]!r}")
             val_class = np.array([index[v] for v in labels.tolist()], dtype=np.int64)
-            return typed, y_class, w, (val_typed, val_class, np.ones(len(val_class)))
+            return typed, y_class, w, Validation(val_typed, val_class, np.ones(len(val_class)))
         fraction = self.validation_fraction
         rows = np.arange(len(y_class))
         counts = np.bincount(y_class)
@@ -291,37 +273,8 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
             typed.iloc[grow_rows],
             y_class[grow_rows],
             w[grow_rows],
-            (typed.iloc[val_rows], y_class[val_rows], w[val_rows]),
+            Validation(typed.iloc[val_rows], y_class[val_rows], w[val_rows]),
         )
-
-    def _prune_pessimistic(self, log, typed, y_class, w):
-        keep = w > 0  # as in growing: a zero weight is an absent row
-        # Collapsing is done after growing when asked (J48 -O turns it off).
-        log.pessimistic(
-            self._routing_matrix(typed[keep]),
-            y_class[keep],
-            w[keep],
-            self.n_classes_,
-            registry.get(self.criterion).impurity,
-            confidence=float(self.confidence),
-            raising=bool(self.subtree_raising),
-            variant="j48" if self._c45_variant() == "j48" else "c45",
-        )
-
-    def _training_cases(self, X, y, sample_weight):
-        """The training cases as the tree saw them: routing matrix, class codes and weights
-        (with class weights), rows of zero weight left out."""
-        typed = self._validate_X(X, reset=False)
-        labels = as_1d(y, len(typed))
-        y_class = np.unique(labels, return_inverse=True)[1]  # the codes of classes_
-        w = self._check_sample_weight(sample_weight, len(y_class))
-        if self.class_weight is not None:
-            w = check_weight_total(
-                w * compute_sample_weight(self.class_weight, labels),
-                "sample_weight x class_weight",
-            )
-        keep = w > 0
-        return self._routing_matrix(typed)[keep], y_class[keep], w[keep]
 
     def predict_proba(self, X) -> np.ndarray:
         """Class probabilities: the training class distribution of each sample's leaf (with
@@ -349,7 +302,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
 
 
 class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
-    _regression = True
+    regression = True
 
     def __init__(
         self,
@@ -405,7 +358,8 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         if self.leaf_model == "linear":
             check_linear_features(typed, self.schema_)
         y_class = np.zeros(len(y_value), dtype=np.int32)
-        self._grow(typed, y_class, y_value, w, 3, trace)
+        tree, spec, cases = self._grow(typed, y_class, y_value, w, 3, trace)
+        finish_tree(self, tree, spec, cases)
         if self.leaf_model == "linear":
             self._fit_leaf_models(typed, y_value, w)
         elif hasattr(self, "terms_"):
@@ -516,6 +470,24 @@ _GAIN_RATIO_NOTE = (
     " 'gain_ratio' follows C4.5: only attributes with at least the\n        average gain"
     " compete on gain ratio; a numeric cut is chosen by gain."
 )
+
+
+def tree_class_doc(summary: str, cls, criterion: str, nominal_split: str) -> str:
+    """The docstring of a tree class: ``summary``, then the shared text of the parameters,
+    with ``cls``'s criteria and defaults."""
+    regression = cls.regression
+    return _doc(
+        summary
+        + _PARAMS.format(
+            criteria=_REG if regression else _CLS,
+            criterion=criterion,
+            nominal_split=nominal_split,
+            criterion_note=_REGRESSION_NOTE if regression else _GAIN_RATIO_NOTE,
+        ),
+        cls,
+    )
+
+
 for _cls, _summary, _crit, _split in [
     (
         DecisionTreeClassifier,
@@ -549,15 +521,4 @@ for _cls, _summary, _crit, _split in [
         "binary",
     ),
 ]:
-    _criteria = _REG if _cls._regression else _CLS
-    _cls.__doc__ = _doc(
-        _summary
-        + "\n"
-        + _PARAMS.format(
-            criteria=_criteria,
-            criterion=_crit,
-            nominal_split=_split,
-            criterion_note=_REGRESSION_NOTE if _cls._regression else _GAIN_RATIO_NOTE,
-        ),
-        _cls,
-    )
+    _cls.__doc__ = tree_class_doc(_summary + "\n", _cls, _crit, _split)

@@ -13,6 +13,7 @@ import dataclasses
 import numpy as np
 import pandas as pd
 from scipy.sparse import issparse
+from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
@@ -39,6 +40,11 @@ __all__ = [
     "check_weight_total",
     "classes_and_codes",
     "counts_of_shares",
+    "predict_matrix",
+    "routing_matrix",
+    "sample_weights",
+    "training_cases",
+    "typed_rows",
     "with_target_name",
 ]
 
@@ -353,3 +359,45 @@ class TabularInput:
         if (w < 0).any():
             raise ValueError("Negative values in data passed to sample_weight")
         return as_counts(check_weight_total(w))  # (shares sum to 1: as_counts makes them n)
+
+
+# -- the public entries of other modules ------------------------------------------------------
+
+
+def typed_rows(estimator: TabularInput, X) -> pd.DataFrame:
+    """``X`` typed as the fitted ``estimator`` typed its training features."""
+    return estimator._validate_X(X, reset=False)
+
+
+def routing_matrix(estimator: TabularInput, typed: pd.DataFrame) -> np.ndarray:
+    """Rows typed by :func:`typed_rows` as the float64 matrix that routing reads (numbers,
+    or category codes; NaN: missing)."""
+    return estimator._routing_matrix(typed)
+
+
+def predict_matrix(estimator: TabularInput, X) -> np.ndarray:
+    """``X`` as the float64 matrix that routing reads, typed as ``estimator`` was fitted
+    (the shortest way for its kind of input)."""
+    return estimator._predict_matrix(X)
+
+
+def sample_weights(estimator: TabularInput, sample_weight, n: int) -> np.ndarray:
+    """``sample_weight`` checked and as float64 counts of samples (one per row; None: 1
+    each), as ``estimator``'s fit takes them."""
+    return estimator._check_sample_weight(sample_weight, n)
+
+
+def training_cases(classifier, X, y, sample_weight):
+    """The training cases as the fitted ``classifier``'s tree saw them: routing matrix,
+    class codes and weights (with class weights), rows of zero weight left out."""
+    typed = typed_rows(classifier, X)
+    labels = as_1d(y, len(typed))
+    y_class = np.unique(labels, return_inverse=True)[1]  # the codes of classes_
+    w = sample_weights(classifier, sample_weight, len(y_class))
+    if classifier.class_weight is not None:
+        w = check_weight_total(
+            w * compute_sample_weight(classifier.class_weight, labels),
+            "sample_weight x class_weight",
+        )
+    keep = w > 0
+    return routing_matrix(classifier, typed)[keep], y_class[keep], w[keep]

@@ -61,9 +61,12 @@ def _value_text(estimator, f: int, code: float, decimals: int) -> str:
 def explain(estimator, x, *, decimals: int = 2) -> str:
     """The decision path of one example ``x`` in words, each step with the distribution of
     the training cases that reached it, and the prediction."""
+    # Reading a model needs no scikit-learn (``quercus show``): imported when explaining.
+    from ..estimators.validate import predict_matrix
+
     tree = fitted_tree(estimator)
     names = printed_names(estimator, None)
-    row = estimator._predict_matrix(_one_row(estimator, x))[0]
+    row = predict_matrix(estimator, _one_row(estimator, x))[0]
     lines = [f"At the root: {distribution_text(estimator, 0, decimals)}"]
     node, step = 0, 0
     while not is_leaf(tree, node):
@@ -114,12 +117,14 @@ def _weighted_sum(tree, node: int, row: np.ndarray) -> float:
 
 
 def _prediction(estimator, x, decimals: int) -> str:
+    from ..estimators.validate import predict_matrix
+
     frame = _one_row(estimator, x)
     if estimator.tree_.regression:
         return f"Prediction: {number(estimator.predict(frame)[0], decimals)}"
     proba = estimator.predict_proba(frame)[0]
     k = int(np.argmax(proba))
     text = f"Prediction: {estimator.classes_[k]} (probability {number(proba[k], decimals)})"
-    if estimator.tree_.fractional and np.isnan(estimator._predict_matrix(frame)).any():
+    if estimator.tree_.fractional and np.isnan(predict_matrix(estimator, frame)).any():
         text += " (the leaves reached mixed by their shares)"
     return text

@@ -13,7 +13,7 @@ an unpruned tree this is the trace, node by node.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -23,9 +23,12 @@ from .._config import CLASS_MAJORITY, FRACTIONAL, LEAF, MISSING_POLICIES, NUMERI
 from ..binning.binned import bin_frame
 from ..criteria import registry
 from ..data.errors import DataError
+from ..estimators.params import shallow_params
+from ..estimators.spec import DataFacts, GrowthSpec, growth_spec, tree_seed
+from ..estimators.validate import routing_matrix, sample_weights, typed_rows
 from ..tree._grow import LEAF_EPSILON
 from ..tree.grower import grow_binned
-from .trace import _split_text, candidate_columns
+from .trace import candidate_columns, split_text
 
 __all__ = ["NodeScores", "STOP_REASONS", "score_nodes"]
 
@@ -164,62 +167,49 @@ class _Scorer:
     data: object  # BinnedData of all the rows
     y_class: np.ndarray
     y_value: np.ndarray
-    params: object  # GrowthParams of a one-node growth
-    n_stats: int
-    c45_classes: int
-    c45_tolerance: float
-    chi2: np.ndarray
+    spec: GrowthSpec  # of a one-node growth
     total_weight: float
 
+    @property
+    def params(self):
+        return self.spec.params
+
     def grow(self, rows, weights, chi2=True):
-        est = self.estimator
+        setup = self.spec.setup(trace=True)
+        if not chi2:
+            setup["chi2_critical"] = None
         return grow_binned(
             self.data,
             self.data.binned[rows],
             self.y_class[rows].astype(np.int32),
             self.y_value[rows].astype(np.float64),
             weights.astype(np.float64),
-            self.params,
-            regression=est._regression,
-            n_stats=self.n_stats,
-            c45_classes=self.c45_classes,
-            c45_tolerance=self.c45_tolerance,
-            chi2_critical=self.chi2 if chi2 else None,
-            trace=True,
+            self.spec.params,
+            **setup,
         )
 
 
 def _scorer(estimator, typed, y_class, y_value, w) -> _Scorer:
     data = bin_frame(typed, estimator.schema_, estimator.max_bins)
     total = float(w[w > 0].sum())
-    own = estimator._growth_params(typed.shape[1], total)
+    regression = estimator.regression
+    n_stats = 3 if regression else estimator.n_classes_
+    facts = DataFacts(typed.shape[1], total, n_stats, int(data.mapper.n_bins.max()))
+    spec = growth_spec(
+        shallow_params(estimator), regression, facts, tree_seed(estimator.random_state)
+    )
     # The node alone: scored, its children not; every attribute a candidate; the rules that
     # depend on the rest of the tree (depth, leaf budget, impurity decrease relative to the
     # root) are applied by _stop_reason. Single attributes only: a tree with an oblique
     # split is refused before, and one of split="oblique" without any scores as axis splits.
-    params = replace(
-        own,
+    spec = spec.with_params(
         max_depth=1,
         max_leaf_nodes=-1,
         max_features=typed.shape[1],
         min_impurity_decrease=0.0,
         oblique=False,
     )
-    regression = estimator._regression
-    n_stats = 3 if regression else estimator.n_classes_
-    c45 = estimator._c45_thresholds()
-    return _Scorer(
-        estimator,
-        data,
-        y_class,
-        y_value,
-        params,
-        n_stats,
-        n_stats if c45 else 0,
-        estimator._c45_tolerance(),
-        estimator._chi2_critical(n_stats, data.mapper),
-        total,
-    )
+    return _Scorer(estimator, data, y_class, y_value, spec, total)
 
 
 def _candidates(estimator, grown, node: int, chosen_feature: int) -> pd.DataFrame:
@@ -238,7 +228,7 @@ def _candidates(estimator, grown, node: int, chosen_feature: int) -> pd.DataFram
             "split_information": np.where(admissible, info, np.nan),
             "gain_ratio": np.where(admissible, ratio, np.nan),
             "split": [
-                _split_text(schema.features[f], ok, t, side)
+                split_text(schema.features[f], ok, t, side)
                 for f, ok, t, side in zip(
                     features, admissible, rows["threshold"], grown.trace_sides, strict=True
                 )
@@ -246,14 +236,14 @@ def _candidates(estimator, grown, node: int, chosen_feature: int) -> pd.DataFram
             "admissible": admissible,
             "chosen": features == chosen_feature,
         },
-        columns=candidate_columns(_COLUMNS, estimator._regression),
+        columns=candidate_columns(_COLUMNS, estimator.regression),
     )
     return frame
 
 
 def _too_few(scorer, n_rows: int, weight: float) -> bool:
     p = scorer.params
-    counted = n_rows if scorer.c45_tolerance > 0.0 else weight
+    counted = n_rows if scorer.spec.c45_tolerance > 0.0 else weight
     return weight < p.min_split or counted < 2.0 * p.min_leaf or n_rows < 2
 
 
@@ -268,7 +258,7 @@ def _stop_reason(scorer, tree, node, grown, rows, weights) -> str:
         return "pruned"  # the pruning's own record
     root = grown.nodes[0]
     if root["impurity"] <= LEAF_EPSILON:
-        return "constant" if est._regression else "pure"
+        return "constant" if scorer.spec.regression else "pure"
     if est.max_depth is not None and tree.depth[node] >= est.max_depth:
         return "max_depth"
     if _too_few(scorer, n_rows, weight):
@@ -277,7 +267,9 @@ def _stop_reason(scorer, tree, node, grown, rows, weights) -> str:
     if not admissible.any():
         return "no_admissible"
     if root["kind"] == LEAF:
-        untested = scorer.grow(rows, weights, chi2=False) if len(scorer.chi2) > 1 else grown
+        untested = (
+            scorer.grow(rows, weights, chi2=False) if len(scorer.spec.chi2_critical) > 1 else grown
+        )
         # A split chosen without the chi-square test: the test turned it down.
         return "not_significant" if untested.nodes[0]["kind"] != LEAF else "no_gain"
     gain = grown.trace["gain"][grown.trace["feature"] == root["feature"]][0]
@@ -304,7 +296,7 @@ def _encode_target(estimator, y, n: int):
     from ..estimators.validate import as_1d
 
     y = as_1d(y, n)
-    if estimator._regression:
+    if estimator.regression:
         try:
             values = np.asarray(y, dtype=np.float64)
         except (TypeError, ValueError):
@@ -330,14 +322,14 @@ def score_nodes(estimator, X, y, sample_weight=None, nodes=None) -> list[NodeSco
     for k in nodes:
         if not 0 <= k < tree.node_count:
             raise ValueError(f"node must be in [0, {tree.node_count}), got {k!r}")
-    typed = estimator._validate_X(X, reset=False)
+    typed = typed_rows(estimator, X)
     y_class, y_value = _encode_target(estimator, y, len(typed))
-    w = estimator._check_sample_weight(sample_weight, len(typed))
+    w = sample_weights(estimator, sample_weight, len(typed))
     policy = MISSING_POLICIES[estimator.missing]
-    regression = estimator._regression
+    regression = estimator.regression
     at = rows_at_nodes(
         tree,
-        estimator._routing_matrix(typed),
+        routing_matrix(estimator, typed),
         w,
         None if regression else y_class,
         policy,

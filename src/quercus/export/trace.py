@@ -89,7 +89,7 @@ class LearningTrace:
                 "split_information": info,
                 "gain_ratio": ratio,
                 "split": [
-                    _split_text(schema.features[f], ok, t, side)
+                    split_text(schema.features[f], ok, t, side)
                     for f, ok, t, side in zip(
                         feature_of, rows["admissible"], rows["threshold"], sides, strict=True
                     )
@@ -182,7 +182,8 @@ def _distribution(estimator, tree, node: int) -> str:
     return head + (": " + ", ".join(parts) if parts else "")
 
 
-def _split_text(feature, ok: bool, threshold: float, sides: np.ndarray) -> str:
+def split_text(feature, ok: bool, threshold: float, sides: np.ndarray) -> str:
+    """The split a candidate of the trace makes, in words (``ok``: admissible)."""
     if not ok:
         return "not admissible"
     if feature.kind == NOMINAL_KIND:

@@ -5,4 +5,12 @@ arrays) write and read their formats from a fitted estimator's attributes; the e
 ``save`` calls them. ``loader`` (``quercus.load``) sits above the estimators and forests and
 builds them from a file. This package imports none of its modules here, so that saving does
 not import the loader.
+
+Beneath the two file modules, each module has one job: ``model_document`` makes and reads
+a tree estimator's JSON document (``model_file`` reads and writes it as a file);
+``document`` holds what both formats' documents share (values in JSON, schema, classes,
+parameters, the format and JSON Schema checks); ``checks`` checks a file's tree arrays;
+``tables`` names the category tables' forms across format versions and converts them;
+``errors`` holds :class:`~quercus.persist.errors.ModelError`. ``model_view`` reads a model
+file for ``quercus show`` without building the estimator.
 """

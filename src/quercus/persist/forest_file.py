@@ -18,9 +18,9 @@ could inflate a small file into gigabytes), the entries must be exactly ``forest
 the arrays it lists, each array's dtype is the one its name calls for and its shape agrees
 with the others', and each entry's size is its ``.npy`` header plus exactly those bytes,
 which the header must confirm before any data is read. Then every tree is checked as a
-single-tree model file is (``model_file.check_tree``).
+single-tree model file is (``checks.check_tree``).
 
-Like ``model_file``, this module reads a fitted forest's attributes and never imports the
+Like ``model_document``, this module reads a fitted forest's attributes and never imports the
 forests: :mod:`quercus.persist.loader` passes in the classes it may build.
 
 The same forest gives the same bytes, but for the ``created`` date (``SOURCE_DATE_EPOCH``
@@ -44,30 +44,27 @@ from .._config import LEAF, SUBSET_SPLIT
 from .._files import write_file
 from .._version import __version__
 from ..tree import Tree, leaves
+from ..tree.arrays import PER_NODE
 from ..tree.stack import TreeStack, make_global
-from .model_file import (
-    _MALFORMED,
-    _NODE_ARRAYS,
-    HEADED,
-    ModelError,
-    TreeBounds,
-    _classes_from_dict,
-    _leaf_fields,
-    _parse_json,
-    _plain,
-    _schema_from_dict,
-    _schema_to_dict,
+from .checks import TreeBounds, check_statistics_finite, check_tree
+from .document import (
+    FLAT_ARRAYS,
+    NODE_ARRAYS,
     check_document,
     check_format,
-    check_statistics_finite,
-    check_tree,
     class_name,
-    compact_categories,
-    converted_tables,
+    classes_from_dict,
+    classes_to_dict,
     creation_time,
     estimator_from,
-    tables_of,
+    leaf_fields,
+    parse_json,
+    plain,
+    schema_from_dict,
+    schema_to_dict,
 )
+from .errors import MALFORMED, ModelError
+from .tables import HEADED, compact_categories, converted_tables, tables_of
 
 FORMAT = "quercus-forest"
 # 2: subset splits keep bitsets, multiway splits no table; 3: a subset split's table is a
@@ -81,19 +78,22 @@ FULL_TABLES_VERSION = 1
 BITSETS_VERSION = 2
 #: The forests a forest file can hold (the public names of ``quercus.ensemble``).
 FOREST_ESTIMATORS = ("RandomForestClassifier", "RandomForestRegressor")
-_META = "forest.json"
-# Every array a forest file may hold, with the one dtype it must have.
-_DTYPES = {
-    **{key: np.dtype(dtype) for key, dtype in _NODE_ARRAYS.items()},
-    "value": np.dtype(np.float64),
-    "median": np.dtype(np.float64),
-    "children": np.dtype(np.int32),
-    "cat_table": np.dtype(np.int32),
-    "node_offsets": np.dtype(np.int64),
-    "child_offsets": np.dtype(np.int64),
-    "cat_offsets": np.dtype(np.int64),
-}
+#: The archive's entry of the metadata document (the arrays are ``arrays/<name>.npy``).
+META_ENTRY = "forest.json"
 _OFFSETS = {"node_offsets": "kind", "child_offsets": "children", "cat_offsets": "cat_table"}
+# Every array a forest file may hold, with the one dtype it must have: the tree's arrays as
+# a model file keeps them (``document.NODE_ARRAYS``, ``value``, ``median`` for the median
+# leaf models' ``leaf_params``, ``document.FLAT_ARRAYS``), then where each tree starts.
+_DTYPES = {
+    key: np.dtype(dtype)
+    for key, dtype in {
+        **NODE_ARRAYS,
+        "value": PER_NODE["value"],
+        "median": PER_NODE["leaf_params"],
+        **FLAT_ARRAYS,
+        **dict.fromkeys(_OFFSETS, np.int64),
+    }.items()
+}
 _MAX_META_BYTES = 64 << 20  # forest.json of a million trees' seeds is about 20 MB
 _ZIP_EPOCH = (1980, 1, 1, 0, 0, 0)  # the earliest time a zip entry can carry
 _MAX_NPY_HEADER = 4096  # NumPy writes quercus's .npy headers in 118 bytes
@@ -128,7 +128,7 @@ def _forest_to_dict(forest) -> tuple[dict, dict]:
     arrays |= {key: getattr(trees, key).astype(np.int64) for key in _OFFSETS}
     params = {}
     for key, value in forest.get_params(deep=False).items():
-        params[key] = None if isinstance(value, np.random.RandomState) else _plain(value, key)
+        params[key] = None if isinstance(value, np.random.RandomState) else plain(value, key)
     meta = {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
@@ -146,18 +146,15 @@ def _forest_to_dict(forest) -> tuple[dict, dict]:
             "n_trees": len(trees),
             "regression": bool(merged.regression),
             "fractional": bool(merged.fractional),
-            "base_seed": int(forest._base_seed),
-            "seeds": [int(s) for s in forest._seeds],
+            "base_seed": int(forest.base_seed_),
+            "seeds": [int(s) for s in forest.tree_seeds_],
             "max_features": int(forest.estimators_[0].max_features_),
         },
-        "schema": _schema_to_dict(forest.schema_),
+        "schema": schema_to_dict(forest.schema_),
         "arrays": {key: [str(a.dtype), list(a.shape)] for key, a in arrays.items()},
     }
     if hasattr(forest, "classes_"):
-        meta["classes"] = {
-            "dtype": forest.classes_.dtype.str if forest.classes_.dtype != object else "O",
-            "values": _plain(forest.classes_.tolist(), "classes_"),
-        }
+        meta["classes"] = classes_to_dict(forest.classes_)
     if hasattr(forest, "oob_score_"):
         meta["oob_score"] = float(forest.oob_score_)
     return meta, arrays
@@ -169,7 +166,7 @@ def _bounds(trees: TreeStack) -> TreeBounds:
 
 def _compact_categories(trees: TreeStack, schema) -> TreeStack:
     """``trees`` with a category table that holds only their subset splits' tables, in
-    node order (:func:`~quercus.persist.model_file.compact_categories` of the stack's nodes,
+    node order (:func:`~quercus.persist.tables.compact_categories` of the stack's nodes,
     each tree's words counted again)."""
     merged = compact_categories(trees.merged, schema)
     if merged is trees.merged:
@@ -203,7 +200,7 @@ def _write_archive(out, text: str, arrays: dict) -> None:
         return info
 
     with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_STORED) as archive:
-        archive.writestr(entry(_META), text.encode("utf-8"))
+        archive.writestr(entry(META_ENTRY), text.encode("utf-8"))
         for key, array in arrays.items():
             buffer = io.BytesIO()
             np.lib.format.write_array(buffer, np.ascontiguousarray(array), allow_pickle=False)
@@ -245,7 +242,7 @@ def read_forest(path, classes: dict):
         if exc.errno == errno.EINVAL:  # zipfile seeking to an offset the file cannot have
             raise ModelError(f"{where} is truncated or corrupt: bad offsets") from None
         raise ModelError(f"{where} cannot be read: {exc.strerror or exc}") from None
-    except _MALFORMED as exc:
+    except MALFORMED as exc:
         detail = f"missing entry {exc}" if isinstance(exc, KeyError) else str(exc)
         raise ModelError(f"{where} is inconsistent: {detail}") from None
 
@@ -266,19 +263,19 @@ def _check_entries(archive: zipfile.ZipFile, size: int) -> dict:
             raise ModelError(f"entry {info.filename!r} is encrypted")
     if sum(info.compress_size for info in infos) > size:
         raise ModelError("its entries claim more bytes than the file has")
-    if _META not in entries:
-        raise ModelError(f"no {_META} entry: not a quercus forest")
+    if META_ENTRY not in entries:
+        raise ModelError(f"no {META_ENTRY} entry: not a quercus forest")
     return entries
 
 
 def _read_meta(archive: zipfile.ZipFile, entries: dict, where: str) -> dict:
-    if entries[_META].file_size > _MAX_META_BYTES:
-        raise ModelError(f"{_META} is larger than any forest's metadata")
+    if entries[META_ENTRY].file_size > _MAX_META_BYTES:
+        raise ModelError(f"{META_ENTRY} is larger than any forest's metadata")
     try:
-        text = archive.read(_META).decode("utf-8")
+        text = archive.read(META_ENTRY).decode("utf-8")
     except UnicodeDecodeError:
-        raise ModelError(f"{_META} is not UTF-8 text") from None
-    meta = _parse_json(text, f"{where} ({_META})")
+        raise ModelError(f"{META_ENTRY} is not UTF-8 text") from None
+    meta = parse_json(text, f"{where} ({META_ENTRY})")
     check_format(meta, FORMAT, FORMAT_VERSION, "forest", OLDEST_FORMAT_VERSION)
     check_document(meta, "forest")
     return meta
@@ -291,7 +288,7 @@ def _array_specs(meta: dict, entries: dict) -> dict:
     required = set(_DTYPES) - {"median"}
     if not required <= set(listed):
         raise ModelError(f"field arrays: missing {sorted(required - set(listed))}")
-    names = {_META} | {f"arrays/{key}.npy" for key in listed}
+    names = {META_ENTRY} | {f"arrays/{key}.npy" for key in listed}
     if set(entries) != names:
         odd = sorted(set(entries) ^ names)
         raise ModelError(f"the entries {odd} do not match the arrays forest.json lists")
@@ -303,7 +300,7 @@ def _array_specs(meta: dict, entries: dict) -> dict:
     n_nodes = specs["kind"][1]
     training = meta["training"]
     n_stats = 3 if training["regression"] else len(meta.get("classes", {}).get("values", []))
-    expected = {key: n_nodes for key in _NODE_ARRAYS}
+    expected = {key: n_nodes for key in NODE_ARRAYS}
     expected |= {key: (training["n_trees"] + 1,) for key in _OFFSETS}
     expected |= {"value": (*n_nodes, n_stats), "median": n_nodes}
     expected |= {"children": specs["children"][1][:1], "cat_table": specs["cat_table"][1][:1]}
@@ -367,10 +364,10 @@ def _check_npy_header(member, where: str, dtype: np.dtype, shape: tuple) -> None
 def _forest_from(meta: dict, arrays: dict, classes: dict):
     forest = estimator_from(meta, classes)
     cls, name = type(forest), meta["estimator"]
-    schema = _schema_from_dict(meta["schema"])
+    schema = schema_from_dict(meta["schema"])
     training = meta["training"]
     regression = training["regression"]
-    if regression is not cls._regression:
+    if regression is not cls.regression:
         raise ModelError(
             f"field training.regression: a {'regression' if regression else 'classification'} "
             f"forest in {name}"
@@ -388,7 +385,7 @@ def _forest_from(meta: dict, arrays: dict, classes: dict):
             raise ModelError("field training.feature_names_in: not the schema's feature names")
         forest.feature_names_in_ = np.asarray(training["feature_names_in"], dtype=object)
     if not regression:
-        forest.classes_ = _classes_from_dict(meta["classes"])
+        forest.classes_ = classes_from_dict(meta["classes"])
         forest.n_classes_ = len(forest.classes_)
     n_trees = training["n_trees"]
     _check_seeds(training["seeds"], n_trees)
@@ -406,11 +403,10 @@ def _forest_from(meta: dict, arrays: dict, classes: dict):
             f"field training.max_features: {training['max_features']}, where the parameters "
             f"give {max_features}"
         )
-    forest._seeds = list(training["seeds"])
-    forest._base_seed = training["base_seed"]
+    forest.tree_seeds_ = list(training["seeds"])
+    forest.base_seed_ = training["base_seed"]
     if "oob_score" in meta:
         forest.oob_score_ = float(meta["oob_score"])
-    forest._pack()
     return forest
 
 
@@ -429,7 +425,7 @@ def _check_local_indexes(a: dict, offsets: tuple) -> None:
     """Each tree's indexes within its own part of the arrays: a split's first child slot
     among its tree's slots, a table's start among its tree's words, a child among its
     tree's nodes (so that they can be made to point across the trees in int32; then
-    :func:`~quercus.persist.model_file.check_tree` checks the rest)."""
+    :func:`~quercus.persist.checks.check_tree` checks the rest)."""
     node_offsets, child_offsets, cat_offsets = offsets
     n_trees = len(node_offsets) - 1
     tree = np.repeat(np.arange(n_trees, dtype=np.int32), np.diff(node_offsets))
@@ -460,7 +456,7 @@ def _stack(arrays: dict, schema, training: dict, tables: str) -> TreeStack:
     offsets = tuple(arrays[key] for key in _OFFSETS)
     if offsets[0][-1] >= 2**31 or offsets[1][-1] >= 2**31 or offsets[2][-1] >= 2**31:
         raise ModelError("arrays: 2**31 nodes, children or category words or more")
-    part = {key: arrays.pop(key) for key in (*_NODE_ARRAYS, "children", "cat_table")}
+    part = {key: arrays.pop(key) for key in (*NODE_ARRAYS, *FLAT_ARRAYS)}
     _check_local_indexes(part, offsets)
     make_global(part["kind"], part, offsets)
     value, median = arrays["value"], arrays.get("median")
@@ -480,7 +476,7 @@ def _stack(arrays: dict, schema, training: dict, tables: str) -> TreeStack:
     merged = Tree(
         **{k: v for k, v in part.items() if k in tree_fields},
         value=value,
-        **_leaf_fields(median, training["regression"]),
+        **leaf_fields(median, training["regression"]),
         regression=training["regression"],
         fractional=training["fractional"],
     )

@@ -8,8 +8,10 @@ the classes a file may name, so that no import goes back down and up again.
 from __future__ import annotations
 
 from .. import estimators
+from .errors import ModelError
 from .forest_file import FOREST_ESTIMATORS, is_forest_file, read_forest
-from .model_file import MODEL_ESTIMATORS, ModelError, model_from_document, read_model
+from .model_document import MODEL_ESTIMATORS, model_from_document
+from .model_file import read_model
 
 __all__ = ["ModelError", "load", "model_from_dict"]
 
@@ -40,7 +42,7 @@ def load(path):
 
 def model_from_dict(doc: dict):
     """The estimator described by a model document (``model_to_dict`` of
-    :mod:`quercus.persist.model_file` gives one), after the checks that loading a file
+    :mod:`quercus.persist.model_document` gives one), after the checks that loading a file
     makes (:class:`ModelError` when it is not a quercus model of this format version, or is
     inconsistent)."""
     return model_from_document(doc, _model_classes())

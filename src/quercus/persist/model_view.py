@@ -9,7 +9,8 @@ tree, classes and rules), so a file shows only if it loads; it cannot predict.
 
 from __future__ import annotations
 
-from .model_file import MODEL_ESTIMATORS, read_model
+from .model_document import MODEL_ESTIMATORS
+from .model_file import read_model
 
 # The parameters of the tree estimators, by task. tests/persist checks them against the
 # estimator classes, whose signatures they come from.
@@ -66,7 +67,7 @@ class ModelView:
     and the parameters (as attributes, and from :meth:`get_params`)."""
 
     estimator: str = ""  # the estimator class the file names
-    _regression = False
+    regression = False
     _has_rules = False
     _param_names: tuple[str, ...] = ()
 
@@ -97,7 +98,7 @@ def _view_class(name: str) -> type:
     params = _REGRESSOR_PARAMS if regression else _CLASSIFIER_PARAMS
     attributes = {
         "estimator": name,
-        "_regression": regression,
+        "regression": regression,
         "_has_rules": name in _RULE_MODELS,
         "_param_names": _MODEL_TREE_PARAMS if name in _MODEL_TREES else params,
     }
@@ -111,6 +112,6 @@ VIEW_CLASSES = {name: _view_class(name) for name in MODEL_ESTIMATORS}
 
 def read_model_view(path) -> ModelView:
     """The tree model file ``path`` as a :class:`ModelView`, checked as
-    :func:`quercus.load` checks it (a :class:`~quercus.persist.model_file.ModelError`
+    :func:`quercus.load` checks it (a :class:`~quercus.persist.errors.ModelError`
     naming the file otherwise)."""
     return read_model(path, VIEW_CLASSES)

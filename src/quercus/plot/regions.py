@@ -20,6 +20,7 @@ import pandas as pd
 
 from .._config import LEAF, NUMERIC_SPLIT, OBLIQUE_SPLIT
 from ..data.schema import NUMERIC_KIND
+from ..estimators.validate import predict_matrix
 from ._common import axes, class_colours, fitted_estimator
 
 __all__ = ["DecisionRegions", "Region", "decision_regions"]
@@ -262,7 +263,7 @@ def decision_regions(
     schema, tree = estimator.schema_, estimator.tree_
     names = [schema.names[f] for f in on_axis]
     frame = X[list(schema.names)] if isinstance(X, pd.DataFrame) else X
-    matrix = estimator._predict_matrix(frame)
+    matrix = predict_matrix(estimator, frame)
     y = np.asarray(y)
     if len(y) != len(matrix):
         raise ValueError(f"X has {len(matrix)} samples but y has {len(y)}")

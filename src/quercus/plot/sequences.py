@@ -25,6 +25,7 @@ from sklearn.base import clone, is_classifier
 
 from .._config import LEAF
 from ..criteria import registry
+from ..estimators.validate import predict_matrix, training_cases
 from ..pruning.cost_complexity import errors_along_cuts
 from ..pruning.pessimistic_path import pessimistic_path_errors
 from ..pruning.sequence import leaves_after_cuts, pessimistic_stage, replay
@@ -107,7 +108,7 @@ def estimator_sequence(estimator, X, y, sample_weight=None) -> TreeSequence:
     chosen = sum(1 for s in steps if s.applied)
     if method != "pessimistic":
         return TreeSequence(method, grown, steps, leaves, chosen)
-    cases = estimator._training_cases(X, y, sample_weight)
+    cases = training_cases(estimator, X, y, sample_weight)
     impurity = registry.get(estimator.criterion).impurity
     sequence = TreeSequence(method, grown, steps, leaves, chosen, cases)
     kept, _ = replay(grown, steps, cases=cases, impurity=impurity)
@@ -192,7 +193,7 @@ def sequence_scores(sequence: TreeSequence, estimator, X, y, metric: str) -> np.
     """``metric`` of every tree of ``sequence`` on ``X, y``: 'accuracy' or 'error'
     (misclassification rate) for classes, 'r2' or 'error' (mean squared error) for values.
     float64 (n_trees,)."""
-    matrix = estimator._predict_matrix(X)
+    matrix = predict_matrix(estimator, X)
     target, class_codes = targets(estimator, y)
     errors = sequence_errors(sequence, matrix, target, class_codes)
     n = len(target)

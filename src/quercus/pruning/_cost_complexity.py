@@ -22,7 +22,7 @@ import math
 import numpy as np
 
 from .._config import njit
-from ..tree._predict import _step, axis_step, push_branches
+from ..tree._predict import axis_step, child_step, push_branches
 
 # -- the pruning path ---------------------------------------------------------------------
 
@@ -275,7 +275,7 @@ def path_error_deltas(
         node = 0
         path[0] = 0
         while routes[node].feature >= 0:
-            node = _step(X, i, node, routes, children, cat_table, oblique)
+            node = child_step(X, i, node, routes, children, cat_table, oblique)
             depth += 1
             path[depth] = node
         # upper[d]: the first step that prunes a strict ancestor of path[d].

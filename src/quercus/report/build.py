@@ -11,6 +11,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._files import check_writable, write_file
 from ..criteria import registry
 from ..data.errors import DataError
+from ..estimators.validate import typed_rows
 from ..export.colours import class_colours, text_colour
 from ..export.m5p import equations, leaf_numbers
 from ..export.node_scores import STOP_REASONS, score_nodes
@@ -55,7 +56,7 @@ def _check_fitted(estimator) -> None:
 def _checked_data(estimator, X, y, what: str):
     """``X`` typed against the model's columns (an error names the column and ``what``)."""
     try:
-        estimator._validate_X(X, reset=False)
+        typed_rows(estimator, X)
     except DataError as exc:
         raise DataError(f"{what}: {exc}", column=exc.column) from None
     except ValueError as exc:

@@ -82,7 +82,7 @@ def oblique_sides(X, weights, threshold):
 
 
 @njit(inline="always")
-def _step(X, i, node, routes, children, cat_table, oblique):
+def child_step(X, i, node, routes, children, cat_table, oblique):
     """The child of ``node`` that row ``i`` of ``X`` goes to."""
     r = routes[node]
     if r.kind == OBLIQUE_SPLIT:
@@ -95,7 +95,7 @@ def _step(X, i, node, routes, children, cat_table, oblique):
 
 @njit(inline="always")
 def axis_step(X, i, node, routes, children, cat_table):
-    """:func:`_step` at a node that tests one feature (every node of a C4.5 tree, whose
+    """:func:`child_step` at a node that tests one feature (every node of a C4.5 tree, whose
     fractional routing has no oblique splits)."""
     r = routes[node]
     v = X[i, r.feature]
@@ -116,7 +116,7 @@ def apply_rows(X, routes, children, cat_table, oblique):
     for i in numba.prange(n):
         node = 0
         while routes[node].feature >= 0:
-            node = _step(X, i, node, routes, children, cat_table, oblique)
+            node = child_step(X, i, node, routes, children, cat_table, oblique)
         out[i] = node
     return out
 
@@ -133,7 +133,7 @@ def path_rows(X, routes, children, cat_table, oblique, max_len):
         indices[k] = 0
         k += 1
         while routes[node].feature >= 0:
-            node = _step(X, i, node, routes, children, cat_table, oblique)
+            node = child_step(X, i, node, routes, children, cat_table, oblique)
             indices[k] = node
             k += 1
         indptr[i + 1] = k

@@ -41,6 +41,7 @@ from .._config import (
     OBLIQUE_SPLIT,
     SUBSET_SPLIT,
 )
+from ..capabilities import level_wise_refusals
 from ..criteria.registry import ABSOLUTE_ERROR
 from ..splitting._choose import best_split_from_histograms, threshold_between
 from ..splitting._partition import missing_branch
@@ -66,22 +67,18 @@ LOOKAHEAD_UNLIMITED = 1 << 30  # the levels left without max_depth
 
 
 def check_level_wise(s: Settings) -> None:
-    """Raise ``ValueError`` for settings only the compiled grower supports (see the module
-    docstring)."""
-    if s.missing_mode == FRACTIONAL:
-        raise ValueError(
-            "missing='fractional' needs the compiled grower: level-wise growth over a "
-            "statistics provider sums whole rows, not C4.5's weighted copies"
-        )
-    if s.criterion == ABSOLUTE_ERROR:
-        raise ValueError(
-            "criterion='absolute_error' needs the compiled grower: it ranks a node's rows, "
-            "where level-wise growth only sees sums"
-        )
-    if s.max_leaf_nodes > 0:
-        raise ValueError("max_leaf_nodes (best-first growth) needs the compiled grower")
-    if s.trace_on:
-        raise ValueError("the learning trace needs the compiled grower")
+    """Raise ``ValueError`` for settings only the compiled grower supports (the needs
+    :mod:`quercus.capabilities` lists as lacking level by level)."""
+    asked = {
+        "missing": "fractional" if s.missing_mode == FRACTIONAL else None,
+        "criterion": "absolute_error" if s.criterion == ABSOLUTE_ERROR else None,
+        "max_leaf_nodes": s.max_leaf_nodes if s.max_leaf_nodes > 0 else None,
+        "trace": bool(s.trace_on),
+    }
+    refused = level_wise_refusals(asked)
+    if refused:
+        need = refused[0]
+        raise ValueError(f"{need.shown(asked)} needs the compiled grower: {need.why}")
 
 
 def grow_local(

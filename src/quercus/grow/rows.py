@@ -1,0 +1,212 @@
+"""Training rows as one interface, wherever they live: the seam between the ensembles
+(forests, and the boosters to come) and the growers.
+
+An ensemble's fit asks its :class:`TrainingRows` to grow trees (one :class:`TreePlan` a
+tree, each row's weight in each tree given by a weighing function), and does not know
+whether the rows are in this process (:class:`LocalRows`, grown by the compiled grower on
+threads) or on a Dask cluster (:class:`quercus.distributed.rows.DaskRows`, grown level by
+level over the workers' sums). LightGBM's shape: the boosting and bagging loops over one
+tree-learner interface. The rows are binned once, and the binned codes, targets and weights
+stay where they are.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, replace
+from typing import NamedTuple, Protocol
+
+import numpy as np
+import pandas as pd
+
+from ..binning import BinMapper
+from ..binning.binned import BinnedData, pad_rows
+from ..tree import Tree
+from ..tree.grower import grow_binned, tree_from_grown
+
+#: ``weigh(tree, first_row, w)``: the weights in tree number ``tree`` of the rows from row
+#: ``first_row`` on whose weights are ``w`` (a new float64 array): each row's weight times
+#: a factor of its own that does not depend on the weights (given weights of 1, the
+#: factors). None weighs the rows as they are. A local fit asks for all its rows at once,
+#: a Dask fit for a partition's; sent to the workers, it is a function of a module, or a
+#: partial of one.
+Weigh = Callable[[int, int, np.ndarray], np.ndarray]
+
+
+class TreePlan(NamedTuple):
+    """One tree to grow: its number in the ensemble (what the weighing function is given),
+    its seed, and the features it may split on (None: all of them)."""
+
+    number: int
+    seed: int
+    features: np.ndarray | None = None
+
+
+class TrainingRows(Protocol):
+    """Binned training rows, with their targets and weights, wherever they live."""
+
+    #: The bin tables (no rows): what the growers read of the bins.
+    tables: BinnedData
+    n_rows: int
+    total_weight: float
+
+    def grow(self, spec, plans: Sequence[TreePlan], weigh: Weigh | None = None) -> Iterator[Tree]:
+        """The trees of ``plans``, in order, grown as ``spec`` (a
+        :class:`~quercus.estimators.spec.GrowthSpec`) says with each plan's seed."""
+
+
+def empty_sample_error(tree: int, n_rows: int) -> ValueError:
+    """The error of a tree whose rows all weigh 0 (it would predict nothing)."""
+    return ValueError(
+        f"tree {tree}'s bootstrap sample weighs 0 (of {n_rows} rows, those drawn all have "
+        "sample_weight 0, or bootstrap='poisson' drew none): fit on more rows, or another "
+        "random_state"
+    )
+
+
+@dataclass
+class DistinctRows:
+    """The training rows that differ after binning (codes and target), each standing for
+    the rows equal to it: training row ``i`` is distinct row ``group[i]`` (``group`` is
+    None when the rows are kept as they are)."""
+
+    binned: np.ndarray
+    y_class: np.ndarray
+    y_value: np.ndarray
+    group: np.ndarray | None
+
+    def weighted(self, row_weight: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The distinct rows of positive weight and their weights, given each training
+        row's weight."""
+        if self.group is None:
+            rows = np.flatnonzero(row_weight > 0)
+            return rows, row_weight[rows]
+        weight = np.bincount(self.group, row_weight, minlength=len(self.binned))
+        rows = np.flatnonzero(weight > 0)
+        return rows, weight[rows]
+
+
+def distinct_rows(binned, y_class, y_value, regression: bool) -> DistinctRows:
+    """Group the rows equal after binning, when at least a tenth of them repeat another
+    (skin_segmentation: 196,045 training rows, 44,969 distinct; grouping 196,000 rows took
+    0.014 s, 800,000 rows of 20 features 0.33 s). Rows are compared as the 8-byte words of
+    their padded codes, with the class (or the target's bits); the groups are numbered in
+    the order of their first row."""
+    n = len(binned)
+    key = pd.DataFrame(binned.view(np.uint64))
+    key["y"] = y_value.view(np.int64) if regression else y_class
+    ids = key.groupby(list(key.columns), sort=False).ngroup().to_numpy()
+    group, _ = pd.factorize(ids)
+    n_groups = int(group.max()) + 1 if n else 0
+    if n_groups > 0.9 * n:
+        return DistinctRows(binned, y_class, y_value, None)
+    first = np.full(n_groups, n, dtype=np.int64)
+    np.minimum.at(first, group, np.arange(n))
+    return DistinctRows(binned[first], y_class[first], y_value[first], group)
+
+
+def feature_subset(data: BinnedData, features: np.ndarray) -> BinnedData:
+    """The bin tables of ``data`` restricted to ``features`` (no rows)."""
+    m = data.mapper
+    mapper = BinMapper(
+        [m.kinds[f] for f in features],
+        [m.edges[f] for f in features],
+        [m.lo[f] for f in features],
+        [m.hi[f] for f in features],
+        m.n_bins[features],
+        m.dtype,
+    )
+    return BinnedData(
+        mapper, None, data.kinds[features], data.bin_lo[features], data.bin_hi[features]
+    )
+
+
+#: Trees are submitted to the threads this many at a time: a future for every tree of a
+#: forest of millions would hold gigabytes.
+SUBMIT_BATCH = 256
+
+
+def in_batches(pool, call, *iterables):
+    """``pool.map(call, *iterables)``, submitted :data:`SUBMIT_BATCH` calls at a time (the
+    next batch as soon as the first result of the last one is taken, so the threads never
+    wait)."""
+    arguments = zip(*iterables, strict=True)
+
+    def submit():
+        batch = list(itertools.islice(arguments, SUBMIT_BATCH))
+        return pool.map(call, *zip(*batch, strict=True)) if batch else None
+
+    running = submit()
+    while running is not None:
+        current, running, submitted = running, None, False
+        for result in current:
+            if not submitted:
+                running, submitted = submit(), True
+            yield result
+
+
+class LocalRows:
+    """Training rows in this process: binned once, rows equal after binning grown as one
+    (:func:`distinct_rows`), each tree grown by the compiled grower on its own thread (the
+    growth kernel releases the GIL; the trees do not depend on the number of threads).
+
+    ``data``: the binned rows (:class:`~quercus.binning.binned.BinnedData`); ``y_class``,
+    ``y_value``, ``w``: the class codes (zeros for regression), targets (zeros for
+    classification) and weights of its rows."""
+
+    def __init__(self, data: BinnedData, y_class, y_value, w, regression: bool, n_threads=1):
+        self.n_rows = len(w)
+        self.w = np.asarray(w, dtype=np.float64)
+        self.total_weight = float(self.w.sum())
+        self.regression = bool(regression)
+        self.n_threads = max(1, int(n_threads))
+        self.distinct = distinct_rows(data.binned, y_class, y_value, self.regression)
+        self.tables = replace(data, binned=None)  # the trees read the rows of ``distinct``
+
+    def grow(self, spec, plans: Sequence[TreePlan], weigh: Weigh | None = None) -> Iterator[Tree]:
+        """The trees of ``plans`` in order, grown on as many threads as the rows were
+        given (see :class:`TrainingRows`)."""
+        with ThreadPoolExecutor(self.n_threads) as pool:
+            yield from in_batches(pool, lambda plan: self._grow_one(spec, plan, weigh), plans)
+
+    def _grow_one(self, spec, plan: TreePlan, weigh: Weigh | None) -> Tree:
+        tree_w = self.w if weigh is None else weigh(plan.number, 0, self.w)
+        if not tree_w.any():
+            raise empty_sample_error(plan.number, self.n_rows)
+        rows, row_w = self.distinct.weighted(tree_w)
+        features = plan.features
+        distinct = self.distinct
+        if features is None:
+            tables, binned = self.tables, distinct.binned[rows]  # a copy, padding included
+        else:
+            tables = feature_subset(self.tables, features)
+            binned = pad_rows(distinct.binned[np.ix_(rows, features)])
+        params = replace(spec.params, seed=plan.seed)
+        grown = grow_binned(
+            tables,
+            binned,
+            distinct.y_class[rows].astype(np.int32),
+            distinct.y_value[rows].astype(np.float64),
+            row_w,
+            params,
+            **spec.setup(),
+        )
+        tree = tree_from_grown(grown, params, spec.regression)
+        if features is not None:  # (its routes, made at their first use, read these indexes)
+            tree.feature = np.where(tree.feature >= 0, features[tree.feature], -1).astype(np.int32)
+        return tree
+
+
+__all__ = [
+    "DistinctRows",
+    "LocalRows",
+    "TrainingRows",
+    "TreePlan",
+    "Weigh",
+    "distinct_rows",
+    "empty_sample_error",
+    "feature_subset",
+    "in_batches",
+]
