@@ -34,7 +34,7 @@ def run_cell(name: str, n_jobs: int) -> list:
     """Fit the model of data set ``name`` with ``n_jobs``; returns ``(stage, peak MiB, RSS
     MiB at its end, seconds)`` per stage."""
     import quercus.estimators.base as base
-    import quercus.tree.threads as threads
+    import quercus.grow.threads as threads
 
     data = DATASETS[name]
     X_train, _, y_train, _ = make_data(data.task, data.rows, data.classes, data.features)

@@ -87,8 +87,8 @@ def node_cost(captured: dict, m: int, repeats: int) -> float:
     """Seconds of one split of a node of the first ``m`` rows: the best of ``repeats``
     calls of the compiled grower with ``max_depth=1`` less the best with ``max_depth=0``
     (the call's own cost: its scratch space, the root's statistics)."""
-    from quercus.tree._grow import grow_tree
-    from quercus.tree.grower import growth_setup
+    from quercus.grow._grow import grow_tree
+    from quercus.grow.grower import growth_setup
 
     data, _, _, _, _, params = captured["args"]
     setup = {k: v for k, v in captured["kwargs"].items() if k not in ("provider", "n_threads")}
@@ -116,7 +116,7 @@ def run_cell(spec: dict) -> None:
         start = time.perf_counter()
         model.fit(X_train, y_train)
         total = time.perf_counter() - start
-    from quercus.tree.grower import grow_binned
+    from quercus.grow.grower import grow_binned
 
     args = [np.array(a) for a in captured["copies"]]
     start = time.perf_counter()

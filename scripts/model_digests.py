@@ -112,7 +112,9 @@ def dask_models(classification: bool) -> dict:
         }
     return {
         "dask_cart": qd.DaskCARTRegressor(max_depth=6, ccp_alpha=0.01, random_state=0),
-        "dask_forest": qd.DaskRandomForestRegressor(n_estimators=8, random_state=0, subtree_bytes=0),
+        "dask_forest": qd.DaskRandomForestRegressor(
+            n_estimators=8, random_state=0, subtree_bytes=0
+        ),
     }
 
 

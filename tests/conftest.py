@@ -104,7 +104,7 @@ def _compiled_kernels(request):
     y = np.where(X["x"].fillna(0) > 0, "p", "q")
     y_value = X["x"].fillna(0.0) * 2
     # the level-wise grower (growth over a statistics provider), swapped in as its tests do
-    from quercus.tree import grower, levelwise
+    from quercus.grow import grower, levelwise
 
     compiled_grower = grower.grow_tree
     grower.grow_tree = levelwise.grow_local

@@ -278,3 +278,24 @@ def test_a_kernel_is_compiled_again_when_a_source_it_reads_changes(tmp_path):
         quercus.DecisionTreeClassifier.fit, __file__, str(tmp_path)
     )
     assert stamp.get_source_stamp()[1] == _kernel_cache.kernel_sources_digest(str(PACKAGE))
+
+
+def test_an_index_naming_a_module_that_is_gone_is_a_miss(tmp_path, monkeypatch):
+    """A kernel's cache index pickles its entries' signatures, which name the classes of the
+    kernel's arguments; after a module moved, such an index cannot be read back. It is a
+    stale index (a miss, compiled again), not an error of the fit."""
+    module = tmp_path / "gone_module.py"
+    module.write_text("class Gone:\n    pass\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import gone_module
+
+    (tmp_path / "cache").mkdir()
+    store = _kernel_cache._FolderCache(
+        mix64.py_func, mix64.py_func.__code__.co_filename, str(tmp_path / "cache")
+    )
+    index = store._cache_file
+    index._save_index({(gone_module.Gone(), "machine"): "entry"})
+    assert len(index._load_index()) == 1
+    monkeypatch.delitem(sys.modules, "gone_module")
+    module.unlink()
+    assert index._load_index() == {}

@@ -32,7 +32,6 @@ ALLOWED = {
         "Numba has no public way to reach a compiled function's cache"
     ),
     ("_kernel_cache.py", "locator._py_file"): "Numba's cache locator keeps the source path",
-    ("_kernel_cache.py", "store._cache_file._load_index"): "the index's entries, to stamp",
     ("_kernel_cache.py", "store._load_overload"): "loads one cached signature, to check it",
     ("cli/dask_fit.py", "frame._meta"): (
         "a Dask DataFrame's empty meta frame (its columns' dtypes) has no public name"

@@ -166,6 +166,19 @@ class _FolderImpl(CompileResultCacheImpl):
         self._filename_base = self.get_filename_base(f"{module}.{py_func.__qualname__}", abiflags)
 
 
+class _IndexFile(IndexDataCacheFile):
+    """Numba's index of a kernel's cache entries, where an index that cannot be read back
+    because it names a module or a class that is gone (written before a module moved, say:
+    the signatures of a kernel's entries name the classes of its arguments) is a stale one,
+    as Numba treats the index of other sources; the next compile overwrites it."""
+
+    def _load_index(self):
+        try:
+            return super()._load_index()
+        except (ImportError, AttributeError):
+            return {}
+
+
 class _FolderCache(FunctionCache):
     """Numba's cache of one kernel's compile results in one folder: the files Numba's own
     cache would read and write there."""
@@ -176,7 +189,7 @@ class _FolderCache(FunctionCache):
         self._py_func = py_func
         self._impl = _FolderImpl(py_func, locator)
         self._cache_path = folder
-        self._cache_file = IndexDataCacheFile(
+        self._cache_file = _IndexFile(
             cache_path=folder,
             filename_base=self._impl.filename_base,
             source_stamp=locator.get_source_stamp(),

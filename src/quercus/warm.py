@@ -153,7 +153,7 @@ def kernels_compiled() -> bool:
     this version of its source (an install from a wheel carries it, see ``setup.py``): False
     when the next fit will compile it (most of a minute), or when the cache cannot be read."""
     from ._kernel_cache import cached_keys
-    from .tree._grow import grow_tree_in
+    from .grow._grow import grow_tree_in
 
     try:  # the keys of Numba's cache index: (signature, machine, code hashes)
         machine = grow_tree_in.targetctx.codegen().magic_tuple()

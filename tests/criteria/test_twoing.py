@@ -17,7 +17,7 @@ from sklearn.base import clone
 
 import quercus
 from quercus.criteria import registry
-from quercus.tree import grower, levelwise
+from quercus.grow import grower, levelwise
 
 
 def exact_twoing(left, right):

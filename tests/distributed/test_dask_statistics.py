@@ -9,7 +9,7 @@ import pytest
 from sklearn.base import clone
 
 import quercus
-from quercus.tree import grower, levelwise
+from quercus.grow import grower, levelwise
 
 distributed = pytest.importorskip("distributed")
 

@@ -22,7 +22,7 @@ from quercus.ensemble.bootstrap import (
 )
 from quercus.ensemble.forest import tree_params
 from quercus.estimators.params import growth_params
-from quercus.tree.grower import grow_binned, tree_from_grown
+from quercus.grow.grower import grow_binned, tree_from_grown
 
 GAMMA = np.uint64(0x9E3779B97F4A7C15)
 

@@ -32,9 +32,9 @@ from quercus.estimators.params import (
     check_params,
     growth_params,
 )
+from quercus.grow.levelwise import LOOKAHEAD_CUTS
+from quercus.grow.statistics import LocalStatistics
 from quercus.splitting.lookahead_cost import lookahead_seconds
-from quercus.tree.levelwise import LOOKAHEAD_CUTS
-from quercus.tree.statistics import LocalStatistics
 
 # ---------------------------------------------------------------------------------------------
 # The look-ahead's price

@@ -1,6 +1,6 @@
 """Statistics providers whose rows live on the workers of a Dask cluster.
 
-The level-wise grower (``tree/levelwise.py``) asks every question for a whole level, and a
+The level-wise grower (``grow/levelwise.py``) asks every question for a whole level, and a
 forest's trees ask theirs together (``levelwise.drive_together``). Each round of questions
 is one task per partition of the rows, run where the partition is, and the partitions'
 answers are added. A partition is a tuple ``(binned codes, class codes, target values,
@@ -8,7 +8,7 @@ weights)`` held by a worker; beside it lie, for each tree, the partition's rows 
 the node they are in (a permutation of the rows the tree weighs, and each node's span of
 it, as the compiled grower keeps its rows), remade by every partition step rather than
 changed in place, so that Dask can recompute a lost partition from the steps before it.
-Inside a task the rows are summed by :class:`~quercus.tree.statistics.LocalStatistics`,
+Inside a task the rows are summed by :class:`~quercus.grow.statistics.LocalStatistics`,
 the provider of one process, so a partition's sums are the ones a local fit makes of the
 same rows.
 """
@@ -19,7 +19,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..tree.statistics import LocalStatistics, grow_subtree
+from ..grow.statistics import LocalStatistics, grow_subtree
 
 
 class DaskForestStatistics:
@@ -32,7 +32,7 @@ class DaskForestStatistics:
         One per partition: ``(binned, y_class, y_value, w)``, the binned codes C-ordered.
     layout : tuple
         ``(n_bins, missing_code, n_stats, regression)``, as
-        :class:`~quercus.tree.statistics.LocalStatistics` takes them.
+        :class:`~quercus.grow.statistics.LocalStatistics` takes them.
     n_trees : int
     first_rows : list of int
         The global index of each partition's first row.
@@ -123,7 +123,7 @@ class DaskForestStatistics:
 
 
 class DaskStatistics:
-    """The :class:`~quercus.tree.statistics.StatisticsProvider` of one tree over row
+    """The :class:`~quercus.grow.statistics.StatisticsProvider` of one tree over row
     partitions held by a Dask cluster (see :class:`DaskForestStatistics` for the
     parameters; the rows weigh as they are)."""
 

@@ -4,7 +4,7 @@ Each is the local estimator of the same name without ``Dask`` (its parameters, f
 attributes, exports and model files) plus ``client``; only ``fit`` and the predictions
 differ. ``fit`` takes Dask collections, which stay on the workers: they are typed, binned
 and kept there (``distributed/ingest.py``), and the tree is grown level by level
-(``tree/levelwise.py``) over the sums each partition makes of its rows
+(``grow/levelwise.py``) over the sums each partition makes of its rows
 (``distributed/dask_statistics.py``), with the kernels of the local fit. The model is the
 one the local estimator grows on the same bins, however the rows are partitioned and
 however many workers hold them; a forest is the local forest with ``bootstrap="poisson"``,

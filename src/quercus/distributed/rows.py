@@ -17,9 +17,9 @@ from dataclasses import replace
 from typing import NamedTuple
 
 from ..binning.binned import BinnedData
+from ..grow import levelwise
+from ..grow.grower import growth_setup, tree_from_grown
 from ..grow.rows import TreePlan, Weigh, empty_sample_error
-from ..tree import levelwise
-from ..tree.grower import growth_setup, tree_from_grown
 from .dask_statistics import DaskForestStatistics
 from .ingest import DistributedRows
 

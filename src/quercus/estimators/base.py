@@ -2,7 +2,7 @@
 
 ``fit`` is a sequence of small named steps: validate the parameters and type the features
 (``estimators/params.py``, ``estimators/validate.py``), bin (``binning/binned.py``), encode
-the target, grow (``tree/grower.py``), prune. ID3, C4.5 and CART are presets of the same
+the target, grow (``grow/grower.py``), prune. ID3, C4.5 and CART are presets of the same
 estimator (see ``estimators/trees.py``).
 """
 
@@ -20,13 +20,13 @@ from sklearn.utils.validation import check_is_fitted
 from .._parallel import n_threads, run_parallel
 from ..binning.binned import bin_frame
 from ..data.schema import NUMERIC_KIND
+from ..grow.grower import grow_binned, tree_from_grown
+from ..grow.levelwise import LOOKAHEAD_CUTS
 from ..persist.model_file import save_model
 from ..pruning.cost_complexity import pruning_steps
 from ..pruning.sequence import leaves_after_cuts
 from ..tree import Tree, leaves
 from ..tree._predict import apply_rows, fractional_rows, path_rows
-from ..tree.grower import grow_binned, tree_from_grown
-from ..tree.levelwise import LOOKAHEAD_CUTS
 from .display import NotebookDisplay
 from .finish import CV_FOLDS, TrainingCases, prunes_by_cv
 from .params import check_lookahead_budget, shallow_params

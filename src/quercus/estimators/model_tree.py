@@ -12,10 +12,10 @@ from .._config import LEARNED
 from .._parallel import n_threads, run_parallel
 from ..binning.binned import bin_frame
 from ..criteria.registry import M5
+from ..grow.grower import GrowthParams, grow_binned, tree_from_grown
 from ..pruning.m5 import fit_m5
 from ..tree import leaves
 from ..tree._predict import apply_rows
-from ..tree.grower import GrowthParams, grow_binned, tree_from_grown
 from ..tree.terms import fit_terms, growth_frame, in_feature_space, split_terms
 from .base import BaseDecisionTree
 from .params import check_params, size_in_weight

@@ -6,7 +6,7 @@ applies it at the start of ``fit``, the command line applies it to ``--set`` val
 reading any data (a bad value is a usage error), and the model-file loader applies it to the
 parameters a file holds. What depends on the data (``max_features`` at most the number of
 features) is checked where the data is known: :func:`growth_params`, which trees and forests
-call to turn their checked parameters into :class:`~quercus.tree.grower.GrowthParams`.
+call to turn their checked parameters into :class:`~quercus.grow.grower.GrowthParams`.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from ..criteria import registry
 from ..splitting.lookahead_cost import lookahead_seconds
 
 if TYPE_CHECKING:
-    from ..tree.grower import GrowthParams
+    from ..grow.grower import GrowthParams
 
 
 class InvalidParameterError(ValueError):
@@ -582,7 +582,7 @@ def features_per_split(value, n_features):
 def growth_params(values: Mapping, n_features: int, total_weight: float, seed: int) -> GrowthParams:
     """The growth parameters in the kernel's units, from a tree's parameter ``values`` by
     name after ``check_params`` (trees and forests share the names; no ``ccp_alpha`` is 0)."""
-    from ..tree.grower import GrowthParams  # the grower's kernels: imported for a fit only
+    from ..grow.grower import GrowthParams  # the grower's kernels: imported for a fit only
 
     ccp_alpha = values.get("ccp_alpha", 0.0)
     return GrowthParams(

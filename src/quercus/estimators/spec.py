@@ -1,7 +1,7 @@
 """The growth specification: an estimator's checked parameters and the facts of its data,
 turned into what the grower takes.
 
-This is the estimators' side of the seam with the grower (``tree/grower.py``): the grower
+This is the estimators' side of the seam with the grower (``grow/grower.py``): the grower
 knows settings in its own units and nothing of parameter names; the estimators, the Dask
 fit, the gain tables and the model readers all come here to turn parameters into settings,
 so that they grow the same tree from the same parameters. :func:`growth_spec` is the whole
@@ -40,7 +40,7 @@ class DataFacts(NamedTuple):
 @dataclass(frozen=True)
 class GrowthSpec:
     """Everything the grower is told about one fit: the growth parameters in its units and
-    the task's settings (see :func:`~quercus.tree.grower.growth_setup`)."""
+    the task's settings (see :func:`~quercus.grow.grower.growth_setup`)."""
 
     params: object  # GrowthParams
     regression: bool
@@ -50,8 +50,8 @@ class GrowthSpec:
     chi2_critical: np.ndarray
 
     def setup(self, trace: bool = False) -> dict:
-        """The keywords of :func:`~quercus.tree.grower.growth_setup` (and of
-        :func:`~quercus.tree.grower.grow_binned`) besides the data and the parameters."""
+        """The keywords of :func:`~quercus.grow.grower.growth_setup` (and of
+        :func:`~quercus.grow.grower.grow_binned`) besides the data and the parameters."""
         return {
             "regression": self.regression,
             "n_stats": self.n_stats,

@@ -26,8 +26,8 @@ from ..data.errors import DataError
 from ..estimators.params import shallow_params
 from ..estimators.spec import DataFacts, GrowthSpec, growth_spec, tree_seed
 from ..estimators.validate import routing_matrix, sample_weights, typed_rows
-from ..tree._grow import LEAF_EPSILON
-from ..tree.grower import grow_binned
+from ..grow._grow import LEAF_EPSILON
+from ..grow.grower import grow_binned
 from .trace import candidate_columns, split_text
 
 __all__ = ["NodeScores", "STOP_REASONS", "score_nodes"]

@@ -23,8 +23,8 @@ import pandas as pd
 
 from ..binning import BinMapper
 from ..binning.binned import BinnedData, pad_rows
+from ..grow.grower import grow_binned, tree_from_grown
 from ..tree import Tree
-from ..tree.grower import grow_binned, tree_from_grown
 
 #: ``weigh(tree, first_row, w)``: the weights in tree number ``tree`` of the rows from row
 #: ``first_row`` on whose weights are ``w`` (a new float64 array): each row's weight times

@@ -2,7 +2,7 @@
 
 Stage two of growing a node, after its statistics (``_histogram.py``) and before its
 partition (``_partition.py``): each candidate feature's best split comes from the scans of
-``_scan.py`` (:func:`split_of_feature`), is kept as a :data:`~quercus.tree._records.CANDIDATE`
+``_scan.py`` (:func:`split_of_feature`), is kept as a :data:`~quercus.grow._records.CANDIDATE`
 record (:func:`keep_candidate`), and one candidate wins (:func:`choose_candidate`). The
 statistics may come from the node's own rows (the compiled grower) or from histograms
 another process summed (:func:`stats_from_histogram`, the level-wise grower): the split

@@ -20,7 +20,7 @@ at every level but the last, a threshold feature offers at most ``max_cuts`` cut
 the greedy score likes best and others evenly spaced among the node's values); the last
 level tries every cut from sums, without moving rows. A missing value goes with the heavier
 branch. The growth rules (``min_samples_leaf``, ``min_samples_split``, the depth left)
-apply at every level. :mod:`quercus.tree.levelwise` calls :func:`lookahead_splits` for
+apply at every level. :mod:`quercus.grow.levelwise` calls :func:`lookahead_splits` for
 each node it grows.
 """
 

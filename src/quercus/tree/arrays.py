@@ -111,7 +111,7 @@ class Tree:
         cls, grown, regression: bool, leaf_model: str = "", fractional: bool = False
     ) -> Tree:
         """The tree of the grower's arrays: :class:`NodeArrays`, kept as they are, or the
-        compiled grower's :class:`~quercus.tree._records.GrownArrays`, converted."""
+        compiled grower's :class:`~quercus.grow._records.GrownArrays`, converted."""
         leaf_model = leaf_model or leaves.model_for(regression)
         if not isinstance(grown, NodeArrays):
             grown = NodeArrays.of_grown(grown, leaf_model)
@@ -332,7 +332,7 @@ class NodeArrays(NamedTuple):
 
     @classmethod
     def of_grown(cls, grown, leaf_model: str, own_pages: bool = False) -> NodeArrays:
-        """The arrays of the compiled grower's :class:`~quercus.tree._records.GrownArrays`
+        """The arrays of the compiled grower's :class:`~quercus.grow._records.GrownArrays`
         (its node records, cut to size or not), each filled in turn (no temporary the
         size of the tree but the mask of the leaves)."""
         nodes = grown.nodes

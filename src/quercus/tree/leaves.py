@@ -55,7 +55,7 @@ def n_params(model: str) -> int:
 def params_from_grown(
     model: str, nodes: np.ndarray, out: np.ndarray | None = None
 ) -> np.ndarray | None:
-    """The leaf model's parameters from the grower's node records (``tree/_records.NODE``),
+    """The leaf model's parameters from the grower's node records (``grow/_records.NODE``),
     written into ``out`` (``(n_nodes, n_params(model))``) when given, or None for a model
     without parameters."""
     if model != MEDIAN:

@@ -1,7 +1,7 @@
 """One tree on several threads is the very tree one thread grows.
 
 Each case fits an estimator with ``n_jobs=1`` and again with 2 and 3 threads, with the
-thresholds of ``tree/threads.py`` lowered so that data of a few thousand rows is grown as a
+thresholds of ``grow/threads.py`` lowered so that data of a few thousand rows is grown as a
 top and many subtrees; the trees must be equal field for field. A spy on the compiled
 grower checks that subtrees were in fact grown apart.
 """
@@ -17,8 +17,8 @@ from test_levelwise import _frame, _with_missing, assert_same_tree
 import quercus
 from quercus._config import LEAF
 from quercus._parallel import n_threads
-from quercus.tree import threads
-from quercus.tree._grow import DEFERRED
+from quercus.grow import threads
+from quercus.grow._grow import DEFERRED
 
 
 @pytest.fixture

@@ -17,8 +17,8 @@ from test_threaded_growth import _synthetic
 
 import quercus
 from quercus._config import FRACTIONAL, MAJORITY
-from quercus.tree import grower, threads
-from quercus.tree._grow import Settings
+from quercus.grow import grower, threads
+from quercus.grow._grow import Settings
 
 OFF = 10**12  # SUBTRACT_ROWS above any data: subtraction off
 

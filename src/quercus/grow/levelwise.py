@@ -1,16 +1,16 @@
 """The level-wise grower: growth driven from Python over a statistics provider.
 
 Where the compiled grower (``_grow.py``) walks the rows itself, this one asks a
-:class:`~quercus.tree.statistics.StatisticsProvider` for sums over them, one level of the
+:class:`~quercus.grow.statistics.StatisticsProvider` for sums over them, one level of the
 tree at a time, and finds and applies splits with the same kernels: each node's best split
 from its histograms (``splitting._choose.best_split_from_histograms``), the branch of the
 missing values (``splitting._partition.missing_branch``), the chi-square test
 (``splitting._significance.passes_chi_square``) and the stopping rules
 (``_grow.stop_splitting``). A provider that sums the rows on several machines plugs in here.
 
-Over :class:`~quercus.tree.statistics.LocalStatistics` it grows the very tree the compiled
+Over :class:`~quercus.grow.statistics.LocalStatistics` it grows the very tree the compiled
 grower grows (same features, thresholds, category tables, statistics and node numbers),
-which ``tests/tree/test_levelwise.py`` checks. What stays with the compiled grower, and why:
+which ``tests/grow/test_levelwise.py`` checks. What stays with the compiled grower, and why:
 
 - ``missing="fractional"`` (C4.5): a row with a missing value becomes weighted copies in
   every branch, which a provider summing whole rows does not hold;
@@ -106,7 +106,7 @@ def grow_local(
 
 def grow_level_wise(provider: StatisticsProvider, bins: Bins, s: Settings) -> GrownArrays:
     """Grow a tree level by level over ``provider``'s statistics; returns the arrays the
-    compiled grower returns (see :class:`~quercus.tree._records.GrownArrays`)."""
+    compiled grower returns (see :class:`~quercus.grow._records.GrownArrays`)."""
     return drive(level_steps(provider.root(), bins, s), provider)
 
 

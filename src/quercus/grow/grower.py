@@ -8,10 +8,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._config import FRACTIONAL
-from . import leaves
+from ..tree import leaves
+from ..tree.arrays import Tree
 from ._grow import Bins, Settings, grow_tree, root_draw_key
 from ._records import GrownArrays
-from .arrays import Tree
 from .levelwise import grow_level_wise, grow_local
 from .statistics import StatisticsProvider
 from .threads import can_thread, grow_tree_threaded
@@ -120,10 +120,10 @@ def grow_binned(
     """Grow a tree on binned rows (``data`` a :class:`~quercus.binning.binned.BinnedData`
     for the bin tables; ``binned``, ``y_class``, ``y_value``, ``w`` are overwritten: pass
     copies) with the compiled grower; or, given a statistics ``provider``, with the
-    level-wise grower over the provider's sums (``tree/levelwise.py``; the row arrays are
+    level-wise grower over the provider's sums (``grow/levelwise.py``; the row arrays are
     then not used). ``n_threads`` > 1 grows the subtrees of the compiled grower on that
-    many threads (``tree/threads.py``; the same tree). ``setup``: the keywords of
-    :func:`growth_setup`. Returns the :class:`~quercus.tree._records.GrownArrays`, or on
+    many threads (``grow/threads.py``; the same tree). ``setup``: the keywords of
+    :func:`growth_setup`. Returns the :class:`~quercus.grow._records.GrownArrays`, or on
     threads the tree's :class:`~quercus.tree.arrays.NodeArrays` (both are what
     :func:`tree_from_grown` takes). ``params.oblique`` needs the rows' ``values`` (float64,
     as routing reads them): oblique splits test them, not bins."""

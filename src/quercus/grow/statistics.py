@@ -1,6 +1,6 @@
 """Statistics providers: where the level-wise grower gets its sums over the training rows.
 
-The grower (``tree/levelwise.py``) never touches a row. It asks a provider for sums over
+The grower (``grow/levelwise.py``) never touches a row. It asks a provider for sums over
 the rows of each node it grows: the root's totals, the per-(feature, bin) histograms of the
 nodes it is about to split, and for a chosen split the branches' weights and the children's
 totals. Every sum is one that adds up over disjoint sets of rows, so a provider may hold
@@ -27,8 +27,8 @@ from ..splitting._partition import branch_of_rows, branch_weights
 from ..splitting._significance import branch_class_table
 from ..splitting.category_sets import pending_table
 from ..splitting.oblique import find_oblique_split, oblique_branches
+from ..tree._predict import oblique_sides
 from ._grow import grow_tree
-from ._predict import oblique_sides
 from ._records import GrownArrays
 
 
@@ -114,7 +114,7 @@ class StatisticsProvider(Protocol):
 
     def subtrees(self, items: Sequence[tuple]) -> list:
         """For each ``(key, settings, rows)``: the compiled grower's subtree on the node's
-        rows with ``settings`` (:class:`~quercus.tree._records.GrownArrays`)."""
+        rows with ``settings`` (:class:`~quercus.grow._records.GrownArrays`)."""
 
     def drop(self, keys: Sequence[int]) -> list:
         """Forget the rows of these nodes (leaves, split nodes, and children of a split the
@@ -268,7 +268,7 @@ class LocalStatistics:
 
     def subtrees(self, items):
         """For each ``(key, settings, rows)``: the subtree the compiled grower grows on the
-        node's rows (:class:`~quercus.tree._records.GrownArrays`)."""
+        node's rows (:class:`~quercus.grow._records.GrownArrays`)."""
         out = []
         for key, settings, _ in items:
             rows = self.rows[key]

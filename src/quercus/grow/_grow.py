@@ -88,7 +88,7 @@ from ._records import CANDIDATE, NODE, TRACE, WORK
 
 LEAF_EPSILON = np.finfo(np.float64).eps * 10  # as scikit-learn: below it, a node is pure
 #: ``pending`` of a node left unsplit because its subtree is grown apart
-#: (``Settings.defer_rows``; ``tree/threads.py``).
+#: (``Settings.defer_rows``; ``grow/threads.py``).
 DEFERRED = -2
 
 
@@ -148,13 +148,13 @@ class Settings(NamedTuple):
     defer_min_rows: int = 0
     # > 0: nodes of at least this many rows keep the histograms of every feature, and the
     # largest child of such a node takes its parent's less its siblings' (histogram
-    # subtraction). Only where that is exact: see ``tree/grower.subtraction_rows``.
+    # subtraction). Only where that is exact: see ``grow/grower.subtraction_rows``.
     subtract_rows: int = 0
     # A node whose impurity is below this stays a leaf (M5: a standard deviation under 5%
     # of the whole training set's).
     min_impurity_split: float = 0.0
     # > 0: splits are chosen by looking this many levels ahead (the level-wise grower only:
-    # tree/levelwise.py, splitting/_lookahead.py).
+    # grow/levelwise.py, splitting/_lookahead.py).
     lookahead: int = 0
 
 
@@ -1018,7 +1018,7 @@ def grow_tree(data, y_class, y_value, w, bins, s):
     ``data`` is C-ordered, its rows padded to a whole number of 8-byte words (columns past
     ``len(bins.kinds)`` are padding; see ``binning.binned.pad_rows``). ``bins`` are the
     :class:`Bins`, ``s`` the :class:`Settings`. Returns the fields of
-    :class:`~quercus.tree._records.GrownArrays`, cut to size (views of arrays with room to
+    :class:`~quercus.grow._records.GrownArrays`, cut to size (views of arrays with room to
     spare).
 
     Not compiled itself: a compiled caller would compile the whole grower a second time

@@ -18,7 +18,7 @@ graft ends).
 A node's subtree depends only on its rows, its depth, the key of its feature draw and the
 whole tree's weight, and the compiled grower numbers nodes, child slots and category tables
 in preorder. So the grafted tree is the very tree one thread grows, for any number of
-threads (``tests/tree/test_threaded_growth.py`` checks it array by array).
+threads (``tests/grow/test_threaded_growth.py`` checks it array by array).
 """
 
 from __future__ import annotations
@@ -30,10 +30,10 @@ from typing import NamedTuple
 import numpy as np
 
 from .._config import FRACTIONAL, LEAF
-from . import leaves
+from ..tree import leaves
+from ..tree.arrays import PER_NODE, NodeArrays
 from ._grow import DEFERRED, Bins, Settings, grow_tree_in, total_weight
 from ._records import GrownArrays
-from .arrays import PER_NODE, NodeArrays
 
 #: Below this many rows a tree grows on one thread: the pool's start costs more than the
 #: second thread saves.
@@ -89,7 +89,7 @@ def grow_tree_threaded(
 ) -> NodeArrays:
     """The compiled grower's tree, as the tree's arrays, grown on ``n_threads`` threads,
     for settings :func:`can_thread` accepts; the arrays are overwritten as
-    :func:`~quercus.tree._grow.grow_tree` overwrites them."""
+    :func:`~quercus.grow._grow.grow_tree` overwrites them."""
     return graft(_grow_pieces((data, y_class, y_value, w), bins, s, n_threads))
 
 

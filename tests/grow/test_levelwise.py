@@ -1,7 +1,7 @@
 """The level-wise grower over local statistics grows the compiled grower's tree exactly.
 
 Each case fits an estimator twice on the same data: once with the compiled grower, once with
-the growth kernel replaced by the level-wise grower (``tree.levelwise.grow_local``), which
+the growth kernel replaced by the level-wise grower (``grow.levelwise.grow_local``), which
 finds splits from histograms a statistics provider sums. Binning, settings, pruning and
 everything else are the estimator's own, so the comparison covers what a user would fit:
 nominal features (multiway and subset splits), numeric and ordinal thresholds, missing values
@@ -24,9 +24,9 @@ import quercus
 from _helpers import assert_same_tree
 from quercus._config import FRACTIONAL, LEARNED
 from quercus.criteria.registry import ABSOLUTE_ERROR, ENTROPY
-from quercus.tree import grower, levelwise
-from quercus.tree._grow import Settings, root_draw_key
-from quercus.tree.statistics import LocalStatistics
+from quercus.grow import grower, levelwise
+from quercus.grow._grow import Settings, root_draw_key
+from quercus.grow.statistics import LocalStatistics
 
 
 def _frame(shared, name: str, nominal=()) -> tuple[pd.DataFrame, pd.Series]:
