@@ -11,15 +11,22 @@ its subtree grown there by the compiled grower. Each level is logged (INFO, logg
 
 from __future__ import annotations
 
+import functools
 import logging
+import operator
 import time
 from dataclasses import replace
+from functools import partial
 from typing import NamedTuple
+
+import numpy as np
 
 from ..binning.binned import BinnedData
 from ..grow import levelwise
+from ..grow.bin_routing import add_outputs, in_bin_space
 from ..grow.grower import growth_setup, tree_from_grown
-from ..grow.rows import TreePlan, Weigh, empty_sample_error
+from ..grow.rows import PerRows, Retarget, TreePlan, Weigh, empty_sample_error
+from ..tree.stack import TreeStack
 from .dask_statistics import DaskForestStatistics
 from .ingest import DistributedRows
 
@@ -126,8 +133,9 @@ class DaskRows:
     """The rows of ``ingested`` (held by the workers of ``client``) as
     :class:`~quercus.grow.rows.TrainingRows`: ``grow`` grows every tree asked for level by
     level over the partitions, all in the same passes, gathering a node of at most
-    ``subtree_bytes`` bytes of rows to one worker. ``levels``: the :class:`LevelCost` of
-    each level of the last ``grow``."""
+    ``subtree_bytes`` bytes of rows to one worker. The rows' scores and working targets
+    stay beside their partitions, on the workers. ``levels``: the :class:`LevelCost` of
+    each level of the ``grow`` calls so far."""
 
     def __init__(self, client, ingested: DistributedRows, subtree_bytes: int = 0):
         self.client = client
@@ -139,23 +147,109 @@ class DaskRows:
         self.n_rows = int(sum(ingested.n_rows))
         self.total_weight = ingested.total_weight
         self.levels: list[LevelCost] = []
+        self.scores: list | None = None  # one future a partition: its rows' scores
+        self.working: list | None = None  # one future a partition: working (y, w)
 
     def grow(self, spec, plans: list[TreePlan], weigh: Weigh | None = None) -> list:
         """The trees of ``plans``, in order (see :class:`~quercus.grow.rows.TrainingRows`).
         Every tree searches every feature: features drawn per tree are refused (the
-        capability table's columns per tree), and the plans are numbered from 0."""
+        capability table's columns per tree). The trees of one column of working targets
+        grow in the same passes."""
         if any(plan.features is not None for plan in plans):
             raise ValueError("a fit on Dask grows every tree on every feature")
-        if [plan.number for plan in plans] != list(range(len(plans))):
-            raise ValueError("a fit on Dask grows its trees numbered from 0")
-        setups = [
-            growth_setup(self.tables, replace(spec.params, seed=plan.seed), **spec.setup())
-            for plan in plans
+        trees = [None] * len(plans)
+        for target in sorted({plan.target for plan in plans}):
+            group = [i for i, plan in enumerate(plans) if plan.target == target]
+            rows = self.ingested
+            if self.working is not None:
+                parts = [
+                    self.client.submit(_working_part, part, work, target)
+                    for part, work in zip(rows.parts, self.working, strict=True)
+                ]
+                rows = replace(rows, parts=parts)
+            numbers = [plans[i].number for i in group]
+            renumbered = None if weigh is None else partial(_renumbered, weigh, numbers)
+            setups = [
+                growth_setup(self.tables, replace(spec.params, seed=plans[i].seed), **spec.setup())
+                for i in group
+            ]
+            grown, levels = grow_on_cluster(
+                self.client, rows, setups, renumbered, self.subtree_bytes
+            )
+            self.levels += levels
+            for i, g in zip(group, grown, strict=True):
+                trees[i] = tree_from_grown(g, spec.params, spec.regression)
+        return trees
+
+    def start_scores(self, initial) -> None:
+        initial = np.atleast_1d(np.asarray(initial, dtype=np.float64))
+        self.scores = [
+            self.client.submit(_initial_scores, n, initial) for n in self.ingested.n_rows
         ]
-        grown, self.levels = grow_on_cluster(
-            self.client, self.ingested, setups, weigh, self.subtree_bytes
+
+    def add_scores(self, trees: TreeStack, values: np.ndarray) -> None:
+        packed = (*in_bin_space(trees, self.tables).routing_tables(), values)
+        # One copy of the trees on each worker that needs them, not one a partition.
+        (sent,) = self.client.scatter([packed], broadcast=True)
+        n_features = len(self.tables.kinds)
+        missing = self.tables.mapper.missing
+        self.scores = [
+            self.client.submit(_added_scores, part, scores, sent, n_features, missing)
+            for part, scores in zip(self.ingested.parts, self.scores, strict=True)
+        ]
+
+    def retarget(self, targets: Retarget) -> None:
+        self.working = [
+            self.client.submit(_retargeted, targets, part, scores)
+            for part, scores in zip(self.ingested.parts, self._scores(), strict=True)
+        ]
+
+    def reduce(self, per_rows: PerRows):
+        sums = self.client.gather(
+            [
+                self.client.submit(_reduced, per_rows, part, scores)
+                for part, scores in zip(self.ingested.parts, self._scores(), strict=True)
+            ]
         )
-        return [tree_from_grown(g, spec.params, spec.regression) for g in grown]
+        return functools.reduce(operator.add, sums)
+
+    def _scores(self) -> list:
+        return self.scores if self.scores is not None else [None] * len(self.ingested.parts)
+
+
+# -- what the workers run on a partition -------------------------------------------------------
+
+
+def _renumbered(weigh: Weigh, numbers: list, tree: int, first_row: int, w):
+    """``weigh`` of the tree whose plan number is ``numbers[tree]``."""
+    return weigh(numbers[tree], first_row, w)
+
+
+def _initial_scores(n_rows: int, initial: np.ndarray) -> np.ndarray:
+    return np.tile(initial, (n_rows, 1))
+
+
+def _added_scores(part, scores, packed, n_features: int, missing: int) -> np.ndarray:
+    out = scores.copy()  # a task's result is new: the partition's old scores may be read again
+    add_outputs(part[0], n_features, missing, packed, out)
+    return out
+
+
+def _retargeted(targets: Retarget, part, scores) -> tuple:
+    _, y_class, y_value, w = part
+    y, w_work = (np.asarray(a, dtype=np.float64) for a in targets(y_class, y_value, w, scores))
+    return y.reshape(len(w), -1), w_work.reshape(len(w), -1)
+
+
+def _working_part(part, working, column: int) -> tuple:
+    binned, y_class, _, _ = part
+    y, w = working
+    return binned, np.zeros_like(y_class), y[:, column].copy(), w[:, column].copy()
+
+
+def _reduced(per_rows: PerRows, part, scores):
+    _, y_class, y_value, w = part
+    return per_rows(y_class, y_value, w, scores)
 
 
 __all__ = ["DaskRows", "LevelCost", "LevelLog", "grow_on_cluster"]

@@ -51,8 +51,7 @@ from ..grow.rows import LocalRows, TrainingRows, TreePlan
 from ..persist.forest_file import save_forest
 from ..tree import Tree
 from ..tree._predict import fractional_rows
-from ..tree.stack import TreeStack, concatenate, stack_trees
-from ._predict import (
+from ..tree._stack_predict import (
     LEAF_FLAG,
     MISSING_RIGHT,
     block_rows,
@@ -61,6 +60,7 @@ from ._predict import (
     forest_sum,
     tree_sum_rows,
 )
+from ..tree.stack import TreeStack, concatenate, stack_trees
 from .bootstrap import MAX_POISSON_RATE, bootstrap_counts, poisson_counts
 
 # Parameters of the trees (passed to each tree as they are).
@@ -163,10 +163,7 @@ def pack_forest(trees: TreeStack, tree_values) -> tuple:
     routing table and values over every node (the stack's indexes already point across
     the trees). ``tree_values(tree)`` gives a tree's ``(n_nodes, outputs)`` values; here,
     of the stack's merged nodes."""
-    merged = trees.merged
-    routes = merged.packed_routes()
-    roots = trees.node_offsets[:-1].copy()
-    return roots, routes, merged.children, merged.cat_table, tree_values(merged)
+    return (*trees.routing_tables(), tree_values(trees.merged))
 
 
 COMPACT_DTYPE = np.dtype([("threshold", np.float64), ("feature", np.int32), ("left", np.int32)])
@@ -390,7 +387,9 @@ class BaseForest(NotebookDisplay, TabularInput, BaseEstimator):
         y_class, y_value, n_stats = target
         threads = n_threads(self.n_jobs)
         data = bin_frame(typed, self.schema_, self.max_bins, threads)
-        rows = LocalRows(data, y_class, y_value, w, self.regression, threads)
+        rows = LocalRows(
+            data, y_class, y_value, w, self.regression, n_threads=threads, group_equal_rows=True
+        )
         del data
         return grow_forest(
             self, rows, n_stats, first, seeds, self._weighing(y, n_draws, first, seeds)

@@ -25,6 +25,8 @@ from ..binning import BinMapper
 from ..binning.binned import BinnedData, pad_rows
 from ..grow.grower import grow_binned, tree_from_grown
 from ..tree import Tree
+from ..tree.stack import TreeStack
+from .bin_routing import add_outputs, in_bin_space
 
 #: ``weigh(tree, first_row, w)``: the weights in tree number ``tree`` of the rows from row
 #: ``first_row`` on whose weights are ``w`` (a new float64 array): each row's weight times
@@ -37,15 +39,26 @@ Weigh = Callable[[int, int, np.ndarray], np.ndarray]
 
 class TreePlan(NamedTuple):
     """One tree to grow: its number in the ensemble (what the weighing function is given),
-    its seed, and the features it may split on (None: all of them)."""
+    its seed, the features it may split on (None: all of them) and, after
+    :meth:`TrainingRows.retarget`, the column of the working targets it is grown on."""
 
     number: int
     seed: int
     features: np.ndarray | None = None
+    target: int = 0
+
+
+#: ``targets(y_class, y_value, w, scores) -> (y, w)``: the working targets and weights of
+#: some rows from their class codes, targets, weights and scores, each of shape (rows,) or
+#: (rows, columns) (a booster's: the Newton step's target and weight of every row).
+Retarget = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], tuple]
+#: ``per_rows(y_class, y_value, w, scores)``: a sum over some rows (a number or an array),
+#: added up over all the rows (a loss, a count).
+PerRows = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], object]
 
 
 class TrainingRows(Protocol):
-    """Binned training rows, with their targets and weights, wherever they live."""
+    """Binned training rows, with their targets, weights and scores, wherever they live."""
 
     #: The bin tables (no rows): what the growers read of the bins.
     tables: BinnedData
@@ -54,7 +67,23 @@ class TrainingRows(Protocol):
 
     def grow(self, spec, plans: Sequence[TreePlan], weigh: Weigh | None = None) -> Iterator[Tree]:
         """The trees of ``plans``, in order, grown as ``spec`` (a
-        :class:`~quercus.estimators.spec.GrowthSpec`) says with each plan's seed."""
+        :class:`~quercus.estimators.spec.GrowthSpec`) says with each plan's seed: on the
+        rows' targets, or after :meth:`retarget` on their working targets."""
+
+    def start_scores(self, initial: np.ndarray) -> None:
+        """Give every row the scores ``initial`` (one per output)."""
+
+    def add_scores(self, trees: TreeStack, values: np.ndarray) -> None:
+        """Add to each row's scores the ``values`` (one row per node of the stack's merged
+        nodes) of the leaf it reaches in each of ``trees``, routed on its bin codes
+        (:mod:`quercus.grow.bin_routing`)."""
+
+    def retarget(self, targets: Retarget) -> None:
+        """Replace the working targets and weights the trees grow on by ``targets`` of the
+        rows (:data:`Retarget`)."""
+
+    def reduce(self, per_rows: PerRows):
+        """``per_rows`` summed over all the rows (:data:`PerRows`)."""
 
 
 def empty_sample_error(tree: int, n_rows: int) -> ValueError:
@@ -148,22 +177,40 @@ def in_batches(pool, call, *iterables):
 
 
 class LocalRows:
-    """Training rows in this process: binned once, rows equal after binning grown as one
-    (:func:`distinct_rows`), each tree grown by the compiled grower on its own thread (the
-    growth kernel releases the GIL; the trees do not depend on the number of threads).
+    """Training rows in this process, binned once, each tree grown by the compiled grower on
+    its own thread (the growth kernel releases the GIL; the trees do not depend on the
+    number of threads).
 
     ``data``: the binned rows (:class:`~quercus.binning.binned.BinnedData`); ``y_class``,
     ``y_value``, ``w``: the class codes (zeros for regression), targets (zeros for
-    classification) and weights of its rows."""
+    classification) and weights of its rows; ``n_threads`` grow trees at once;
+    ``group_equal_rows``: grow the rows equal after binning as one
+    (:func:`distinct_rows`; a forest's), which scores and working targets, per row, do not
+    allow."""
 
-    def __init__(self, data: BinnedData, y_class, y_value, w, regression: bool, n_threads=1):
+    def __init__(
+        self,
+        data: BinnedData,
+        y_class,
+        y_value,
+        w,
+        regression: bool,
+        *,
+        n_threads=1,
+        group_equal_rows=False,
+    ):
         self.n_rows = len(w)
         self.w = np.asarray(w, dtype=np.float64)
         self.total_weight = float(self.w.sum())
         self.regression = bool(regression)
         self.n_threads = max(1, int(n_threads))
-        self.distinct = distinct_rows(data.binned, y_class, y_value, self.regression)
+        if group_equal_rows:
+            self.distinct = distinct_rows(data.binned, y_class, y_value, self.regression)
+        else:
+            self.distinct = DistinctRows(data.binned, y_class, y_value, None)
         self.tables = replace(data, binned=None)  # the trees read the rows of ``distinct``
+        self.scores: np.ndarray | None = None
+        self.working: tuple | None = None
 
     def grow(self, spec, plans: Sequence[TreePlan], weigh: Weigh | None = None) -> Iterator[Tree]:
         """The trees of ``plans`` in order, grown on as many threads as the rows were
@@ -171,24 +218,32 @@ class LocalRows:
         with ThreadPoolExecutor(self.n_threads) as pool:
             yield from in_batches(pool, lambda plan: self._grow_one(spec, plan, weigh), plans)
 
+    def _targets(self, plan: TreePlan) -> tuple:
+        """``(y_class, y_value, w)`` that ``plan``'s tree grows on."""
+        if self.working is None:
+            return self.distinct.y_class, self.distinct.y_value, self.w
+        y, w = self.working
+        return np.zeros(self.n_rows, dtype=np.int32), y[:, plan.target], w[:, plan.target]
+
     def _grow_one(self, spec, plan: TreePlan, weigh: Weigh | None) -> Tree:
-        tree_w = self.w if weigh is None else weigh(plan.number, 0, self.w)
+        y_class, y_value, w = self._targets(plan)
+        tree_w = w if weigh is None else weigh(plan.number, 0, w)
         if not tree_w.any():
             raise empty_sample_error(plan.number, self.n_rows)
         rows, row_w = self.distinct.weighted(tree_w)
         features = plan.features
-        distinct = self.distinct
+        binned = self.distinct.binned
         if features is None:
-            tables, binned = self.tables, distinct.binned[rows]  # a copy, padding included
+            tables, binned = self.tables, binned[rows]  # a copy, padding included
         else:
             tables = feature_subset(self.tables, features)
-            binned = pad_rows(distinct.binned[np.ix_(rows, features)])
+            binned = pad_rows(binned[np.ix_(rows, features)])
         params = replace(spec.params, seed=plan.seed)
         grown = grow_binned(
             tables,
             binned,
-            distinct.y_class[rows].astype(np.int32),
-            distinct.y_value[rows].astype(np.float64),
+            y_class[rows].astype(np.int32),
+            y_value[rows].astype(np.float64),
             row_w,
             params,
             **spec.setup(),
@@ -198,10 +253,39 @@ class LocalRows:
             tree.feature = np.where(tree.feature >= 0, features[tree.feature], -1).astype(np.int32)
         return tree
 
+    def _per_row(self, what: str) -> None:
+        if self.distinct.group is not None:
+            raise ValueError(f"{what} needs the rows one by one: LocalRows(group_equal_rows=False)")
+
+    def start_scores(self, initial) -> None:
+        self._per_row("scores")
+        initial = np.atleast_1d(np.asarray(initial, dtype=np.float64))
+        self.scores = np.tile(initial, (self.n_rows, 1))
+
+    def add_scores(self, trees: TreeStack, values: np.ndarray) -> None:
+        packed = (*in_bin_space(trees, self.tables).routing_tables(), values)
+        n_features = len(self.tables.kinds)
+        add_outputs(
+            self.distinct.binned, n_features, self.tables.mapper.missing, packed, self.scores
+        )
+
+    def retarget(self, targets: Retarget) -> None:
+        self._per_row("working targets")
+        d = self.distinct
+        y, w = targets(d.y_class, d.y_value, self.w, self.scores)
+        y, w = (np.asarray(a, dtype=np.float64) for a in (y, w))
+        self.working = (y.reshape(self.n_rows, -1), w.reshape(self.n_rows, -1))
+
+    def reduce(self, per_rows: PerRows):
+        d = self.distinct
+        return per_rows(d.y_class, d.y_value, self.w, self.scores)
+
 
 __all__ = [
     "DistinctRows",
     "LocalRows",
+    "PerRows",
+    "Retarget",
     "TrainingRows",
     "TreePlan",
     "Weigh",

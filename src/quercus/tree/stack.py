@@ -91,6 +91,14 @@ class TreeStack:
 
     # -- per-tree sizes and importances, vectorised ---------------------------------------
 
+    def routing_tables(self) -> tuple:
+        """``(roots, routes, children, cat_table)``: each tree's root and the routing tables
+        of every node, as the forest kernels walk them (the stack's indexes already point
+        across the trees)."""
+        merged = self.merged
+        roots = self.node_offsets[:-1].copy()
+        return roots, merged.packed_routes(), merged.children, merged.cat_table
+
     def depths(self) -> np.ndarray:
         """Each tree's depth (its deepest node's)."""
         return np.maximum.reduceat(self.merged.depth, self.node_offsets[:-1])

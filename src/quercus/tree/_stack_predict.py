@@ -11,7 +11,7 @@ import numba
 import numpy as np
 
 from .._config import njit
-from ..tree._predict import axis_step
+from ._predict import axis_step
 
 # Rows go through the trees in blocks, a block through every tree before the next block:
 # one block per thread, of at most MAX_BLOCK rows. The larger the block, the more rows share
