@@ -86,7 +86,7 @@ def test_a_forest_to_stdout_is_its_zip(work, tmp_path):
     ok(run_bytes(*args, "-o", saved))
     result = ok(run_bytes(*args, "-o", "-"))
     assert result.stdout == saved.read_bytes()
-    assert zipfile.ZipFile(io.BytesIO(result.stdout)).namelist()[0] == "forest.json"
+    assert zipfile.ZipFile(io.BytesIO(result.stdout)).namelist()[0] == "ensemble.json"
 
 
 @pytest.mark.parametrize("name", STDOUT_NAMES)

@@ -1,4 +1,5 @@
-"""Forest files: a zip of JSON metadata and NumPy arrays, loaded by quercus.load."""
+"""Forest files: the ensemble file (a zip of JSON metadata and NumPy arrays) of a forest,
+loaded by quercus.load; and the forest files of the format before it."""
 
 import contextlib
 import io
@@ -11,7 +12,7 @@ import pytest
 from sklearn.datasets import make_classification
 
 import quercus
-from quercus.persist.forest_file import FORMAT_VERSION
+from quercus.persist.ensemble_file import FORMAT_VERSION, metadata_entry
 from quercus.splitting.category_sets import pack_sides, table_sides
 
 
@@ -75,9 +76,10 @@ def oob_warning(forest):
 
 
 def _rewrite(path, edit):
-    """Rewrite the forest file at ``path`` with ``edit(meta, arrays)`` applied."""
+    """Rewrite the ensemble file at ``path`` with ``edit(meta, arrays)`` applied (written as
+    a forest file of the format before when the edit makes its metadata one)."""
     with zipfile.ZipFile(path) as archive:
-        meta = json.loads(archive.read("forest.json"))
+        meta = json.loads(archive.read(metadata_entry(archive.namelist())))
         arrays = {
             n[len("arrays/") : -4]: np.load(io.BytesIO(archive.read(n)))
             for n in archive.namelist()
@@ -85,8 +87,9 @@ def _rewrite(path, edit):
         }
     edit(meta, arrays)
     meta["arrays"] = {k: [str(a.dtype), list(a.shape)] for k, a in arrays.items()}
+    entry = "forest.json" if meta["format"] == "quercus-forest" else "ensemble.json"
     with zipfile.ZipFile(path, "w") as archive:
-        archive.writestr("forest.json", json.dumps(meta))
+        archive.writestr(entry, json.dumps(meta))
         for key, array in arrays.items():
             buffer = io.BytesIO()
             np.save(buffer, array)
@@ -136,12 +139,26 @@ def test_truncated_file(data, tmp_path):
         quercus.load(path)
 
 
+def as_forest_format(meta, arrays, version=3):
+    """An ensemble file's metadata and arrays as the forest format ``version`` wrote them:
+    ``forest.json``, the forest's fields in ``training`` and the out-of-bag score beside it,
+    no tree weights."""
+    fields = meta.pop("ensemble")
+    if "oob_score" in fields:
+        meta["oob_score"] = fields.pop("oob_score")
+    meta["training"].update(fields)
+    meta.update(format="quercus-forest", format_version=version)
+    del arrays["tree_weights"]
+
+
 def _old_tables(version: int, n_categories: int):
-    """An edit that rewrites a forest's category tables as format ``version`` wrote them
-    (1: a branch per category of every nominal split; 2: a bare bitset per subset split),
-    one tree at a time, all of whose nominal splits test one feature of ``n_categories``."""
+    """An edit that rewrites a forest's category tables as forest format ``version`` wrote
+    them (1: a branch per category of every nominal split; 2: a bare bitset per subset
+    split), one tree at a time, all of whose nominal splits test one feature of
+    ``n_categories``."""
 
     def edit(meta, arrays):
+        as_forest_format(meta, arrays, version)
         kind, cat_start, table = arrays["kind"], arrays["cat_start"], arrays["cat_table"]
         new_table, new_start, offsets = [], np.full_like(cat_start, -1), [0]
         for t in range(len(arrays["node_offsets"]) - 1):
@@ -163,7 +180,6 @@ def _old_tables(version: int, n_categories: int):
         arrays["cat_table"] = np.array(new_table, dtype=np.int32)
         arrays["cat_start"] = new_start
         arrays["cat_offsets"] = np.array(offsets, dtype=np.int64)
-        meta["format_version"] = version
 
     return edit
 
@@ -189,3 +205,33 @@ def test_files_of_older_versions_load(version, nominal_split, tmp_path):
     loaded = quercus.load(path)
     assert np.array_equal(loaded.predict_proba(X), forest.predict_proba(X))
     assert loaded.trees_.merged.cat_table.size >= forest.trees_.merged.cat_table.size
+
+
+@pytest.mark.parametrize("oob", [False, True])
+def test_forest_files_of_the_format_before_load(oob, data, tmp_path):
+    """A forest file of the last forest format (3: ``forest.json``, the seeds in
+    ``training``) loads as the forest it was: the same predictions, seeds and score."""
+    X, y = data
+    forest = quercus.RandomForestClassifier(6, oob_score=oob, random_state=2)
+    with oob_warning(forest):
+        forest.fit(X, y)
+    path = forest.save(tmp_path / "f.qf")
+    _rewrite(path, as_forest_format)
+    with zipfile.ZipFile(path) as archive:
+        assert archive.namelist()[0] == "forest.json"
+    loaded = quercus.load(path)
+    assert np.array_equal(loaded.predict_proba(X), forest.predict_proba(X))
+    assert loaded.tree_seeds_ == forest.tree_seeds_ and loaded.base_seed_ == forest.base_seed_
+    assert getattr(loaded, "oob_score_", None) == getattr(forest, "oob_score_", None)
+
+
+def test_tree_weights_of_a_forest_are_ones(data, tmp_path):
+    X, y = data
+    path = quercus.RandomForestClassifier(3, random_state=0).fit(X, y).save(tmp_path / "f.qf")
+
+    def heavier(meta, arrays):
+        arrays["tree_weights"][1] = 2.0
+
+    _rewrite(path, heavier)
+    with pytest.raises(quercus.ModelError, match="tree_weights: a forest's trees weigh 1"):
+        quercus.load(path)

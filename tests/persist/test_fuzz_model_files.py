@@ -4,7 +4,7 @@ with a quercus.ModelError that names the file: no other exception, no warning, a
 time and memory per file.
 
 The damage: bytes of the whole file flipped, inserted, deleted or cut off; a field of the
-JSON document (a tree file's, or forest.json inside a forest file) replaced by another JSON
+JSON document (a tree file's, or ensemble.json inside a forest's file) replaced by another JSON
 value, nudged, deleted or added; the forest's zip entries dropped, duplicated, renamed,
 added, compressed or changed; its .npy arrays rewritten with another dtype, shape, memory
 order, format version or header, or with other values. A model that loads must predict
@@ -314,6 +314,7 @@ SPECIAL_TEXT = [
     "RandomForestRegressor",
     "quercus-model",
     "quercus-forest",
+    "quercus-ensemble",
     "absolute_error",
     "fractional",
     "hard",
@@ -387,7 +388,7 @@ tree_mutations = st.lists(
     max_size=2,
 )
 forest_mutations = st.lists(
-    st.tuples(paths(["arrays", "training", "params", "schema", "classes"]), doc_edits),
+    st.tuples(paths(["arrays", "training", "ensemble", "params", "schema", "classes"]), doc_edits),
     min_size=1,
     max_size=2,
 )
@@ -497,7 +498,7 @@ def test_damaged_fields_of_a_tree_file(tmp_path, trees, name, mutations):
     loads_and_predicts_or_is_refused(path, trees[name])
 
 
-# -- forest files: forest.json, entries, arrays ----------------------------------------------
+# -- forest files: ensemble.json, entries, arrays ----------------------------------------------
 
 _ZIP_TIME = (1980, 1, 1, 0, 0, 0)
 
@@ -531,14 +532,54 @@ def test_damaged_fields_of_forest_json(tmp_path, forests, name, mutations):
     loads_and_predicts_or_is_refused(path, forests[name])
 
 
+def forest_format(data: bytes) -> list:
+    """The entries of an ensemble file as the forest format before it wrote them
+    (``forest.json``, the forest's fields in ``training``, no tree weights)."""
+    entries = [e for e in entries_of(data) if e[0] != "arrays/tree_weights.npy"]
+    meta = json.loads(entries[0][1])
+    fields = meta.pop("ensemble")
+    if "oob_score" in fields:
+        meta["oob_score"] = fields.pop("oob_score")
+    meta["training"].update(fields)
+    del meta["arrays"]["tree_weights"]
+    meta.update(format="quercus-forest", format_version=3)
+    entries[0] = ["forest.json", json.dumps(meta).encode(), zipfile.ZIP_STORED]
+    return entries
+
+
+@pytest.mark.slow
+@SETTINGS
+@given(name=st.sampled_from(FORESTS), mutations=forest_mutations)
+def test_damaged_fields_of_a_forest_file_of_the_format_before(tmp_path, forests, name, mutations):
+    path = tmp_path / "f.qf"
+    entries = forest_format(forests[name].data)
+    text = mutate_document(json.loads(entries[0][1]), mutations)
+    entries[0][1] = text.encode("utf-8", errors="surrogatepass")
+    write_entries(path, entries)
+    loads_and_predicts_or_is_refused(path, forests[name])
+
+
+def test_a_forest_file_of_the_format_before_loads(tmp_path, forests):
+    for name in FORESTS:
+        path, base = tmp_path / f"{name}.qf", forests[name]
+        write_entries(path, forest_format(base.data))
+        old = loads_and_predicts_or_is_refused(path, base)
+        (tmp_path / "new.qf").write_bytes(base.data)
+        new = quercus.load(tmp_path / "new.qf")
+        assert old is not None and len(old.trees_) == len(new.trees_)
+        X = base.frames[0]
+        assert np.array_equal(old.predict(X), new.predict(X))
+
+
 ENTRY_NAMES = [
+    "ensemble.json",
     "forest.json",
     "arrays/kind.npy",
     "arrays/median.npy",
     "arrays/value.npy",
     "arrays/other.npy",
     "arrays/kind",
-    "../forest.json",
+    "../ensemble.json",
     "/arrays/kind.npy",
     "arrays\\kind.npy",
     "",
@@ -725,7 +766,7 @@ ARRAYS = [
 @example(name="rf-iris", key="threshold", edit=("header", 7, 7), sync=False)
 @example(name="rf-iris", key="kind", edit=("header", 0, len(HEADER_TEXT)), sync=False)
 def test_damaged_arrays_of_a_forest_file(tmp_path, forests, name, key, edit, sync):
-    """A .npy entry rewritten; with ``sync``, forest.json then lists the new dtype and shape
+    """A .npy entry rewritten; with ``sync``, ensemble.json then lists the new dtype and shape
     (so that the array's contents, not only its header, reach the checks)."""
     path = tmp_path / "f.qf"
     entries = entries_of(forests[name].data)
@@ -870,10 +911,10 @@ def _forest_of_stumps(n_trees: int) -> tuple[list, np.ndarray]:
     buffer = io.BytesIO()
     forest.save(buffer)
     entries = entries_of(buffer.getvalue())
-    meta = json.loads(dict((e[0], e[1]) for e in entries)["forest.json"])
+    meta = json.loads(dict((e[0], e[1]) for e in entries)["ensemble.json"])
     assert meta["training"]["n_trees"] == 1 and meta["arrays"]["kind"][1] == [1]
     meta["training"]["n_trees"] = meta["params"]["n_estimators"] = n_trees
-    meta["training"]["seeds"] *= n_trees
+    meta["ensemble"]["seeds"] *= n_trees
     for entry in entries:
         key = entry[0].removeprefix("arrays/").removesuffix(".npy")
         if key not in meta["arrays"]:

@@ -89,15 +89,15 @@ def test_a_compressed_entry_is_refused_before_it_is_inflated(tmp_path, forest_fi
 
 def test_metadata_that_announces_more_than_the_file_holds(tmp_path, forest_file):
     members = entries(forest_file)
-    meta = json.loads(members["forest.json"])
+    meta = json.loads(members["ensemble.json"])
     n = 10**9  # a billion nodes, consistently announced for every per-node array
     for key, (dtype, shape) in meta["arrays"].items():
-        if key in ("children", "cat_table") or key.endswith("_offsets"):
+        if key in ("children", "cat_table", "tree_weights") or key.endswith("_offsets"):
             continue
         meta["arrays"][key] = [dtype, [n, *shape[1:]]]
-    members["forest.json"] = json.dumps(meta)
+    members["ensemble.json"] = json.dumps(meta)
     path = write_zip(tmp_path / "announce.qf", members)
-    refused_within_budget(path, r"entry 'arrays/\w+\.npy': its header does not match forest.json")
+    refused_within_budget(path, r"entry 'arrays/\w+\.npy': its header does not match the metadata")
 
 
 def test_an_array_header_that_lies_about_its_shape(tmp_path, forest_file):
@@ -110,7 +110,7 @@ def test_an_array_header_that_lies_about_its_shape(tmp_path, forest_file):
     real = np.load(io.BytesIO(data))
     members["arrays/impurity.npy"] = header.getvalue() + real.tobytes()
     path = write_zip(tmp_path / "header.qf", members)
-    refused_within_budget(path, "its header does not match forest.json")
+    refused_within_budget(path, "its header does not match the metadata")
 
 
 def test_a_central_directory_that_claims_a_huge_entry(tmp_path, forest_file):
@@ -126,12 +126,12 @@ def test_a_central_directory_that_claims_a_huge_entry(tmp_path, forest_file):
 def test_extra_and_duplicate_entries(tmp_path, forest_file):
     members = entries(forest_file)
     path = write_zip(tmp_path / "extra.qf", {**members, "arrays/payload.npy": b"x" * 100})
-    refused_within_budget(path, "do not match the arrays forest.json lists")
+    refused_within_budget(path, "do not match the arrays ensemble.json lists")
     with zipfile.ZipFile(tmp_path / "twice.qf", "w") as archive:
         for name, data in members.items():
             archive.writestr(name, data)
         with pytest.warns(UserWarning, match="Duplicate name"):
-            archive.writestr("forest.json", members["forest.json"])
+            archive.writestr("ensemble.json", members["ensemble.json"])
     refused_within_budget(tmp_path / "twice.qf", "an entry name appears twice")
 
 
@@ -393,13 +393,14 @@ def test_the_schema_is_valid_json_schema_and_describes_what_quercus_writes(playt
     from jsonschema import Draft202012Validator
 
     from quercus.persist.document import check_document
-    from quercus.persist.forest_file import _forest_to_dict
+    from quercus.persist.ensemble_file import ensemble_to_dict
+    from quercus.persist.forest_file import FOREST
 
     text = resources.files("quercus.persist").joinpath("schemas/model-files-v1.json").read_text()
     Draft202012Validator.check_schema(json.loads(text))
     for model in _models(playtennis)[:2]:
         check_document(model_to_dict(model), "model")
-    check_document(_forest_to_dict(_models(playtennis)[2])[0], "forest")
+    check_document(ensemble_to_dict(_models(playtennis)[2], FOREST)[0], "ensemble")
 
 
 def test_the_schema_names_the_feature_kinds_quercus_has():

@@ -23,7 +23,8 @@ import numpy as np
 from .._config import LEAF
 from ..export import export_graphviz, export_rules, export_text
 from ..export.graphviz import render_svg
-from ..persist.forest_file import FOREST_ESTIMATORS, is_forest_file
+from ..persist.ensemble_file import is_ensemble_file
+from ..persist.forest_file import FOREST_ESTIMATORS
 from ..persist.model_view import read_model_view
 from .options import UsageError
 from .output import note, plural, write_bytes, write_text
@@ -94,7 +95,7 @@ def _weka_text(model, path: str) -> str:
 
 def _read(path: str):
     """A forest file's forest, or a tree file's :class:`ModelView`."""
-    if is_forest_file(path):
+    if is_ensemble_file(path):
         from ..persist.loader import load
 
         return load(path)
@@ -156,10 +157,10 @@ def forest_summary(forest) -> str:
 
 def _forest_json(path: str) -> str:
     """The forest file's metadata document (its arrays are binary)."""
-    from ..persist.forest_file import META_ENTRY
+    from ..persist.ensemble_file import metadata_entry
 
     with zipfile.ZipFile(path) as archive:
-        document = json.loads(archive.read(META_ENTRY))
+        document = json.loads(archive.read(metadata_entry(archive.namelist())))
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
 
 

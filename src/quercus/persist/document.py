@@ -272,7 +272,7 @@ def check_format(doc, name: str, version: int, what: str, oldest: int | None = N
 
 def check_document(doc, document: str) -> None:
     """A :class:`ModelError` naming the field when ``doc`` is not of the shape the JSON
-    Schema gives a ``document`` ("model" or "forest")."""
+    Schema gives a ``document`` ("model", "ensemble" or "forest")."""
     from jsonschema.exceptions import best_match
 
     error = best_match(_validator(document).iter_errors(doc))
@@ -294,8 +294,8 @@ def field_name(path) -> str:
 
 @functools.cache
 def _validator(document: str):
-    """The JSON Schema validator of a ``"model"`` or a ``"forest"`` document (jsonschema is
-    imported here, when a file is loaded, not with quercus: it takes 65 ms)."""
+    """The JSON Schema validator of a ``"model"``, ``"ensemble"`` or ``"forest"`` document
+    (jsonschema is imported here, when a file is loaded, not with quercus: it takes 65 ms)."""
     from jsonschema import Draft202012Validator
 
     text = resources.files(__package__).joinpath("schemas/model-files-v1.json").read_text()

@@ -1,15 +1,17 @@
-"""Loading model and forest files: ``quercus.load``.
+"""Loading model and ensemble files: ``quercus.load``.
 
-The file formats (``model_file``, ``forest_file``) sit below the estimators, which call them
-to save themselves; this module sits above the estimators and forests and gives the formats
-the classes a file may name, so that no import goes back down and up again.
+The file formats (``model_file``, ``ensemble_file`` with ``forest_file``) sit below the
+estimators, which call them to save themselves; this module sits above the estimators and
+forests and gives the formats the classes a file may name, so that no import goes back down
+and up again.
 """
 
 from __future__ import annotations
 
 from .. import estimators
+from .ensemble_file import is_ensemble_file
 from .errors import ModelError
-from .forest_file import FOREST_ESTIMATORS, is_forest_file, read_forest
+from .forest_file import FOREST_ESTIMATORS, read_forest
 from .model_document import MODEL_ESTIMATORS, model_from_document
 from .model_file import read_model
 
@@ -30,12 +32,12 @@ def _forest_classes() -> dict:
 def load(path):
     """The estimator or forest saved in ``path`` by its ``save`` method.
 
-    A zip archive is read as a forest file, anything else as a JSON model file (see
+    A zip archive is read as an ensemble file (a forest), anything else as a JSON model file (see
     ``docs/model-format.md``). Raises :class:`ModelError`, with a message naming the file,
     when the file is missing or unreadable, not JSON (truncated or corrupt), of another
     format or version, or inconsistent.
     """
-    if is_forest_file(path):  # a zip archive: a forest's arrays
+    if is_ensemble_file(path):  # a zip archive: an ensemble's arrays
         return read_forest(path, _forest_classes())
     return read_model(path, _model_classes())
 
