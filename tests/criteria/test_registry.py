@@ -26,12 +26,17 @@ from quercus.criteria._impurity import (
     stats_weight,
 )
 from quercus.estimators.params import InvalidParameterError, check_params
-from quercus.splitting._absolute import absolute_split, node_ranks, weighted_median
+from quercus.splitting._absolute import (
+    AbsoluteScratch,
+    absolute_split,
+    node_ranks,
+    weighted_median,
+)
+from quercus.splitting._rules import SplitRules
 from quercus.splitting._scan import scan_multiway
 
 CASES = 150  # random nodes per criterion
 RTOL = 1e-10
-FRACTIONAL = 0  # the missing-value policy code of scan_multiway (no missing rows here)
 
 
 def close(kernel, twin, scale=1.0):
@@ -160,9 +165,8 @@ def test_multiway_gain(criterion):
         stats = random_branches(rng, criterion, n_branches)
         present = np.arange(n_branches, dtype=np.int64)
         missing = np.zeros((1, stats.shape[1]))
-        gain, ok, _, _ = scan_multiway(
-            present, stats, n_branches, missing, criterion.code, regression, 0.0, FRACTIONAL
-        )
+        rules = SplitRules(criterion.code, regression, 0.0)  # no missing rows here
+        gain, ok, _, _ = scan_multiway(present, stats, n_branches, missing, rules)
         if sum(criterion.weight(b) > 0 for b in stats) < 2:
             assert ok == -1
             continue
@@ -193,25 +197,17 @@ def absolute_kernel(codes, y, w, mode):
     node_ranks(y, 0, m, rank, sorted_y)
     fenwick = [np.zeros(m + 1) for _ in range(4)]
     n_codes = int(codes.max()) + 1
-    return absolute_split(
-        data,
-        y,
-        w,
-        0,
-        m,
-        0,
-        255,
-        mode,
-        0.0,
+    scratch = AbsoluteScratch(
         rank,
         sorted_y,
         *fenwick,
-        np.zeros(m, dtype=np.int64),
-        np.zeros(m, dtype=np.uint8),
-        np.zeros(n_codes, dtype=np.int64),
-        np.zeros(m + 1, dtype=np.int64),
-        np.zeros(n_codes),
+        rows=np.zeros(m, dtype=np.int64),
+        codes=np.zeros(m, dtype=np.uint8),
+        group_start=np.zeros(m + 1, dtype=np.int64),
+        medians=np.zeros(n_codes),
     )
+    present = np.zeros(n_codes, dtype=np.int64)
+    return absolute_split(data, y, w, 0, m, 0, 255, mode, 0.0, present, scratch)
 
 
 def test_absolute_error_kernel_and_twin():

@@ -25,7 +25,8 @@ from _helpers import assert_same_tree
 from quercus._config import FRACTIONAL, LEARNED
 from quercus.criteria.registry import ABSOLUTE_ERROR, ENTROPY
 from quercus.grow import grower, levelwise
-from quercus.grow._grow import Settings, root_draw_key
+from quercus.grow._draws import root_draw_key
+from quercus.grow._settings import Settings
 from quercus.grow.statistics import LocalStatistics
 
 

@@ -18,7 +18,7 @@ from test_threaded_growth import _synthetic
 import quercus
 from quercus._config import FRACTIONAL, MAJORITY
 from quercus.grow import grower, threads
-from quercus.grow._grow import Settings
+from quercus.grow._settings import Settings
 
 OFF = 10**12  # SUBTRACT_ROWS above any data: subtraction off
 

@@ -18,7 +18,7 @@ import quercus
 from quercus._config import LEAF
 from quercus._parallel import n_threads
 from quercus.grow import threads
-from quercus.grow._grow import DEFERRED
+from quercus.grow._settings import DEFERRED
 
 
 @pytest.fixture

@@ -24,7 +24,7 @@ import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from quercus._config import CLASS_MAJORITY, FRACTIONAL, LEARNED, MAJORITY
+from quercus._config import CLASS_MAJORITY, LEARNED, MAJORITY
 from quercus.criteria.registry import (
     ENTROPY,
     GAIN_RATIO,
@@ -33,6 +33,7 @@ from quercus.criteria.registry import (
     SQUARED_ERROR,
 )
 from quercus.splitting._histogram import feature_stats, node_stats, stats_scratch
+from quercus.splitting._rules import SplitRules
 from quercus.splitting._scan import (
     impurity,
     scan_multiway,
@@ -46,14 +47,15 @@ from quercus.splitting._scan import (
 CLASSIFICATION = (GINI, ENTROPY, MISCLASSIFICATION, GAIN_RATIO)
 TOL = 1e-9  # float noise allowed between a kernel's number and its twin's
 NO_VALUES = np.zeros((1, 1))
-# The scan's trailing arguments without C4.5's rules: fractional missing values, no values.
-FRACTIONAL_PLAIN = (0, 0.0, FRACTIONAL, NO_VALUES, NO_VALUES, 0)
 
 
-def scan_threshold(present, stats, n_present, *args):
-    """The kernel with its scratch space (the grower passes its own)."""
+def scan_threshold(present, stats, n_present, missing, rules):
+    """The kernel with its scratch space (the grower passes its own), without the values of
+    the bins (C4.5's rules for them are off: ``rules`` keeps ``c45_classes`` 0)."""
     acc = np.zeros((6 + max(n_present, 1), stats.shape[1]))
-    return scan_threshold_kernel(present, stats, n_present, *args, acc)
+    return scan_threshold_kernel(
+        present, stats, n_present, missing, rules, NO_VALUES, NO_VALUES, 0, acc
+    )
 
 
 SETTINGS = settings(max_examples=150, deadline=None)
@@ -404,7 +406,7 @@ def test_scan_threshold_matches_every_cut_twin(rows, data, min_leaf):
     criterion = data.draw(criteria_for(regression))
     present, stats, n_present, missing = kernel_inputs(codes, y, w, n_stats, regression)
     gain, i, info, _ = scan_threshold(
-        present, stats, n_present, missing, criterion, regression, min_leaf, *FRACTIONAL_PLAIN
+        present, stats, n_present, missing, SplitRules(criterion, regression, min_leaf)
     )
     gains, infos = twin_threshold(codes, y, w, criterion, n_stats, regression, min_leaf)
     best = twin_best(gains)
@@ -425,7 +427,7 @@ def test_scan_multiway_matches_twin(rows, data, min_leaf):
     criterion = data.draw(criteria_for(regression))
     present, stats, n_present, missing = kernel_inputs(codes, y, w, n_stats, regression)
     gain, ok, info, _ = scan_multiway(
-        present, stats, n_present, missing, criterion, regression, min_leaf
+        present, stats, n_present, missing, SplitRules(criterion, regression, min_leaf)
     )
     branches = [codes == c for c in np.unique(codes[codes >= 0])]
     weights = [int(w[b].sum()) for b in branches]
@@ -451,15 +453,7 @@ def test_scan_threshold_places_missing_values_as_twin(rows, data, min_leaf):
         stats,
         n_present,
         missing,
-        criterion,
-        regression,
-        min_leaf,
-        0,
-        0.0,
-        mode,
-        NO_VALUES,
-        NO_VALUES,
-        0,
+        SplitRules(criterion, regression, min_leaf, missing_mode=mode),
     )
     known = codes >= 0
     gains, infos, sides = [], [], []
@@ -502,7 +496,11 @@ def test_scan_multiway_places_missing_values_as_twin(rows, data, min_leaf):
     mode = data.draw(st.sampled_from([MAJORITY, CLASS_MAJORITY, LEARNED]))
     present, stats, n_present, missing = kernel_inputs(codes, y, w, n_stats, regression)
     gain, ok, info, index = scan_multiway(
-        present, stats, n_present, missing, criterion, regression, min_leaf, mode
+        present,
+        stats,
+        n_present,
+        missing,
+        SplitRules(criterion, regression, min_leaf, missing_mode=mode),
     )
     known = codes >= 0
     groups = [codes == c for c in np.unique(codes[known])]
@@ -557,7 +555,7 @@ def test_scan_subset_matches_prefix_twin_and_brute_force(rows, data, min_leaf):
     key_class = 0 if regression else data.draw(st.integers(0, n_stats - 1))
     present, stats, n_present, missing = kernel_inputs(codes, y, w, n_stats, regression)
     gain, i, info, order, _ = scan_subset(
-        present, stats, n_present, missing, criterion, regression, min_leaf, key_class
+        present, stats, n_present, missing, SplitRules(criterion, regression, min_leaf), key_class
     )
     twin_order, cats = twin_category_order(codes, y, w, regression, key_class)
     np.testing.assert_array_equal(order[:n_present], twin_order)
@@ -601,7 +599,7 @@ def test_exact_tie_keeps_the_lowest_cut():
     for criterion in CLASSIFICATION:
         present, stats, n_present, missing = kernel_inputs(codes, y, w, 2, False)
         gain, i, _, _ = scan_threshold(
-            present, stats, n_present, missing, criterion, False, 1.0, *FRACTIONAL_PLAIN
+            present, stats, n_present, missing, SplitRules(criterion, False, 1.0)
         )
         gains, _ = twin_threshold(codes, y, w, criterion, 2, False, 1.0)
         assert gains[0] == gains[2]
@@ -614,7 +612,7 @@ def test_missing_rows_scale_the_gain_and_form_a_third_branch():
     w = np.ones(6, dtype=np.int64)
     present, stats, n_present, missing = kernel_inputs(codes, y, w, 2, False)
     gain, i, info, _ = scan_threshold(
-        present, stats, n_present, missing, ENTROPY, False, 1.0, *FRACTIONAL_PLAIN
+        present, stats, n_present, missing, SplitRules(ENTROPY, False, 1.0)
     )
     assert i == 0
     assert gain == pytest.approx(1.0 * 4 / 6)  # a perfect split of the known 4 of 6 rows

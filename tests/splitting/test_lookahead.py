@@ -9,7 +9,7 @@ import pytest
 import quercus
 from quercus._config import NOMINAL, NUMERIC
 from quercus.criteria import registry
-from quercus.splitting._lookahead import lookahead_splits
+from quercus.splitting._lookahead import LookaheadContext, lookahead_splits
 
 # ---------------------------------------------------------------------------------------------
 # The twin: every split of every feature, recursively, in plain Python
@@ -81,17 +81,17 @@ def kernel_costs(x, y, w, depth, kinds, classes, criterion, min_leaf=1.0):
     p = x.shape[1]
     n_bins = np.full(p, int(x.max()) + 1, dtype=np.int64)
     regression = classes == 0
-    context = (
-        np.asarray(kinds, dtype=np.int8),
-        n_bins,
-        255,
-        registry.CRITERIA[criterion],
-        regression,
-        3 if regression else classes,
-        float(min_leaf),
-        2.0,
-        True,  # nominal features: one branch per category
-        16,
+    context = LookaheadContext(
+        kinds=np.asarray(kinds, dtype=np.int8),
+        n_bins=n_bins,
+        missing_code=255,
+        criterion=registry.CRITERIA[criterion],
+        regression=regression,
+        n_stats=3 if regression else classes,
+        min_leaf=float(min_leaf),
+        min_split=2.0,
+        multiway=True,  # nominal features: one branch per category
+        max_cuts=16,
     )
     out = np.zeros((p, 4))
     lookahead_splits(

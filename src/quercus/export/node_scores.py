@@ -26,7 +26,7 @@ from ..data.errors import DataError
 from ..estimators.params import shallow_params
 from ..estimators.spec import DataFacts, GrowthSpec, growth_spec, tree_seed
 from ..estimators.validate import routing_matrix, sample_weights, typed_rows
-from ..grow._grow import LEAF_EPSILON
+from ..grow._settings import LEAF_EPSILON
 from ..grow.grower import grow_binned
 from .trace import candidate_columns, split_text
 

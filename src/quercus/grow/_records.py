@@ -16,7 +16,7 @@ import numpy as np
 #: records splits long before it applies them). ``start:end`` are the node's rows in the
 #: row arrays, in the input arrays or in their copies (``in_buffer``); ``bin_cut`` is the
 #: last bin code on the left of a threshold split. ``draw_key`` keys the draw of the node's
-#: candidate features (``grow._grow.candidate_features``).
+#: candidate features (``grow._draws.candidate_features``).
 NODE = np.dtype(
     [
         ("kind", np.int32),
@@ -45,7 +45,7 @@ NODE = np.dtype(
 #: A node waiting to be created: its rows, depth, the child slot and parent it hangs from
 #: (``slot`` -1 for the root), where its rows are, the key of its feature draw, and the
 #: slot of its histograms in the grower's pool (``hist``, -1 for none: histogram
-#: subtraction, ``grow/_grow.py``).
+#: subtraction, ``grow/_histogram_pool.py``).
 WORK = np.dtype(
     [
         ("start", np.int64),

@@ -10,8 +10,10 @@ import numpy as np
 from .._config import FRACTIONAL
 from ..tree import leaves
 from ..tree.arrays import Tree
-from ._grow import Bins, Settings, grow_tree, root_draw_key
+from ._draws import root_draw_key
+from ._grow import grow_tree
 from ._records import GrownArrays
+from ._settings import Bins, Settings
 from .levelwise import grow_level_wise, grow_local
 from .statistics import StatisticsProvider
 from .threads import can_thread, grow_tree_threaded

@@ -6,7 +6,7 @@ tree at a time, and finds and applies splits with the same kernels: each node's 
 from its histograms (``splitting._choose.best_split_from_histograms``), the branch of the
 missing values (``splitting._partition.missing_branch``), the chi-square test
 (``splitting._significance.passes_chi_square``) and the stopping rules
-(``_grow.stop_splitting``). A provider that sums the rows on several machines plugs in here.
+(``_settings.stop_splitting``). A provider that sums the rows on several machines plugs in here.
 
 Over :class:`~quercus.grow.statistics.LocalStatistics` it grows the very tree the compiled
 grower grows (same features, thresholds, category tables, statistics and node numbers),
@@ -20,7 +20,7 @@ which ``tests/grow/test_levelwise.py`` checks. What stays with the compiled grow
 - the learning trace (``trace=True``), a teaching aid on small data.
 
 ``max_features`` draws the same features at the same node in both growers: a node's draw
-is keyed on the seed and its path from the root (``_grow.candidate_features``), not on
+is keyed on the seed and its path from the root (``_draws.candidate_features``), not on
 the order in which nodes are grown.
 """
 
@@ -44,20 +44,16 @@ from .._config import (
 from ..capabilities import level_wise_refusals
 from ..criteria.registry import ABSOLUTE_ERROR
 from ..splitting._choose import best_split_from_histograms, threshold_between
+from ..splitting._lookahead import LookaheadContext
 from ..splitting._partition import missing_branch
+from ..splitting._rules import SplitRules
 from ..splitting._scan import impurity, stats_weight
 from ..splitting._significance import passes_chi_square
 from ..splitting.category_sets import subset_table
 from ..splitting.oblique import ObliqueProblem, ObliqueSplit
-from ._grow import (
-    LEAF_EPSILON,
-    Bins,
-    Settings,
-    candidate_features,
-    child_draw_key,
-    stop_splitting,
-)
+from ._draws import candidate_features, child_draw_key
 from ._records import CANDIDATE, NODE, TRACE, GrownArrays
+from ._settings import LEAF_EPSILON, Bins, Settings, split_rules, stop_splitting
 from .statistics import Histograms, LocalStatistics, Split, StatisticsProvider
 
 #: The look-ahead's budget: a threshold feature offers at most this many cuts at each level
@@ -180,6 +176,7 @@ def level_steps(root, bins: Bins, s: Settings, small_rows: int = 0, oblique=None
     problem, seed), ...])``), which wins over the axis-parallel one when its gain is
     higher."""
     check_level_wise(s)
+    rules = split_rules(s)  # the split search's rules, once per tree
     n_rows, w_root, root_values = root
     grown = _Nodes(s.n_stats)
     grown.add(-1, 0, n_rows, root_values, key=0, draw_key=s.root_key)
@@ -210,7 +207,8 @@ def level_steps(root, bins: Bins, s: Settings, small_rows: int = 0, oblique=None
         for batch in _histogram_batches(splittable, bins, s, n_rows):
             histograms = yield Request("histograms", [grown.keys[node] for node in batch])
             searched.extend(
-                _search(grown, node, h, bins, s) for node, h in zip(batch, histograms, strict=True)
+                _search(grown, node, h, bins, s, rules)
+                for node, h in zip(batch, histograms, strict=True)
             )
             del histograms  # one batch of histograms at a time
         if s.lookahead > 0:
@@ -406,8 +404,11 @@ class _Search(NamedTuple):
     chosen: int
 
 
-def _search(grown: _Nodes, node: int, h: Histograms, bins: Bins, s: Settings) -> _Search:
-    """The greedy search of ``node`` from its histograms ``h``."""
+def _search(
+    grown: _Nodes, node: int, h: Histograms, bins: Bins, s: Settings, rules: SplitRules
+) -> _Search:
+    """The greedy search of ``node`` from its histograms ``h``, by the tree's split
+    ``rules`` (:func:`~._settings.split_rules` of ``s``)."""
     p = len(bins.kinds)
     features = np.zeros(p, dtype=np.int64)
     draw_key = grown.records["draw_key"][node]
@@ -420,7 +421,7 @@ def _search(grown: _Nodes, node: int, h: Histograms, bins: Bins, s: Settings) ->
         h.missing,
         grown.values[node],
         bins,
-        s,
+        rules,
         features,
         n_cand,
         candidates,
@@ -459,17 +460,17 @@ def _lookahead_question(grown: _Nodes, node: int, found: _Search, bins: Bins, s:
     the look-ahead and the kernel's context (``splitting._lookahead.lookahead_splits``)."""
     depth = int(grown.records["depth"][node])
     levels = LOOKAHEAD_UNLIMITED if s.max_depth < 0 else s.max_depth - depth - 1
-    context = (
-        bins.kinds,
-        np.asarray(bins.n_bins, dtype=np.int64),
-        int(bins.missing_code),
-        int(s.criterion),
-        bool(s.regression),
-        int(s.n_stats),
-        float(s.min_leaf),
-        float(s.min_split),
-        bool(s.multiway),
-        LOOKAHEAD_CUTS,
+    context = LookaheadContext(
+        kinds=bins.kinds,
+        n_bins=np.asarray(bins.n_bins, dtype=np.int64),
+        missing_code=int(bins.missing_code),
+        criterion=int(s.criterion),
+        regression=bool(s.regression),
+        n_stats=int(s.n_stats),
+        min_leaf=float(s.min_leaf),
+        min_split=float(s.min_split),
+        multiway=bool(s.multiway),
+        max_cuts=LOOKAHEAD_CUTS,
     )
     return found.features[: found.n_cand], found.sides, levels, int(s.lookahead), context
 
@@ -508,7 +509,7 @@ def _oblique_question(grown: _Nodes, node: int, found: _Search, oblique, bins: B
     if numeric.any():
         best = candidates[numeric][np.argmax(candidates["gain"][numeric])]
         f = int(best["feature"])
-        t = threshold_between(bins.bin_lo, bins.bin_hi, f, bins.kinds[f], best["lo"], best["hi"])
+        t = threshold_between(bins, f, best["lo"], best["hi"])
         start = (f, float(t))
     features = np.intersect1d(found.features[: found.n_cand], oblique)
     problem = ObliqueProblem(int(s.criterion), bool(s.regression), int(s.n_stats), s.min_leaf)
@@ -574,14 +575,7 @@ def _apply(grown: _Nodes, c: _Choice, heaviest: int, missing_child: int, kids, p
         rec["threshold"] = split.threshold
         grown.oblique[node] = split.weights
     elif split.kind == NUMERIC_SPLIT:
-        rec["threshold"] = threshold_between(
-            bins.bin_lo,
-            bins.bin_hi,
-            split.feature,
-            bins.kinds[split.feature],
-            cand["lo"],
-            cand["hi"],
-        )
+        rec["threshold"] = threshold_between(bins, split.feature, cand["lo"], cand["hi"])
     elif split.kind == SUBSET_SPLIT:
         sides = split.cat_table.copy()
         sides[sides < 0] = heaviest  # a category absent at the node

@@ -23,7 +23,7 @@ import numpy as np
 from .._config import OBLIQUE_SPLIT, SUBSET_SPLIT
 from ..splitting._histogram import node_histograms, rows_stats
 from ..splitting._lookahead import lookahead_splits
-from ..splitting._partition import branch_of_rows, branch_weights
+from ..splitting._partition import SplitTest, branch_of_rows, branch_weights
 from ..splitting._significance import branch_class_table
 from ..splitting.category_sets import pending_table
 from ..splitting.oblique import find_oblique_split, oblique_branches
@@ -210,9 +210,7 @@ class LocalStatistics:
             yc,
             w,
             self.missing_code,
-            split.feature,
-            split.kind,
-            split.bin_cut,
+            _test(split),
             _table(split),
             split.n_children,
             by_class,
@@ -241,9 +239,7 @@ class LocalStatistics:
             yc,
             w,
             self.missing_code,
-            split.feature,
-            split.kind,
-            split.bin_cut,
+            _test(split),
             _table(split),
             split.n_children,
             by_class,
@@ -332,6 +328,11 @@ class LocalStatistics:
         for key in keys:
             self.rows.pop(key, None)
         return [None] * len(keys)
+
+
+def _test(split: Split) -> SplitTest:
+    """The routing kernels' test of ``split``, its category table (:func:`_table`) from 0."""
+    return SplitTest(split.feature, split.kind, split.bin_cut, 0)
 
 
 def _table(split: Split) -> np.ndarray:

@@ -32,8 +32,9 @@ import numpy as np
 from .._config import FRACTIONAL, LEAF
 from ..tree import leaves
 from ..tree.arrays import PER_NODE, NodeArrays
-from ._grow import DEFERRED, Bins, Settings, grow_tree_in, total_weight
+from ._grow import grow_tree_in, total_weight
 from ._records import GrownArrays
+from ._settings import DEFERRED, Bins, Settings
 
 #: Below this many rows a tree grows on one thread: the pool's start costs more than the
 #: second thread saves.

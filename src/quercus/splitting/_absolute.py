@@ -10,10 +10,30 @@ median of either side and its deviation then cost O(log^2 m) per candidate cut.
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 
 from .._config import njit
+
+
+class AbsoluteScratch(NamedTuple):
+    """Scratch space of :func:`absolute_split` for nodes of up to ``m`` rows, allocated once
+    per tree: each row's rank by target and the sorted targets (:func:`node_ranks`), the
+    Fenwick trees (``m + 1`` each) of the left side's and of the known rows' weights and
+    weighted targets, the known rows and their codes, where each group of one code starts
+    (``m + 1``), and each group's median (one per code)."""
+
+    rank: np.ndarray
+    sorted_y: np.ndarray
+    fw_l: np.ndarray
+    fs_l: np.ndarray
+    fw_k: np.ndarray
+    fs_k: np.ndarray
+    rows: np.ndarray
+    codes: np.ndarray
+    group_start: np.ndarray
+    medians: np.ndarray
 
 
 @njit
@@ -194,21 +214,18 @@ def _scan_groups(
     order,
     n_groups,
     sorted_rows,
-    group_start,
-    rank,
-    sorted_y,
-    fw_l,
-    fs_l,
-    fw_k,
-    fs_k,
+    scratch,
     min_leaf,
     w_known,
     s_known,
     parent_dev,
 ):
     """Best cut of the groups in ``order`` (a prefix goes left): ``(gain over the known
-    rows, last group on the left, left weight)``. ``fw_l``/``fs_l`` receive the left side;
-    ``fw_k``/``fs_k``, ``w_known``, ``s_known`` and ``parent_dev`` describe the known rows."""
+    rows, last group on the left, left weight)``. ``scratch.fw_l``/``fs_l`` receive the left
+    side; ``scratch.fw_k``/``fs_k``, ``w_known``, ``s_known`` and ``parent_dev`` describe
+    the known rows."""
+    group_start, rank, sorted_y = scratch.group_start, scratch.rank, scratch.sorted_y
+    fw_l, fs_l, fw_k, fs_k = scratch.fw_l, scratch.fs_l, scratch.fw_k, scratch.fs_k
     _fen_reset(fw_l, m)
     _fen_reset(fs_l, m)
     w_left = 0.0
@@ -237,38 +254,28 @@ def _scan_groups(
 
 
 @njit
-def absolute_split(
-    data,
-    y_value,
-    w,
-    start,
-    end,
-    f,
-    missing_code,
-    mode,
-    min_leaf,
-    rank,
-    sorted_y,
-    fw_l,
-    fs_l,
-    fw_k,
-    fs_k,
-    rows,
-    codes,
-    present,
-    group_start,
-    medians,
-):
+def absolute_split(data, y_value, w, start, end, f, missing_code, mode, min_leaf, present, scratch):
     """Best split of feature ``f`` by absolute error at the node ``start:end``.
 
     ``mode``: 0 threshold (ordered codes), 1 multiway, 2 binary subset (categories ordered
-    by their median). ``rank``/``sorted_y`` come from :func:`node_ranks`. Returns
-    ``(gain, i, split_info, order, n_groups)`` as the squared-error scans do: ``present``
-    holds the codes of the non-empty groups, the first ``i + 1`` groups of ``order`` go left.
+    by their median). ``scratch`` is an :class:`AbsoluteScratch`, its ``rank``/``sorted_y``
+    from :func:`node_ranks`. Returns ``(gain, i, split_info, order, n_groups)`` as the
+    squared-error scans do: ``present`` holds the codes of the non-empty groups, the first
+    ``i + 1`` groups of ``order`` go left.
     """
+    fw_k, fs_k, sorted_y = scratch.fw_k, scratch.fs_k, scratch.sorted_y
     m = end - start
     sorted_rows, n_known, n_groups, w_missing = _known_rows_by_code(
-        data, w, start, end, f, missing_code, rows, codes, present, group_start
+        data,
+        w,
+        start,
+        end,
+        f,
+        missing_code,
+        scratch.rows,
+        scratch.codes,
+        present,
+        scratch.group_start,
     )
     order = np.arange(1)
     if n_known < 2 or n_groups < 2:
@@ -276,7 +283,7 @@ def absolute_split(
     _fen_reset(fw_k, m)
     _fen_reset(fs_k, m)
     w_known, s_known = _add_rows(
-        fw_k, fs_k, m, sorted_rows, 0, n_known, rank, start, y_value, w, 0.0, 0.0
+        fw_k, fs_k, m, sorted_rows, 0, n_known, scratch.rank, start, y_value, w, 0.0, 0.0
     )
     parent_dev = _deviation(fw_k, fs_k, fw_k, fs_k, m, sorted_y, w_known, s_known, 0)
     w_all = w_known + w_missing
@@ -284,7 +291,7 @@ def absolute_split(
     order = np.arange(n_groups)
     if mode == 1 or mode == 2:
         group_w, total_dev, big_enough = _group_medians(
-            y_value, w, sorted_rows, group_start, n_groups, min_leaf, medians
+            y_value, w, sorted_rows, scratch.group_start, n_groups, min_leaf, scratch.medians
         )
         if mode == 1:
             if big_enough < 2:
@@ -296,7 +303,7 @@ def absolute_split(
                 info += w_missing * math.log2(w_missing)
             gain = (parent_dev - total_dev) / w_all
             return gain, 1, math.log2(w_all) - info / w_all, order, n_groups
-        order = np.argsort(medians[:n_groups], kind="mergesort")
+        order = np.argsort(scratch.medians[:n_groups], kind="mergesort")
 
     best_gain, best_i, best_wl = _scan_groups(
         y_value,
@@ -306,13 +313,7 @@ def absolute_split(
         order,
         n_groups,
         sorted_rows,
-        group_start,
-        rank,
-        sorted_y,
-        fw_l,
-        fs_l,
-        fw_k,
-        fs_k,
+        scratch,
         min_leaf,
         w_known,
         s_known,

@@ -16,6 +16,7 @@ import numpy as np
 from .._config import NOMINAL, NUMERIC, njit
 from ..criteria.registry import GAIN_RATIO, M5
 from ._absolute import absolute_split
+from ._rules import with_c45
 from ._scan import scan_multiway, scan_subset, scan_threshold
 
 C45_EPSILON = 1e-3  # C4.5's tolerance on the average-gain filter and the split information
@@ -24,26 +25,10 @@ M5_TIE = 1e-6  # Weka's M5P: a later attribute must gain more than this over the
 
 @njit
 def split_of_feature(
-    present,
-    stats,
-    n_present,
-    missing,
-    f,
-    kind,
-    multiway,
-    criterion,
-    regression,
-    min_leaf,
-    key_class,
-    order_out,
-    c45_classes,
-    c45_tolerance,
-    missing_mode,
-    bin_lo,
-    bin_hi,
-    acc,
+    present, stats, n_present, missing, f, kind, rules, key_class, order_out, bin_lo, bin_hi, acc
 ):
-    """Best split of feature ``f`` from its statistics at a node:
+    """Best split of feature ``f`` from its statistics at a node, by the
+    :class:`~quercus.splitting._rules.SplitRules` ``rules``:
     ``(gain, cut, split_info, n_order, missing)``.
 
     ``present[:n_present]`` are the codes of the non-empty bins or categories, ``stats``
@@ -53,85 +38,35 @@ def split_of_feature(
     splits it is 1. ``missing`` is the child that missing values take when the policy learns
     it (LEARNED), else -1.
     """
-    if kind == NOMINAL and multiway:
-        # J48 counts a branch as large enough within its tolerance (0 unless J48's C4.5).
-        gain, cut, info, index = scan_multiway(
-            present,
-            stats,
-            n_present,
-            missing,
-            criterion,
-            regression,
-            min_leaf - c45_tolerance,
-            missing_mode,
-            acc,
-        )
+    if kind == NOMINAL and rules.multiway:
+        gain, cut, info, index = scan_multiway(present, stats, n_present, missing, rules, acc)
         return gain, cut, info, 0, present[index] if index >= 0 else -1
     if kind == NOMINAL:
         gain, cut, info, order, side = scan_subset(
-            present,
-            stats,
-            n_present,
-            missing,
-            criterion,
-            regression,
-            min_leaf,
-            key_class,
-            missing_mode,
+            present, stats, n_present, missing, rules, key_class
         )
         order_out[:n_present] = order
         return gain, cut, info, n_present, side
     return threshold_split_of_feature(
-        present,
-        stats,
-        n_present,
-        missing,
-        f,
-        kind,
-        criterion,
-        regression,
-        min_leaf,
-        c45_classes,
-        c45_tolerance,
-        missing_mode,
-        bin_lo,
-        bin_hi,
-        acc,
+        present, stats, n_present, missing, f, kind, rules, bin_lo, bin_hi, acc
     )
 
 
 @njit(refcounts=False)
 def threshold_split_of_feature(
-    present,
-    stats,
-    n_present,
-    missing,
-    f,
-    kind,
-    criterion,
-    regression,
-    min_leaf,
-    c45_classes,
-    c45_tolerance,
-    missing_mode,
-    bin_lo,
-    bin_hi,
-    acc,
+    present, stats, n_present, missing, f, kind, rules, bin_lo, bin_hi, acc
 ):
     """:func:`split_of_feature` of a numeric or ordinal feature (a threshold). The grower
     calls it directly: without reference counts (it allocates nothing), the call costs
     none of the atomic counts that :func:`split_of_feature` pays for its seven arrays."""
+    # C4.5's rules for continuous attributes: not for an ordinal feature's levels.
+    c45_classes = rules.c45_classes if kind == NUMERIC else 0
     gain, cut, info, side = scan_threshold(
         present,
         stats,
         n_present,
         missing,
-        criterion,
-        regression,
-        min_leaf,
-        c45_classes if kind == NUMERIC else 0,
-        c45_tolerance,
-        missing_mode,
+        with_c45(rules, c45_classes, rules.c45_tolerance),
         bin_lo,
         bin_hi,
         f,
@@ -142,46 +77,15 @@ def threshold_split_of_feature(
 
 @njit
 def absolute_split_of_feature(
-    data,
-    y_value,
-    w,
-    start,
-    end,
-    f,
-    kind,
-    missing_code,
-    multiway,
-    min_leaf,
-    present,
-    buffers,
-    order_out,
+    data, y_value, w, start, end, f, kind, missing_code, rules, present, scratch, order_out
 ):
     """As :func:`split_of_feature` for the absolute-error criterion, which ranks the node's
-    rows rather than summing bins (see ``_absolute.py``; missing values count as FRACTIONAL
-    counts them, and the grower places them by the node's policy)."""
-    rank, sorted_y, fw_l, fs_l, fw_k, fs_k, rows, codes, group_start, medians = buffers
-    mode = 0 if kind != NOMINAL else (1 if multiway else 2)
+    rows rather than summing bins (see ``_absolute.py``; ``scratch``: its
+    :class:`~quercus.splitting._absolute.AbsoluteScratch`; missing values count as
+    FRACTIONAL counts them, and the grower places them by the node's policy)."""
+    mode = 0 if kind != NOMINAL else (1 if rules.multiway else 2)
     gain, cut, info, order, n_groups = absolute_split(
-        data,
-        y_value,
-        w,
-        start,
-        end,
-        f,
-        missing_code,
-        mode,
-        min_leaf,
-        rank,
-        sorted_y,
-        fw_l,
-        fs_l,
-        fw_k,
-        fs_k,
-        rows,
-        codes,
-        present,
-        group_start,
-        medians,
+        data, y_value, w, start, end, f, missing_code, mode, rules.min_leaf, present, scratch
     )
     if mode == 2:
         order_out[:n_groups] = order[:n_groups]
@@ -190,13 +94,11 @@ def absolute_split_of_feature(
 
 
 @njit(inline="always")
-def keep_candidate(
-    candidates, sides, j, f, kind, multiway, n_bins, split, present, order, keep_sides
-):
+def keep_candidate(candidates, sides, j, f, kind, n_bins, split, present, order, rules):
     """Record feature ``f``'s best split ``split`` (as :func:`split_of_feature` returns it)
     as candidate ``j``, with what recording the split needs, so that the winner is not
-    searched again: the bins on either side of a threshold, or (``keep_sides``, binary
-    subsets) each category's side in ``sides[j]``."""
+    searched again: the bins on either side of a threshold, or (binary subsets: ``rules``
+    not multiway) each category's side in ``sides[j]``."""
     gain, cut, info, n_order, miss = split
     cand = candidates[j]
     cand.feature = f
@@ -207,7 +109,7 @@ def keep_candidate(
     if cut >= 0 and kind != NOMINAL:
         cand.lo = present[cut]
         cand.hi = present[cut + 1]
-    elif cut >= 0 and keep_sides:
+    elif cut >= 0 and not rules.multiway:
         for c in range(n_bins):
             sides[j, c] = -1
         for t in range(n_order):
@@ -215,14 +117,16 @@ def keep_candidate(
 
 
 @njit(inline="always")
-def choose_candidate(candidates, n_cand, criterion, c45_tolerance):
-    """Index of the winning candidate, or -1 when none is admissible.
+def choose_candidate(candidates, n_cand, rules):
+    """Index of the winning candidate, or -1 when none is admissible (by ``rules``'
+    criterion and C4.5's tolerance).
 
     The highest gain (the first on ties, within 1e-6 for M5's criterion); for the gain
     ratio, C4.5's rule: among the candidates with at least the average gain, the highest
     ratio of gain to split information, ratios within the tolerance tied, and only a
     positive gain and ratio (J48: above its tolerance) splitting.
     """
+    criterion, c45_tolerance = rules.criterion, rules.c45_tolerance
     chosen = -1
     if criterion == GAIN_RATIO:
         total_gain = 0.0
@@ -254,13 +158,14 @@ def choose_candidate(candidates, n_cand, criterion, c45_tolerance):
 
 
 @njit(inline="always")
-def threshold_between(bin_lo, bin_hi, f, kind, lo_code, hi_code):
-    """Threshold of the cut between bins ``lo_code`` and ``hi_code``: the midpoint of the
-    values on either side (ordinal: between the level codes)."""
-    if kind != NUMERIC:
+def threshold_between(bins, f, lo_code, hi_code):
+    """Threshold of the cut between bins ``lo_code`` and ``hi_code`` of feature ``f`` (of the
+    grower's ``Bins``): the midpoint of the values on either side (ordinal: between the
+    level codes)."""
+    if bins.kinds[f] != NUMERIC:
         return lo_code + 0.5
-    a = bin_hi[f, lo_code]
-    b = bin_lo[f, hi_code]
+    a = bins.bin_hi[f, lo_code]
+    b = bins.bin_lo[f, hi_code]
     t = a + (b / 2.0 - a / 2.0)  # halves first: b - a overflows between -1e308 and 1e308
     if t >= b:  # adjacent floats: keep "x <= t" true for a and false for b
         t = a
@@ -284,10 +189,11 @@ def stats_from_histogram(hist, counts, n_bins, present, stats):
 
 @njit
 def best_split_from_histograms(
-    hist, counts, missing, node_values, bins, s, features, n_cand, candidates, sides
+    hist, counts, missing, node_values, bins, rules, features, n_cand, candidates, sides
 ):
     """The winning candidate of a node from its histograms (:func:`node_histograms`'s
-    ``(hist, counts, missing)``): the best split of each candidate feature
+    ``(hist, counts, missing)``), by the split search's ``rules``
+    (:class:`~quercus.splitting._rules.SplitRules`): the best split of each candidate feature
     (``features[:n_cand]``) as the compiled grower finds it from the node's rows, then
     :func:`choose_candidate`. Returns the index of the winner in ``candidates`` (one per
     candidate feature), or -1."""
@@ -298,9 +204,10 @@ def best_split_from_histograms(
     miss = np.zeros((1, n_stats))
     acc = np.zeros((6 + max_b, n_stats))
     order = np.zeros(max_b, dtype=np.int64)
-    key = 0 if s.regression else np.argmax(node_values)
+    key = 0 if rules.regression else np.argmax(node_values)
     for j in range(n_cand):
         f = features[j]
+        kind = bins.kinds[f]
         n_present = stats_from_histogram(hist[f], counts[f], bins.n_bins[f], present, stats)
         miss[0, :] = missing[f]
         split = split_of_feature(
@@ -309,31 +216,13 @@ def best_split_from_histograms(
             n_present,
             miss,
             f,
-            bins.kinds[f],
-            s.multiway,
-            s.criterion,
-            s.regression,
-            s.min_leaf,
+            kind,
+            rules,
             key,
             order,
-            s.c45_classes,
-            s.c45_tolerance,
-            s.missing_mode,
             bins.bin_lo,
             bins.bin_hi,
             acc,
         )
-        keep_candidate(
-            candidates,
-            sides,
-            j,
-            f,
-            bins.kinds[f],
-            s.multiway,
-            bins.n_bins[f],
-            split,
-            present,
-            order,
-            not s.multiway,
-        )
-    return choose_candidate(candidates, n_cand, s.criterion, s.c45_tolerance)
+        keep_candidate(candidates, sides, j, f, kind, bins.n_bins[f], split, present, order, rules)
+    return choose_candidate(candidates, n_cand, rules)

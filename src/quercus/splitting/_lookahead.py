@@ -26,6 +26,8 @@ each node it grows.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from .._config import NOMINAL, njit
@@ -33,6 +35,25 @@ from ..criteria._impurity import impurity, stats_weight
 from ._histogram import rows_stats
 
 LEAF_EPSILON = np.finfo(np.float64).eps * 10  # as the grower: below it, a node is pure
+
+
+class LookaheadContext(NamedTuple):
+    """What the look-ahead needs of the tree besides a node's rows: each feature's kind
+    and number of codes, the missing code, the criterion's code, the task, the statistics'
+    width, the least weight of a leaf and of a node to split, whether a nominal feature
+    splits one branch per category, and the budget of cuts per feature (see the module
+    docstring)."""
+
+    kinds: np.ndarray
+    n_bins: np.ndarray
+    missing_code: int
+    criterion: int
+    regression: bool
+    n_stats: int
+    min_leaf: float
+    min_split: float
+    multiway: bool
+    max_cuts: int
 
 
 @njit
@@ -156,8 +177,9 @@ def _multiway_cost(hist, n_codes, criterion, regression, min_leaf, scratch):
 @njit
 def _open_rows(yc, yv, w, rows, levels_left, ctx):
     """The statistics of ``rows`` (``(1, stats)``), their cost as a leaf, and whether they
-    may be split (``ctx``: as :func:`lookahead_splits` takes it)."""
-    criterion, regression, n_stats, min_leaf, min_split = ctx[3], ctx[4], ctx[5], ctx[6], ctx[7]
+    may be split (``ctx``: the :class:`LookaheadContext`)."""
+    criterion, regression, n_stats = ctx.criterion, ctx.regression, ctx.n_stats
+    min_leaf, min_split = ctx.min_leaf, ctx.min_split
     node = np.zeros((1, n_stats))
     rows_stats(yc, yv, w, rows, regression, node)
     leaf = _cost(node, 0, criterion, regression)
@@ -181,8 +203,14 @@ def _scratch(n_bins, n_stats):
 @njit
 def _best_last(x, yc, yv, w, rows, levels_left, ctx):
     """``B_1`` of the rows ``rows``: their cost as a leaf, or after their best split."""
-    kinds, n_bins, missing_code, criterion, regression, n_stats, min_leaf = ctx[:7]
-    multiway = ctx[8]
+    kinds, n_bins, missing_code = ctx.kinds, ctx.n_bins, ctx.missing_code
+    criterion, regression, n_stats, min_leaf = (
+        ctx.criterion,
+        ctx.regression,
+        ctx.n_stats,
+        ctx.min_leaf,
+    )
+    multiway = ctx.multiway
     node, best, splittable = _open_rows(yc, yv, w, rows, levels_left, ctx)
     if not splittable:
         return best
@@ -269,8 +297,14 @@ def _cuts(sides, n_present, regression, min_leaf, criterion, max_cuts, out):
 def _best_deeper(x, yc, yv, w, rows, levels_left, ctx):
     """``B_2`` of the rows ``rows``: their cost as a leaf, or after the split whose children
     reach the least after one more split each."""
-    kinds, n_bins, missing_code, criterion, regression, n_stats, min_leaf = ctx[:7]
-    multiway, max_cuts = ctx[8], ctx[9]
+    kinds, n_bins, missing_code = ctx.kinds, ctx.n_bins, ctx.missing_code
+    criterion, regression, n_stats, min_leaf = (
+        ctx.criterion,
+        ctx.regression,
+        ctx.n_stats,
+        ctx.min_leaf,
+    )
+    multiway, max_cuts = ctx.multiway, ctx.max_cuts
     node, best, splittable = _open_rows(yc, yv, w, rows, levels_left, ctx)
     if not splittable:
         return best
@@ -331,16 +365,21 @@ def _cut_table(order, n_present, i, n_codes, sides, regression):
 def lookahead_splits(x, yc, yv, w, features, n_cand, depth, levels_left, ctx, sides_in, out):
     """Each candidate feature's best split by its look-ahead cost of ``depth`` (1 or 2)
     levels over the rows ``x, yc, yv, w`` (a node's), ``levels_left`` the levels of splits
-    that ``max_depth`` allows below the node's children. ``ctx``: ``(kinds, n_bins,
-    missing_code, criterion, regression, n_stats, min_leaf, min_split, multiway,
-    max_cuts)``. A binary nominal feature keeps the categories' sides of its greedy split
-    (``sides_in[j]``).
+    that ``max_depth`` allows below the node's children. ``ctx``: the tree's
+    :class:`LookaheadContext`. A binary nominal feature keeps the categories' sides of its
+    greedy split (``sides_in[j]``).
 
     ``out[j]``: ``(cost, lo code, hi code, greedy gain)``: the look-ahead cost (inf when
     the feature has no admissible split), the codes on either side of a threshold (-1 for
     nominal splits) and the split's own impurity decrease."""
-    kinds, n_bins, missing_code, criterion, regression, n_stats, min_leaf = ctx[:7]
-    multiway, max_cuts = ctx[8], ctx[9]
+    kinds, n_bins, missing_code = ctx.kinds, ctx.n_bins, ctx.missing_code
+    criterion, regression, n_stats, min_leaf = (
+        ctx.criterion,
+        ctx.regression,
+        ctx.n_stats,
+        ctx.min_leaf,
+    )
+    multiway, max_cuts = ctx.multiway, ctx.max_cuts
     rows = np.arange(x.shape[0])
     node = np.zeros((1, n_stats))
     total_w = rows_stats(yc, yv, w, rows, regression, node)

@@ -14,10 +14,24 @@ measured 10x slower than the loop body.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from .._config import LEARNED, MULTIWAY_SPLIT, NUMERIC_SPLIT, njit
 from ._category_bits import pending_branch
+
+
+class SplitTest(NamedTuple):
+    """The test that gives a row with a known value its branch: by the bin code of
+    ``feature``, ``code <= bin_cut`` to branch 0 (``kind`` NUMERIC_SPLIT), branch ``code``
+    (MULTIWAY_SPLIT), or the code's side in the pending table (``_category_bits.py``) at
+    ``cat_start`` of the category table (SUBSET_SPLIT)."""
+
+    feature: int
+    kind: int
+    bin_cut: int
+    cat_start: int
 
 
 @njit(refcounts=False)
@@ -27,11 +41,8 @@ def route_known(
     w,
     start,
     end,
-    f,
-    split_kind,
-    bin_cut,
+    test,
     cat_table,
-    cat_start,
     missing_code,
     by_class,
     child_of,
@@ -39,10 +50,11 @@ def route_known(
     child_w,
     class_w,
 ):
-    """Branch of each row of ``start:end`` with a known value into ``child_of`` (-1 for a
-    missing value); per branch, the rows (``counts[ch + 1]``), the known weight
-    (``child_w``) and, ``by_class``, the weight of each class (``class_w``). Returns the
-    number of rows with a missing value."""
+    """Branch of each row of ``start:end`` with a known value by the :class:`SplitTest`
+    ``test`` into ``child_of`` (-1 for a missing value); per branch, the rows
+    (``counts[ch + 1]``), the known weight (``child_w``) and, ``by_class``, the weight of
+    each class (``class_w``). Returns the number of rows with a missing value."""
+    f, split_kind, bin_cut, cat_start = test
     n_missing = 0
     for r in range(start, end):
         c = x[r, f]
@@ -178,12 +190,11 @@ def copy_fractional(
 
 
 @njit
-def branch_weights(
-    x, y_class, w, missing_code, f, split_kind, bin_cut, cat_table, n_children, by_class, class_w
-):
+def branch_weights(x, y_class, w, missing_code, test, cat_table, n_children, by_class, class_w):
     """For the rows ``x`` (a node's rows, in increasing order): each branch's known weight
-    under one split (returned) and, ``by_class``, each branch's weight of each class (into
-    ``class_w``), summed as the compiled grower sums them."""
+    under the split of :class:`SplitTest` ``test`` (returned) and, ``by_class``, each
+    branch's weight of each class (into ``class_w``), summed as the compiled grower sums
+    them."""
     n = x.shape[0]
     child_of = np.empty(n, dtype=np.int32)
     counts = np.zeros(n_children + 1, dtype=np.int64)
@@ -195,11 +206,8 @@ def branch_weights(
         w,
         0,
         n,
-        f,
-        split_kind,
-        bin_cut,
+        test,
         cat_table,
-        0,
         missing_code,
         by_class,
         child_of,
@@ -212,22 +220,11 @@ def branch_weights(
 
 @njit
 def branch_of_rows(
-    x,
-    y_class,
-    w,
-    missing_code,
-    f,
-    split_kind,
-    bin_cut,
-    cat_table,
-    n_children,
-    by_class,
-    class_w,
-    missing_child,
+    x, y_class, w, missing_code, test, cat_table, n_children, by_class, class_w, missing_child
 ):
-    """The branch of each of the rows ``x`` under one split, rows with a missing value
-    placed as the compiled grower places them (``class_w`` as :func:`branch_weights`
-    gives it)."""
+    """The branch of each of the rows ``x`` under the split of :class:`SplitTest` ``test``,
+    rows with a missing value placed as the compiled grower places them (``class_w`` as
+    :func:`branch_weights` gives it)."""
     n = x.shape[0]
     child_of = np.empty(n, dtype=np.int32)
     counts = np.zeros(n_children + 1, dtype=np.int64)
@@ -239,11 +236,8 @@ def branch_of_rows(
         w,
         0,
         n,
-        f,
-        split_kind,
-        bin_cut,
+        test,
         cat_table,
-        0,
         missing_code,
         False,
         child_of,

@@ -17,6 +17,7 @@ is slower than the work itself.
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 
@@ -30,6 +31,7 @@ from ..criteria._impurity import (
     stats_weight,
 )
 from ..criteria.registry import GINI, M5
+from ._rules import with_c45
 
 # The grower's names for the criteria kernels it calls.
 __all__ = [
@@ -47,8 +49,19 @@ def _xlog2x(v):
     return v * math.log2(v) if v > 0.0 else 0.0
 
 
+class _ScanLimits(NamedTuple):
+    """What every cut of one :func:`scan_threshold` is measured against: the known and the
+    missing weight, the least weight of a side, and the score difference within which two
+    cuts tie."""
+
+    w_known: float
+    w_missing: float
+    min_side: float
+    tie: float
+
+
 @njit(inline="always")
-def _place_missing(acc, missing, mode, regression, to_left):
+def _place_missing(acc, missing, rules, to_left):
     """Rows 3 and 4 of ``acc``: the left and right sides (rows 1 and 2) with the missing rows
     added, all on the left (``to_left``) or all on the right; or, for CLASS_MAJORITY, each
     class on the side where its known weight is larger (the first on ties), a class with no
@@ -57,7 +70,7 @@ def _place_missing(acc, missing, mode, regression, to_left):
     for k in range(n_stats):
         acc[3, k] = acc[1, k]
         acc[4, k] = acc[2, k]
-    if mode == CLASS_MAJORITY and not regression:
+    if rules.missing_mode == CLASS_MAJORITY and not rules.regression:
         for k in range(n_stats):
             if acc[1, k] > 0.0 or acc[2, k] > 0.0:
                 left = acc[1, k] >= acc[2, k]
@@ -90,10 +103,11 @@ def _prefix_sums(stats, n_present, missing, acc):
 
 
 @njit(inline="always")
-def _scan_two_class_gini(prefix, n_present, acc, w_known, min_leaf, tie):
+def _scan_two_class_gini(prefix, n_present, acc, limits):
     """:func:`_scan_known` for the Gini index of two classes (a forest's usual case), the
     class loops of :func:`cut_score` written out: the same sums in the same order, so the
     same scores."""
+    w_known, min_side, tie = limits.w_known, limits.min_side, limits.tie
     total_0 = acc[0, 0]
     total_1 = acc[0, 1]
     best_i = -1
@@ -104,7 +118,7 @@ def _scan_two_class_gini(prefix, n_present, acc, w_known, min_leaf, tie):
         left_1 = prefix[i, 1]
         wl = left_0 + left_1
         wr = w_known - wl
-        if wl < min_leaf or wr < min_leaf or wl <= 0.0 or wr <= 0.0:
+        if wl < min_side or wr < min_side or wl <= 0.0 or wr <= 0.0:
             continue
         n_admissible += 1
         right_0 = total_0 - left_0
@@ -119,30 +133,18 @@ def _scan_two_class_gini(prefix, n_present, acc, w_known, min_leaf, tie):
 
 
 @njit(refcounts=False)
-def _scan_known(
-    present,
-    stats,
-    n_present,
-    acc,
-    criterion,
-    regression,
-    min_leaf,
-    c45_classes,
-    bin_lo,
-    bin_hi,
-    f,
-    w_known,
-    tie,
-):
+def _scan_known(present, stats, n_present, acc, rules, bin_lo, bin_hi, f, limits):
     """The cuts of :func:`scan_threshold` when no missing rows are placed: ``(best cut,
     its score, admissible cuts)``. The left side of every cut is summed beforehand (rows
     ``6:`` of ``acc``), so each cut is scored on its own (:func:`cut_score`): no cut waits
     on the previous one, which made the scan 3x faster than updating one running sum
     between scores."""
+    criterion, regression, c45_classes = rules.criterion, rules.regression, rules.c45_classes
+    w_known, min_side, tie = limits.w_known, limits.min_side, limits.tie
     n_stats = stats.shape[1]
     prefix = acc[6:]
     if not regression and criterion == GINI and n_stats == 2 and c45_classes == 0:
-        return _scan_two_class_gini(prefix, n_present, acc, w_known, min_leaf, tie)
+        return _scan_two_class_gini(prefix, n_present, acc, limits)
     best_i = -1
     best_score = 0.0
     n_admissible = 0
@@ -155,7 +157,7 @@ def _scan_known(
                 wl += prefix[i, k]
         wr = w_known - wl
         # J48 compares weights within its tolerance: wr, a difference, may fall just short.
-        if wl < min_leaf or wr < min_leaf or wl <= 0.0 or wr <= 0.0:
+        if wl < min_side or wr < min_side or wl <= 0.0 or wr <= 0.0:
             continue
         if c45_classes > 0 and bin_hi[f, present[i]] + 1e-5 >= bin_lo[f, present[i + 1]]:
             continue
@@ -169,27 +171,13 @@ def _scan_known(
 
 
 @njit(refcounts=False)
-def _scan_placed(
-    present,
-    stats,
-    n_present,
-    missing,
-    acc,
-    criterion,
-    regression,
-    min_leaf,
-    c45_classes,
-    missing_mode,
-    bin_lo,
-    bin_hi,
-    f,
-    w_known,
-    w_missing,
-    tie,
-):
+def _scan_placed(present, stats, n_present, missing, acc, rules, bin_lo, bin_hi, f, limits):
     """The cuts of :func:`scan_threshold` when the missing rows join a side (MAJORITY,
     CLASS_MAJORITY, LEARNED): ``(best cut, missing rows on the left, admissible cuts)``.
     One running sum (rows 1 and 2 of ``acc``) gives the two sides of each cut."""
+    criterion, regression, missing_mode = rules.criterion, rules.regression, rules.missing_mode
+    w_known, w_missing = limits.w_known, limits.w_missing
+    min_side, tie = limits.min_side, limits.tie
     n_stats = stats.shape[1]
     w_all = w_known + w_missing
     best_score = 0.0
@@ -203,20 +191,20 @@ def _scan_placed(
         wl = stats_weight(acc, 1, regression)
         wr = w_known - wl
         # J48 compares weights within its tolerance: wr, a difference, may fall just short.
-        if wl < min_leaf or wr < min_leaf:
+        if wl < min_side or wr < min_side:
             continue
         if wl <= 0.0 or wr <= 0.0:
             continue
-        if c45_classes > 0 and bin_hi[f, present[i]] + 1e-5 >= bin_lo[f, present[i + 1]]:
+        if rules.c45_classes > 0 and bin_hi[f, present[i]] + 1e-5 >= bin_lo[f, present[i + 1]]:
             continue
         n_admissible += 1
         # LEARNED tries the left side first; the others follow the heavier side.
         left = missing_mode == LEARNED or wl >= wr
-        _place_missing(acc, missing, missing_mode, regression, left)
+        _place_missing(acc, missing, rules, left)
         w3 = stats_weight(acc, 3, regression)
         score = pair_score(acc, 3, 4, w3, w_all - w3, criterion, regression)
         if missing_mode == LEARNED:
-            _place_missing(acc, missing, missing_mode, regression, False)
+            _place_missing(acc, missing, rules, False)
             right = pair_score(acc, 3, 4, wl, wr + w_missing, criterion, regression)
             if right > score + GAIN_EPS * max(abs(score), w_all):
                 score = right
@@ -230,11 +218,11 @@ def _scan_placed(
 
 
 @njit(refcounts=False)
-def _winner_gain(
-    acc, missing, best_i, best_left, place, missing_mode, criterion, regression, w_known, w_missing
-):
+def _winner_gain(acc, missing, best_i, best_left, place, rules, limits):
     """Exact gain and split information of cut ``best_i`` (its left side summed as the
     scan summed it; the missing rows placed as the scan placed them, or FRACTIONAL)."""
+    criterion, regression = rules.criterion, rules.regression
+    w_known, w_missing = limits.w_known, limits.w_missing
     n_stats = acc.shape[1]
     prefix = acc[6:]
     w_all = w_known + w_missing
@@ -244,7 +232,7 @@ def _winner_gain(
     wl = stats_weight(acc, 1, regression)
     wr = w_known - wl
     if place:
-        _place_missing(acc, missing, missing_mode, regression, best_left)
+        _place_missing(acc, missing, rules, best_left)
         w3 = stats_weight(acc, 3, regression)
         w4 = w_all - w3
         gain = binary_gain(acc, 5, 3, 4, w3, w4, w_all, criterion, regression)
@@ -256,42 +244,29 @@ def _winner_gain(
 
 
 @njit(inline="always")
-def _side_minimum(min_leaf, c45_classes, criterion, regression, w_known, w_all):
+def _side_minimum(rules, w_known, w_all):
     """The least weight of a side: ``min_leaf``, or C4.5's ``0.1 * known weight / classes``
     within ``[min_leaf, 25]``, or with M5's criterion more than a fifth of the node (Weka's
     M5P: ``floor(n / 5) + 1`` rows)."""
-    if c45_classes > 0:
-        min_leaf = min(max(0.1 * w_known / c45_classes, min_leaf), 25.0)
-    if criterion == M5 and regression:
+    min_leaf = rules.min_leaf
+    if rules.c45_classes > 0:
+        min_leaf = min(max(0.1 * w_known / rules.c45_classes, min_leaf), 25.0)
+    if rules.criterion == M5 and rules.regression:
         min_leaf = max(min_leaf, math.floor(w_all / 5.0 + 1e-9) + 1.0)
     return min_leaf
 
 
 @njit(refcounts=False)
-def scan_threshold(
-    present,
-    stats,
-    n_present,
-    missing,
-    criterion,
-    regression,
-    min_leaf,
-    c45_classes,
-    c45_tolerance,
-    missing_mode,
-    bin_lo,
-    bin_hi,
-    f,
-    acc,
-):
-    """Best binary cut "code <= present[i]" over ordered bins.
+def scan_threshold(present, stats, n_present, missing, rules, bin_lo, bin_hi, f, acc):
+    """Best binary cut "code <= present[i]" over ordered bins, by the :class:`SplitRules`
+    ``rules`` (``splitting/_rules.py``).
 
     ``missing`` is a stats array whose row 0 holds the rows with a missing value. Returns
     ``(gain, i, split_info, missing_side)``: the gain, the index of the last bin on the left
     (-1 when no cut is admissible), the split information of the cut, and for LEARNED the
     side (0 left, 1 right) that the missing rows take (else -1: the builder places them).
 
-    How missing rows count depends on ``missing_mode``:
+    How missing rows count depends on ``rules.missing_mode``:
 
     - FRACTIONAL (C4.5): the gain is the criterion's gain over the known rows, scaled by
       their share of the weight, and the missing rows are a third branch in the split
@@ -306,104 +281,59 @@ def scan_threshold(
     (:func:`~quercus.criteria._impurity.cut_score`); the exact gain is computed for the
     winner.
 
-    ``c45_classes`` > 0 applies C4.5's rules for continuous attributes (J48's form), with that
-    many classes: both sides need ``0.1 * known weight / classes`` clipped to
+    ``rules.c45_classes`` > 0 applies C4.5's rules for continuous attributes (J48's form),
+    with that many classes: both sides need ``0.1 * known weight / classes`` clipped to
     ``[min_leaf, 25]``, a cut needs the values on its two sides (the largest value of bin
     ``present[i]`` and the smallest of the next, ``bin_hi[f]`` and ``bin_lo[f]``) more than
     1e-5 apart, and the gain pays ``log2(admissible cuts) / node weight`` (the MDL cost of
     choosing a threshold); an attribute left with no positive gain has no cut. Cuts whose
-    gains differ by at most ``c45_tolerance`` bits are tied, and a side short of
+    gains differ by at most ``rules.c45_tolerance`` bits are tied, and a side short of
     ``min_leaf`` by at most that much is large enough (J48: 1e-6; release 8 and the other
-    trees: 0).
+    trees: 0). ``acc`` is the scan's scratch space (see :func:`_prefix_sums`).
     """
     for i in range(6):  # (``acc``: see _prefix_sums)
         for k in range(acc.shape[1]):
             acc[i, k] = 0.0
     _prefix_sums(stats, n_present, missing, acc)
-    w_known = stats_weight(acc, 0, regression)
-    w_missing = stats_weight(missing, 0, regression)
+    w_known = stats_weight(acc, 0, rules.regression)
+    w_missing = stats_weight(missing, 0, rules.regression)
     w_all = w_known + w_missing
     if n_present < 2 or w_known <= 0.0:
         return -1.0, -1, 0.0, -1
-    min_leaf = _side_minimum(min_leaf, c45_classes, criterion, regression, w_known, w_all)
-    place = missing_mode != FRACTIONAL and w_missing > 0.0
+    min_leaf = _side_minimum(rules, w_known, w_all)
+    place = rules.missing_mode != FRACTIONAL and w_missing > 0.0
     # Cuts within rounding, or within C4.5's tolerance, are tied: the lower one stays.
-    tie = max(c45_tolerance * w_known, GAIN_EPS * w_all)
+    tie = max(rules.c45_tolerance * w_known, GAIN_EPS * w_all)
     # J48 compares weights within its tolerance: a side may fall just short of min_leaf.
-    min_side = min_leaf - c45_tolerance
+    min_side = min_leaf - rules.c45_tolerance
+    limits = _ScanLimits(w_known, w_missing, min_side, tie)
     best_left = True
     if place:
         best_i, best_left, n_admissible = _scan_placed(
-            present,
-            stats,
-            n_present,
-            missing,
-            acc,
-            criterion,
-            regression,
-            min_side,
-            c45_classes,
-            missing_mode,
-            bin_lo,
-            bin_hi,
-            f,
-            w_known,
-            w_missing,
-            tie,
+            present, stats, n_present, missing, acc, rules, bin_lo, bin_hi, f, limits
         )
     else:
         best_i, _, n_admissible = _scan_known(
-            present,
-            stats,
-            n_present,
-            acc,
-            criterion,
-            regression,
-            min_side,
-            c45_classes,
-            bin_lo,
-            bin_hi,
-            f,
-            w_known,
-            tie,
+            present, stats, n_present, acc, rules, bin_lo, bin_hi, f, limits
         )
     if best_i < 0:
         return -1.0, -1, 0.0, -1
-    gain, split_info = _winner_gain(
-        acc,
-        missing,
-        best_i,
-        best_left,
-        place,
-        missing_mode,
-        criterion,
-        regression,
-        w_known,
-        w_missing,
-    )
-    if c45_classes > 0:
+    gain, split_info = _winner_gain(acc, missing, best_i, best_left, place, rules, limits)
+    if rules.c45_classes > 0:
         gain -= math.log2(n_admissible) / w_all
-        if gain <= c45_tolerance:  # J48: no positive gain beyond its tolerance
+        if gain <= rules.c45_tolerance:  # J48: no positive gain beyond its tolerance
             return -1.0, -1, 0.0, -1
-    side = (0 if best_left else 1) if place and missing_mode == LEARNED else -1
+    side = (0 if best_left else 1) if place and rules.missing_mode == LEARNED else -1
     return gain, best_i, split_info, side
 
 
 @njit
-def scan_multiway(
-    present,
-    stats,
-    n_present,
-    missing,
-    criterion,
-    regression,
-    min_leaf,
-    missing_mode=FRACTIONAL,
-    scratch=None,
-):
-    """Gain of the multiway split with one branch per category.
+def scan_multiway(present, stats, n_present, missing, rules, scratch=None):
+    """Gain of the multiway split with one branch per category, by the :class:`SplitRules`
+    ``rules``.
 
-    Admissible (as in C4.5) when at least two branches hold known weight >= ``min_leaf``.
+    Admissible (as in C4.5) when at least two branches hold known weight >= ``min_leaf``
+    (J48: within its tolerance ``c45_tolerance``).
     Returns ``(gain, ok, split_info, missing_index)`` with ``ok`` = 1 when admissible, else
     -1. Missing rows count as in :func:`scan_threshold`: FRACTIONAL scales the gain and adds
     a branch to the split information; MAJORITY puts them in the heaviest category,
@@ -412,6 +342,9 @@ def scan_multiway(
     gives the highest gain (the first on ties), whose index in ``present`` it returns (else
     -1).
     """
+    criterion, regression, missing_mode = rules.criterion, rules.regression, rules.missing_mode
+    # J48 counts a branch as large enough within its tolerance (0 unless J48's C4.5).
+    min_leaf = rules.min_leaf - rules.c45_tolerance
     n_stats = stats.shape[1]
     if scratch is None:  # known rows, all rows
         total = np.zeros((2, n_stats))
@@ -505,18 +438,9 @@ def order_categories(present, stats, n_present, regression, key_class):
 
 
 @njit
-def scan_subset(
-    present,
-    stats,
-    n_present,
-    missing,
-    criterion,
-    regression,
-    min_leaf,
-    key_class,
-    missing_mode=FRACTIONAL,
-):
-    """Best two-way partition of the categories (CART).
+def scan_subset(present, stats, n_present, missing, rules, key_class):
+    """Best two-way partition of the categories (CART), by the :class:`SplitRules` ``rules``
+    (C4.5's rules for thresholds and its tolerance do not apply).
 
     The categories are put in order (:func:`order_categories`) and every prefix is tried as
     the left set: exact for two classes and for regression (Breiman et al. 1984), a heuristic
@@ -524,7 +448,7 @@ def scan_subset(
     Returns ``(gain, i, split_info, order, missing_side)``: the first ``i + 1`` categories of
     ``order`` go left; missing rows count as in :func:`scan_threshold`.
     """
-    order = order_categories(present, stats, n_present, regression, key_class)
+    order = order_categories(present, stats, n_present, rules.regression, key_class)
     sorted_stats = np.empty((n_present, stats.shape[1]))
     for i in range(n_present):
         for k in range(stats.shape[1]):
@@ -534,20 +458,8 @@ def scan_subset(
     # constants, an accumulator): scan_threshold then compiles once.
     zero = np.int64(0)
     acc = np.zeros((6 + n_present, stats.shape[1]))
+    plain = with_c45(rules, zero, 0.0)
     gain, i, info, side = scan_threshold(
-        present,
-        sorted_stats,
-        n_present,
-        missing,
-        criterion,
-        regression,
-        min_leaf,
-        zero,
-        0.0,
-        missing_mode,
-        no_values,
-        no_values,
-        zero,
-        acc,
+        present, sorted_stats, n_present, missing, plain, no_values, no_values, zero, acc
     )
     return gain, i, info, order, side
