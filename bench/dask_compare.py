@@ -1,11 +1,15 @@
 """Part "compare" of bench/dask_fit.py: 1M x 20 on 2 workers of 2 GiB, one deep tree and a
-forest, local quercus against quercus, LightGBM and XGBoost on Dask; its two tables. The
-protocol is in bench/dask_protocol.md."""
+forest, local quercus against quercus, LightGBM and XGBoost on Dask; its two tables. With
+--baseline, the quercus rows (local and on Dask) are also run for older revisions of quercus,
+each in a process of its own (dask_local.py, dask_cell.py). The protocol is in
+bench/dask_protocol.md."""
 
 import gc
 
+import baseline
 import numpy as np
 from cells import markdown_table
+from dask_cell import dask_cell_in_subprocess
 from dask_cluster import COMPARE_WORKERS, WORKER_MEMORY, Cluster
 from dask_cluster_fit import fit_on_cluster
 from dask_data import (
@@ -42,11 +46,17 @@ QUICK_TREES = 10
 
 def compare_part(args, data_root):
     import dask.dataframe as dd
-    import lightgbm.dask as lgbd
-    import xgboost.dask as xgbd
+
+    if args.only_quercus:
+        lgbd = xgbd = None
+    else:
+        import lightgbm.dask as lgbd
+        import xgboost.dask as xgbd
 
     import quercus.dask as qdask
 
+    # The quercus source trees: the baselines (--baseline), then the current code.
+    sources = getattr(args, "sources", None) or [baseline.current()]
     n_rows = QUICK_COMPARE_ROWS if args.quick else args.compare_rows
     n_trees = args.trees if args.trees is not None else QUICK_TREES if args.quick else N_TREES
     depth = args.levelwise_depth
@@ -63,41 +73,89 @@ def compare_part(args, data_root):
     y_test = np.asarray(y_test, dtype=np.int64)
     del X_test
 
-    # Local quercus, each in its own process, before the cluster is started.
+    # Local quercus, each in its own process, before the cluster is started: per model,
+    # {source name: result}, the baselines just before the current code.
     local = {}
     for model in ("tree", "forest"):
-        progress(f"compare: local quercus {model} ...")
-        spec = {
-            "model": model,
-            "trees": n_trees,
-            "train": train_files,
-            "test": test_file,
-            "warmup": True,
-            "save_predictions": str(directory / f"local-{model}.npy"),
-        }
-        result = run_cell_in_subprocess(spec, args.timeout)
-        if result.get("ok"):
-            result["y_pred"] = np.load(spec["save_predictions"])
-        local[model] = result
-        progress(f"compare: local quercus {model}: {outcome(result)}")
+        local[model] = {}
+        for source in sources:
+            name = source_label("quercus", source)
+            progress(f"compare: local {name} {model} ...")
+            spec = {
+                "model": model,
+                "trees": n_trees,
+                "train": train_files,
+                "test": test_file,
+                "warmup": True,
+                "save_predictions": str(directory / f"local-{model}{file_tag(source)}.npy"),
+            }
+            result = run_cell_in_subprocess(spec, args.timeout, source)
+            if result.get("ok"):
+                result["y_pred"] = np.load(spec["save_predictions"])
+            local[model][source.name] = result
+            progress(f"compare: local {name} {model}: {outcome(result)}")
 
     tree_rows, forest_rows = compare_models(qdask, lgbd, xgbd, n_train, n_trees, depth)
-    cluster = Cluster(COMPARE_WORKERS, WORKER_MEMORY)
-    try:
-        frame = dd.read_parquet(str(directory / "train"))
-        X, y = frame[FEATURES], frame[TARGET]
-        test = (test_frame, y_test)
-        results = {}
-        for label, kind, make in [*tree_rows, *forest_rows]:
-            progress(f"compare: {label} ...")
-            forest = "Forest" in label
-            results[label] = fit_on_cluster(
-                cluster, kind, make, X, y, args.timeout, test, quercus_forest=forest
-            )
-            progress(f"compare: {label}: {outcome(results[label])}")
-    finally:
-        cluster.close()
-    print_compare(n_trees, n_train, train_files, y_test, local, results, tree_rows, forest_rows)
+    if args.only_quercus:
+        tree_rows = [row for row in tree_rows if row[1] == "quercus"]
+        forest_rows = [row for row in forest_rows if row[1] == "quercus"]
+    results = {}
+    in_process = [*tree_rows, *forest_rows]
+    if len(sources) > 1:
+        # With baselines, every quercus Dask row, the current code's too, runs in a process
+        # of its own (whose client and workers import that row's quercus), old and new
+        # alternating row by row; the peers' rows stay on this process's cluster.
+        for index, (label, kind, _) in enumerate(in_process):
+            if kind != "quercus":
+                continue
+            for source in sources:
+                row = source_label(label, source)
+                progress(f"compare: {row} ...")
+                spec = {
+                    "label": label,
+                    "n_train": n_train,
+                    "trees": n_trees,
+                    "depth": depth,
+                    "train_dir": str(directory / "train"),
+                    "test": test_file,
+                    "timeout": args.timeout,
+                    "save_predictions": str(directory / f"dask-{index}{file_tag(source)}.npy"),
+                }
+                results[row] = dask_cell_in_subprocess(spec, args.timeout, source)
+                progress(f"compare: {row}: {outcome(results[row])}")
+        in_process = [row for row in in_process if row[1] != "quercus"]
+    if in_process:
+        cluster = Cluster(COMPARE_WORKERS, WORKER_MEMORY)
+        try:
+            frame = dd.read_parquet(str(directory / "train"))
+            X, y = frame[FEATURES], frame[TARGET]
+            test = (test_frame, y_test)
+            for label, kind, make in in_process:
+                progress(f"compare: {label} ...")
+                forest = "Forest" in label
+                results[label] = fit_on_cluster(
+                    cluster, kind, make, X, y, args.timeout, test, quercus_forest=forest
+                )
+                progress(f"compare: {label}: {outcome(results[label])}")
+        finally:
+            cluster.close()
+    print_compare(
+        n_trees, n_train, train_files, y_test, local, results, tree_rows, forest_rows, sources
+    )
+
+
+def source_label(label, source):
+    """A quercus row's label for ``source``: the current code's as it is, a baseline's with
+    its commit after the library's name ("quercus @3b61ab8 ...", "quercus.dask @3b61ab8 ...")."""
+    if source.src is None:
+        return label
+    library, _, rest = label.partition(" ")
+    return f"{library} @{source.name.split('@', 1)[1]} {rest}".rstrip()
+
+
+def file_tag(source):
+    """What a file of ``source``'s predictions adds to its name (nothing for the current code)."""
+    return "" if source.src is None else "-" + source.name.split("@", 1)[1]
 
 
 def compare_models(qdask, lgbd, xgbd, n_train, n_trees, depth):
@@ -175,7 +233,9 @@ def compare_models(qdask, lgbd, xgbd, n_train, n_trees, depth):
     return tree_rows, forest_rows
 
 
-def print_compare(n_trees, n_train, train_files, y_test, local, results, tree_rows, forest_rows):
+def print_compare(
+    n_trees, n_train, train_files, y_test, local, results, tree_rows, forest_rows, sources
+):
     header = [
         "model",
         "fit s",
@@ -204,13 +264,18 @@ def print_compare(n_trees, n_train, train_files, y_test, local, results, tree_ro
         f"Training rows: {n_train:,} in {COMPARE_FILES} Parquet files "
         f"({fmt_bytes(files_bytes(train_files))} on disk); test rows: {len(y_test):,}.\n"
     )
+    current = sources[-1]
     for title, model, local_label, rows in tables:
-        table = [local_row(local_label, local[model])]
-        table += [dask_row(label, results[label]) for label, _, _ in rows]
+        table = [local_row(source_label(local_label, s), local[model][s.name]) for s in sources]
+        for label, kind, _ in rows:
+            labels = [source_label(label, s) for s in sources] if kind == "quercus" else [label]
+            table += [dask_row(row, results[row]) for row in labels]
         print(f"### {title}\n")
         print(markdown_table(header, table))
         print()
-        for line in compare_notes(local[model], rows, results, y_test):
+        for line in compare_notes(local[model][current.name], rows, results, y_test):
+            print(line)
+        for line in baseline_notes(local[model], rows, results, y_test, sources):
             print(line)
         print()
     print(
@@ -227,6 +292,14 @@ def print_compare(n_trees, n_train, train_files, y_test, local, results, tree_ro
         "levels on the cluster: levels split over all partitions (`levels_`); largest level "
         "histograms: the most bytes of histograms one partition sent for one level."
     )
+    if len(sources) > 1:
+        print(
+            "quercus @<commit>: the quercus of that git revision (a worktree under /tmp, "
+            "PYTHONPATH=<worktree>/src first; the client and the workers of its Dask rows "
+            "import it, each cell checked). With --baseline every quercus Dask row, the "
+            "current code's too, runs in a process of its own with its own LocalCluster (the "
+            "same fresh workers and warm-up); the peers' rows run in this process."
+        )
     print()
 
 
@@ -276,6 +349,44 @@ def dask_row(label, result):
 
 def ratio(a, b):
     return f"{a / b:.2f}" if a and b else "?"
+
+
+def baseline_notes(local, rows, results, y_test, sources):
+    """The lines under a compare table for each baseline: the current code's fit and predict
+    times over the baseline's, locally and on Dask, and whether they predict alike.
+    ``local``: {source name: local result}."""
+    current = sources[-1]
+    lines = []
+    for source in sources[:-1]:
+        pairs = [("local", local[source.name], local[current.name])]
+        for label, kind, _ in rows:
+            if kind == "quercus":
+                setting = label[label.find("(") :] if "(" in label else label
+                old = results[source_label(label, source)]
+                pairs.append((f"on Dask {setting}", old, results[label]))
+        for key, what in (("fit_s", "fit s"), ("predict_s", "predict s")):
+            ratios = [
+                f"{name} {baseline.ratio(new.get(key), old.get(key))}" for name, old, new in pairs
+            ]
+            lines.append(
+                f"- {what}, current / {source.name} (above 1: the current code is slower): "
+                + ", ".join(ratios)
+                + "."
+            )
+        same = []
+        for name, old, new in pairs:
+            if "y_pred" not in old or "y_pred" not in new:
+                same.append(f"{name} n/a")
+                continue
+            differ = int(np.sum(np.asarray(old["y_pred"]) != np.asarray(new["y_pred"])))
+            alike = f"differently on {differ:,} rows" if differ else "identically"
+            same.append(f"{name} {alike}")
+        lines.append(
+            f"- {source.name} and the current code predict the {len(y_test):,} test rows: "
+            + ", ".join(same)
+            + "."
+        )
+    return lines
 
 
 def compare_notes(local, rows, results, y_test):

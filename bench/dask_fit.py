@@ -7,10 +7,13 @@ Run from the repository root:
                                        [--data-dir DIR] [--timeout S] [--local-20m | --no-local-20m]
                                        [--compare-rows N] [--trees N] [--levelwise-depth D]
                                        [--scale-rows N] [--workers-rows N]
+                                       [--baseline REV ...] [--only-quercus]
 
     .venv/bin/python bench/dask_fit.py --quick           # tiny sizes: a smoke test, ~2 minutes
     .venv/bin/python bench/dask_fit.py --part compare    # 1M training rows: ~1 hour
     .venv/bin/python bench/dask_fit.py                   # all three parts: 1.5-2 hours
+    # quercus of git revision REV beside the current code, without LightGBM and XGBoost
+    .venv/bin/python bench/dask_fit.py --part compare --only-quercus --baseline REV
 
 The tables go to stdout as markdown (paste them into bench/README.md); progress, the workers'
 output and Dask's warnings go to stderr.
@@ -22,6 +25,8 @@ the parts; the rest is in the modules beside it:
 - dask_compare.py, dask_scale.py, dask_workers.py: the three parts, each with its table;
 - dask_cluster_fit.py: one model fitted (and predicting) on fresh workers of a cluster;
 - dask_local.py: local quercus in a process of its own (this script with --cell);
+- dask_cell.py: a quercus Dask row in a process of its own, with its own cluster (this script
+  with --dask-cell; with --baseline);
 - dask_cluster.py: the LocalClusters, fresh workers, memory marks, time limit, failures;
 - dask_models.py: the models per library, their warm-up and leaf counts;
 - dask_data.py: the data sets and their Parquet files;
@@ -38,7 +43,9 @@ import tempfile
 import time
 from pathlib import Path
 
+import baseline
 from cells import chosen
+from dask_cell import run_dask_cell
 from dask_compare import COMPARE_ROWS, LEVELWISE_MAX_DEPTH, N_TREES, QUICK_TREES, compare_part
 from dask_data import SCALE_FILE_ROWS, SCALE_ROWS
 from dask_local import run_cell
@@ -69,11 +76,17 @@ def print_header(args, data_root):
     print(f"- machine: {cores} cores ({usable} usable by this process), {cpu_model()}")
     print(f"- Python {platform.python_version()}, {platform.system()} {platform.release()}")
     print(f"- quercus {quercus_version()}")
+    for source in args.sources[:-1]:
+        print(
+            f"- baseline {source.name}: commit {source.commit}, run from {source.src} (the "
+            "compare part's quercus rows, local and on Dask)"
+        )
     print("- versions: " + ", ".join(f"{lib} {version(lib)}" for lib in libs))
     print(
         "- clusters: LocalCluster, worker processes of 1 thread; time limit per fit "
         f"{args.timeout:g} s; parts: {', '.join(args.parts)}"
         + ("; --quick (tiny sizes: a smoke test)" if args.quick else "")
+        + ("; --only-quercus (no LightGBM or XGBoost rows)" if args.only_quercus else "")
     )
     print(f"- data directory: {data_root}" + ("" if args.data_dir else " (temporary)"))
     print()
@@ -150,9 +163,25 @@ def parse_args(argv):
         help="also fit the scale data locally without a memory limit (default: on, off "
         "with --quick)",
     )
+    parser.add_argument(
+        "--baseline",
+        action="append",
+        default=[],
+        metavar="REV",
+        help="compare part: also run its quercus rows (local and on Dask) with the quercus of "
+        "git revision REV (a worktree under /tmp), as rows 'quercus @<commit>'; repeatable",
+    )
+    parser.add_argument(
+        "--only-quercus",
+        action="store_true",
+        help="compare part: leave out the LightGBM and XGBoost rows",
+    )
     parser.add_argument("--cell", help=argparse.SUPPRESS)  # internal: one local fit
+    parser.add_argument("--dask-cell", help=argparse.SUPPRESS)  # internal: one quercus Dask row
     args = parser.parse_args(argv)
     args.parts = chosen(parser, "--part", args.part, PARTS)
+    if (args.baseline or args.only_quercus) and "compare" not in args.parts:
+        parser.error("--baseline and --only-quercus are options of the compare part")
     if args.local_20m is None:
         args.local_20m = not args.quick
     if args.timeout <= 0:
@@ -165,6 +194,10 @@ def main(argv=None):
     if args.cell:
         run_cell(json.loads(args.cell))
         return
+    if args.dask_cell:
+        run_dask_cell(json.loads(args.dask_cell))
+        return
+    args.sources = baseline.sources(args.baseline)
     if args.data_dir is not None:
         args.data_dir.mkdir(parents=True, exist_ok=True)
         data_root = args.data_dir.resolve()

@@ -1,7 +1,9 @@
 """Local quercus in a process of its own (bench/dask_fit.py's rows "local quercus"): the
 parent runs ``dask_fit.py --cell SPEC`` and reads back the JSON line the child prints; the
 child reads the Parquet files, fits, predicts, and under a memory limit reports where it
-failed. The protocol is in bench/dask_protocol.md."""
+failed. A cell may run the quercus of an older revision (``--baseline``: PYTHONPATH put first,
+bench/baseline.py); it reports which quercus it imported and the parent checks it. The
+protocol is in bench/dask_protocol.md."""
 
 import gc
 import json
@@ -10,6 +12,7 @@ import resource
 import sys
 import time
 
+import baseline
 import numpy as np
 from cells import last_error_line, run_json, stderr_tail
 from dask_data import N_FEATURES, TARGET, read_parquet_files
@@ -32,6 +35,7 @@ def run_cell(spec):
     """Read, fit, predict one local model; print the result as one JSON line. Under
     ``limit_gib`` a failure is a result too: the step and the error."""
     state = {"step": "start"}
+    quercus_file = None
     limit = spec.get("limit_gib") or 0
     if limit > 0:
         size = int(limit * 2**30)
@@ -46,8 +50,9 @@ def run_cell(spec):
         import pandas  # noqa: F401
         import pyarrow.parquet  # noqa: F401
 
-        import quercus  # noqa: F401
+        import quercus
 
+        quercus_file = quercus.__file__
         model = spec["model"]
         if spec.get("warmup"):
             at("warm-up")
@@ -94,6 +99,7 @@ def run_cell(spec):
             "peak_reset": peak_reset,
             "cpu_per_wall": cpu_s / fit_s if fit_s > 0 else None,
             "vm_before_read_mib": mib(vm_before_read),
+            "quercus_file": quercus_file,
         }
     except BaseException as exc:  # MemoryError under the limit is the expected answer
         if limit <= 0:
@@ -104,6 +110,7 @@ def run_cell(spec):
             "error": f"{type(exc).__name__}: {' '.join(str(exc).split())[:120]}",
             "vm_size_mib": mib(proc_status_kb("VmSize")),
             "vm_before_read_mib": mib(vm_before_read) if "vm_before_read" in locals() else None,
+            "quercus_file": quercus_file,
         }
     print(json.dumps(result), flush=True)
 
@@ -111,14 +118,18 @@ def run_cell(spec):
 # ---------------------------------------------------------------------------- parent
 
 
-def run_cell_in_subprocess(spec, timeout):
-    """Run one local cell in a fresh interpreter: its result dict, or {"error": ...}."""
+def run_cell_in_subprocess(spec, timeout, source=None):
+    """Run one local cell in a fresh interpreter (quercus from ``source``, a baseline.Source,
+    if given): its result dict, or {"error": ...}."""
     cmd = [sys.executable, ENTRY, "--cell", json.dumps(spec)]
-    ran = run_json(cmd, timeout)
+    ran = run_json(cmd, timeout, baseline.child_env(source) if source is not None else None)
     if ran.timed_out:
         return {"error": f"timeout after {timeout:g} s", "step": last_step(ran.stdout)}
     if ran.result is not None:
-        return ran.result
+        wrong = source and baseline.imported_from(
+            source, ran.result.get("quercus_file") or "(not reported)"
+        )
+        return {"error": wrong} if wrong else ran.result
     sys.stderr.write(stderr_tail(ran, 15))
     out_of_memory = ("MemoryError", "bad_alloc", "Cannot allocate memory")
     if ran.returncode == -9 or any(s in ran.stderr for s in out_of_memory):
