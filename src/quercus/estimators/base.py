@@ -20,7 +20,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._parallel import n_threads, run_parallel
 from ..binning.binned import bin_frame
 from ..data.schema import NUMERIC_KIND
-from ..grow.grower import grow_binned, tree_from_grown
+from ..grow.grower import GrowthSpec, grow_binned, tree_from_grown
 from ..grow.levelwise import LOOKAHEAD_CUTS
 from ..persist.model_file import save_model
 from ..pruning.cost_complexity import pruning_steps
@@ -30,7 +30,7 @@ from ..tree._predict import apply_rows, fractional_rows, path_rows
 from .display import NotebookDisplay
 from .finish import CV_FOLDS, TrainingCases, prunes_by_cv
 from .params import check_lookahead_budget, shallow_params
-from .spec import DataFacts, GrowthSpec, growth_spec, tree_seed
+from .spec import DataFacts, growth_spec, tree_seed
 from .validate import TabularInput
 
 #: Above this many rows x numeric features a full-depth oblique tree warns of its time.
@@ -49,7 +49,7 @@ class BaseDecisionTree(NotebookDisplay, TabularInput, BaseEstimator):
     ) -> tuple[Tree, GrowthSpec, TrainingCases]:
         """Bin ``typed`` and grow the tree on the rows of positive weight (with ``trace``,
         keep the learning trace in ``trace_``). Returns the grown tree, its
-        :class:`~quercus.estimators.spec.GrowthSpec` and the rows it was grown on, for
+        :class:`~quercus.grow.grower.GrowthSpec` and the rows it was grown on, for
         :func:`~quercus.estimators.finish.finish_tree`."""
         keep = w > 0
         if not keep.any():

@@ -19,6 +19,7 @@ from sklearn.base import clone
 
 from .._parallel import run_parallel
 from ..criteria import registry
+from ..grow.grower import GrowthSpec
 from ..pruning import cost_complexity_path
 from ..pruning.cost_complexity import held_out_errors
 from ..pruning.sequence import PruningLog
@@ -26,7 +27,7 @@ from ..tree._predict import apply_rows
 from ..tree.thresholds import thresholds_at_training_values
 from .folds import cv_folds
 from .params import shallow_params
-from .spec import C45_TOLERANCE, GrowthSpec, c45_variant, uses_c45_thresholds
+from .spec import C45_TOLERANCE, c45_variant, uses_c45_thresholds
 from .validate import predict_matrix, routing_matrix
 
 #: Folds of ``ccp_alpha="cv"``, as ``quercus cv`` makes them by default.

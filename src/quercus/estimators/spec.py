@@ -1,5 +1,5 @@
 """The growth specification: an estimator's checked parameters and the facts of its data,
-turned into what the grower takes.
+turned into what the grower takes (a :class:`~quercus.grow.grower.GrowthSpec`).
 
 This is the estimators' side of the seam with the grower (``grow/grower.py``): the grower
 knows settings in its own units and nothing of parameter names; the estimators, the Dask
@@ -11,7 +11,6 @@ step; the functions it is made of are public for the readers that need one of th
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 import numpy as np
@@ -19,6 +18,7 @@ from scipy.stats import chi2
 from sklearn.utils import check_random_state
 
 from .._config import J48_SMALL
+from ..grow.grower import GrowthSpec
 from .params import growth_params
 
 #: The tolerance of C4.5's comparisons by ``c45_variant``: J48's, or release 8's exact ones.
@@ -35,35 +35,6 @@ class DataFacts(NamedTuple):
     total_weight: float
     n_stats: int
     most_bins: int
-
-
-@dataclass(frozen=True)
-class GrowthSpec:
-    """Everything the grower is told about one fit: the growth parameters in its units and
-    the task's settings (see :func:`~quercus.grow.grower.growth_setup`)."""
-
-    params: object  # GrowthParams
-    regression: bool
-    n_stats: int
-    c45_classes: int
-    c45_tolerance: float
-    chi2_critical: np.ndarray
-
-    def setup(self, trace: bool = False) -> dict:
-        """The keywords of :func:`~quercus.grow.grower.growth_setup` (and of
-        :func:`~quercus.grow.grower.grow_binned`) besides the data and the parameters."""
-        return {
-            "regression": self.regression,
-            "n_stats": self.n_stats,
-            "c45_classes": self.c45_classes,
-            "c45_tolerance": self.c45_tolerance,
-            "chi2_critical": self.chi2_critical,
-            "trace": trace,
-        }
-
-    def with_params(self, **changes) -> GrowthSpec:
-        """This specification with some growth parameters changed (a tree's seed, say)."""
-        return replace(self, params=replace(self.params, **changes))
 
 
 def c45_variant(params: Mapping) -> str:
@@ -118,7 +89,6 @@ def growth_spec(params: Mapping, regression: bool, facts: DataFacts, seed: int) 
 __all__ = [
     "C45_TOLERANCE",
     "DataFacts",
-    "GrowthSpec",
     "c45_tolerance",
     "c45_variant",
     "chi2_critical",

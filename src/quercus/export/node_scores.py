@@ -24,10 +24,10 @@ from ..binning.binned import bin_frame
 from ..criteria import registry
 from ..data.errors import DataError
 from ..estimators.params import shallow_params
-from ..estimators.spec import DataFacts, GrowthSpec, growth_spec, tree_seed
+from ..estimators.spec import DataFacts, growth_spec, tree_seed
 from ..estimators.validate import routing_matrix, sample_weights, typed_rows
 from ..grow._settings import LEAF_EPSILON
-from ..grow.grower import grow_binned
+from ..grow.grower import GrowthSpec, grow_binned
 from .trace import candidate_columns, split_text
 
 __all__ = ["NodeScores", "STOP_REASONS", "score_nodes"]

@@ -3,7 +3,7 @@ the growth kernel, and the flat :class:`~quercus.tree.Tree` of its arrays."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -18,7 +18,14 @@ from .levelwise import grow_level_wise, grow_local
 from .statistics import StatisticsProvider
 from .threads import can_thread, grow_tree_threaded
 
-__all__ = ["GrowthParams", "grow_binned", "growth_setup", "subtraction_rows", "tree_from_grown"]
+__all__ = [
+    "GrowthParams",
+    "GrowthSpec",
+    "grow_binned",
+    "growth_setup",
+    "subtraction_rows",
+    "tree_from_grown",
+]
 
 #: Nodes of at least this many rows keep the histograms of every feature for histogram
 #: subtraction (``Settings.subtract_rows``); see ``bench/README.md`` for how it was chosen.
@@ -43,6 +50,35 @@ class GrowthParams:
     min_impurity_split: float = 0.0  # a node below this impurity stays a leaf
     lookahead: int = 0  # levels looked ahead when choosing a split (0: greedy)
     oblique: bool = False  # also search splits on a linear combination of numeric features
+
+
+@dataclass(frozen=True)
+class GrowthSpec:
+    """Everything the grower is told about one fit: the growth parameters in its units and
+    the task's settings (see :func:`~quercus.grow.grower.growth_setup`)."""
+
+    params: object  # GrowthParams
+    regression: bool
+    n_stats: int
+    c45_classes: int
+    c45_tolerance: float
+    chi2_critical: np.ndarray
+
+    def setup(self, trace: bool = False) -> dict:
+        """The keywords of :func:`~quercus.grow.grower.growth_setup` (and of
+        :func:`~quercus.grow.grower.grow_binned`) besides the data and the parameters."""
+        return {
+            "regression": self.regression,
+            "n_stats": self.n_stats,
+            "c45_classes": self.c45_classes,
+            "c45_tolerance": self.c45_tolerance,
+            "chi2_critical": self.chi2_critical,
+            "trace": trace,
+        }
+
+    def with_params(self, **changes) -> GrowthSpec:
+        """This specification with some growth parameters changed (a tree's seed, say)."""
+        return replace(self, params=replace(self.params, **changes))
 
 
 def growth_setup(

@@ -67,7 +67,7 @@ class TrainingRows(Protocol):
 
     def grow(self, spec, plans: Sequence[TreePlan], weigh: Weigh | None = None) -> Iterator[Tree]:
         """The trees of ``plans``, in order, grown as ``spec`` (a
-        :class:`~quercus.estimators.spec.GrowthSpec`) says with each plan's seed: on the
+        :class:`~quercus.grow.grower.GrowthSpec`) says with each plan's seed: on the
         rows' targets, or after :meth:`retarget` on their working targets."""
 
     def start_scores(self, initial: np.ndarray) -> None:
