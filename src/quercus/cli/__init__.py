@@ -4,11 +4,13 @@
 warm``
 (also ``python -m quercus``). The subcommands live in :mod:`quercus.cli.commands`,
 :mod:`quercus.cli.show`, :mod:`quercus.cli.cv`, :mod:`quercus.cli.tune` and
-:mod:`quercus.cli.report` (their shared steps in :mod:`quercus.cli.tasks`); this module holds
-the parser and turns errors into exit statuses: 0 success, 2 a usage error, 1 bad data, a
-bad model file or a failed step, reported as one line ``quercus: error: <message>`` on
-stderr (a traceback only with ``quercus --debug ...``). What it prints shows control
-characters escaped (:mod:`quercus.cli.output`): a name in the data cannot drive the terminal.
+:mod:`quercus.cli.report` (their shared steps in :mod:`quercus.cli.tasks`; the data that
+``fit`` learns from in :mod:`quercus.cli.source`, or on a Dask cluster in
+:mod:`quercus.cli.dask_fit`); this module holds the parser and turns errors into exit
+statuses: 0 success, 2 a usage error, 1 bad data, a bad model file or a failed step,
+reported as one line ``quercus: error: <message>`` on stderr (a traceback only with
+``quercus --debug ...``). What it prints shows control characters escaped
+(:mod:`quercus.cli.output`): a name in the data cannot drive the terminal.
 
 The parser is built from light modules only (:mod:`quercus.cli.options`): a subcommand's
 module, with pandas, scikit-learn and Numba, is imported when that subcommand runs, so that

@@ -9,7 +9,6 @@ that is wrong (exit 1); ``quercus.cli.main`` turns them into one line on stderr.
 
 from __future__ import annotations
 
-import sys
 from typing import TextIO
 
 import numpy as np
@@ -22,32 +21,32 @@ from ..criteria import entropy, gain_table
 from ..data import DataError
 from ..data.read import Table, check_readable
 from ..data.schema import NUMERIC_KIND
-from ..warm import announce_compiling
-from .dask_fit import run_dask_fit
 from .fitted import (
     FORESTS,
     as_model_labels,
     check_output,
     describe,
     evaluation,
-    training_score,
 )
 from .options import UsageError
 from .output import results_stream, save_model, write_text
 from .progress import Progress
+from .source import LocalSource
 from .tasks import (
     ALGORITHMS,
     algorithm_name,
     cell_text,
     check_settings,
+    decide_task,
     defaults_note,
     learning_task,
     learns_numbers_only,
     make_estimator,
-    numeric_target,
     read_data,
     read_features,
+    regression_why,
     target_task,
+    task_data,
     task_line,
 )
 
@@ -71,39 +70,37 @@ def _read_training(args) -> Table:
 
 def run_fit(args, out: TextIO) -> int:
     """``quercus fit``: learn a model, print it and its training score, save it with -o,
-    evaluate it on a test file with --test; with --dask, on a Dask cluster
-    (:func:`quercus.cli.dask_fit.run_dask_fit`)."""
-    if args.dask is not None:
-        return run_dask_fit(args, out)
-    if args.algorithm is None:
-        args.algorithm = "c45"
-    check_settings(args.algorithm, args.set)
+    evaluate it on a test file with --test; over the data read into memory
+    (:class:`~quercus.cli.source.LocalSource`) or, with --dask, held on a Dask cluster
+    (:class:`~quercus.cli.dask_fit.DaskSource`)."""
+    if args.dask is None:
+        kind = LocalSource
+    else:
+        from .dask_fit import DaskSource as kind
+    algorithm = kind.checked_algorithm(args)
     check_output(args.output)
     if args.test:
         check_readable(args.test)  # before the work, not after it
-    with Progress(args.quiet) as progress:
-        progress.update(f"fit: reading {args.data}")
-        table = _read_training(args)
-        regression, y = learning_task(table, args.algorithm)
-        estimator = make_estimator(args.algorithm, regression, args.set)
-        if isinstance(estimator, FORESTS) and progress.enabled:
-            estimator.set_params(verbose=1)
-        progress.update(
-            f"fit: learning {algorithm_name(args.algorithm, estimator)} from {len(y):,} rows"
-        )
-        with announce_compiling(sys.stderr, before=progress.clear, quiet=args.quiet):
-            estimator.fit(table.X, y)
-        if isinstance(estimator, FORESTS):
-            estimator.set_params(verbose=0)  # not saved as a setting of the model
+    with Progress(args.quiet) as progress, kind.opened(args, progress) as source:
+        data = source.data
+        regression = decide_task(data, algorithm, model_trees=source.in_memory)
+        estimator, left_out = source.estimator(algorithm, regression, args.set)
+        name = algorithm_name(algorithm, estimator)
+        progress.update(f"fit: learning {name} from {data.n_rows:,} rows{source.place}")
+        X, y = source.training(regression)
+        with source.shown(estimator, progress):
+            estimator.fit(X, y)
+        model = source.local_model(estimator)
+        score = source.score(model, regression, progress)
     if args.output:
-        save_model(estimator, args.output, out, args.quiet)
+        save_model(model, args.output, out, args.quiet)
     out = results_stream(args.output, out)  # the standard error when the model went out
-    out.write(task_line(table, y, regression, args.algorithm, estimator))
-    out.write(defaults_note(args.algorithm, regression, args.set, estimator))
-    out.write(describe(estimator))
-    out.write(training_score(estimator, table.X, y, regression))
+    out.write(task_line(data, regression, algorithm, estimator))
+    out.write(defaults_note(algorithm, regression, args.set, model, left_out))
+    out.write(describe(model))
+    out.write(score)
     if args.test:
-        out.write("\n" + evaluation(estimator, args.test, table.schema.target, args.quiet))
+        out.write("\n" + evaluation(model, args.test, data.target, args.quiet))
     return 0
 
 
@@ -197,7 +194,8 @@ def run_gain(args, out: TextIO) -> int:
         regression, y = target_task(table)
         if regression:
             raise DataError(
-                f"{args.data}: target {table.schema.target!r} is {numeric_target(table)}: "
+                f"{args.data}: target {table.schema.target!r} is "
+                f"{regression_why(task_data(table))}: "
                 "information gain needs classes (gain --trace --algorithm cart shows the "
                 "variance decrease of each split of a regression tree)",
                 column=table.schema.target,
@@ -224,7 +222,7 @@ def run_gain(args, out: TextIO) -> int:
             f"gain: learning {algorithm_name(algorithm, estimator)} from {len(y):,} rows"
         )
         estimator.fit(table.X, y, trace=True)
-    out.write(task_line(table, y, regression, algorithm, estimator))
+    out.write(task_line(task_data(table), regression, algorithm, estimator))
     params = estimator.get_params()
     if table.X.isna().any().any():
         missing = params["missing"]

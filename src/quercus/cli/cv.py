@@ -37,6 +37,7 @@ from .tasks import (
     read_data,
     regression_why,
     settings_by_algorithm,
+    task_data,
     task_line,
 )
 
@@ -69,9 +70,10 @@ def _cv_task(table, algorithm: str, compare: str | None):
     regression, y = learning_task(table, lead)
     if regression and ALGORITHMS[other].regressor is None:
         option = {algorithm: "--algorithm", compare: "--compare"}
+        why = regression_why(task_data(table), lead, short=True)
         raise DataError(
             f"{table.source}: target {table.schema.target!r} is "
-            f"{regression_why(table, lead, short=True)}, a regression for {option[lead]} {lead} "
+            f"{why}, a regression for {option[lead]} {lead} "
             f"({ALGORITHMS[lead].label}), but {option[other]} {other} "
             f"({ALGORITHMS[other].label}) learns classes: the two cannot be compared "
             "(cart and forest learn both)",
@@ -154,7 +156,7 @@ def run_cv(args, out: TextIO) -> int:
         bar.close()
     score = "R^2" if regression else "accuracy"
     first = algorithms[0]
-    out.write(task_line(table, y, regression, first, estimators[first], algorithms[1:]))
+    out.write(task_line(task_data(table), regression, first, estimators[first], algorithms[1:]))
     if args.compare is not None:
         out.write(f"compared with {algorithm_name(args.compare, estimators[args.compare])}\n")
     for algorithm in algorithms:

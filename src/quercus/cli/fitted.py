@@ -1,6 +1,6 @@
 """What the command line says of a fitted model: the model as text, its training score and
 its evaluation on a test file. ``quercus fit`` prints them whether the model was learned in
-memory (:mod:`quercus.cli.commands`) or on a Dask cluster (:mod:`quercus.cli.dask_fit`)."""
+memory (:mod:`quercus.cli.source`) or on a Dask cluster (:mod:`quercus.cli.dask_fit`)."""
 
 from __future__ import annotations
 

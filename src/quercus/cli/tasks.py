@@ -12,10 +12,12 @@ import difflib
 import re
 import warnings
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
 
+from ..capabilities import dask_refusal
 from ..data import DataError, read_table
 from ..data.read import Table
 from ..data.schema import NUMERIC_KIND, Schema
@@ -167,12 +169,10 @@ def settings_by_algorithm(
 
 def make_estimator(algorithm: str, regression: bool, settings: list):
     """The estimator of ``algorithm`` for the task, with the command line's defaults
-    (:data:`READABLE_CART` for a CART tree, :data:`FOREST_DEFAULTS` for a forest) under
-    the ``--set`` parameters."""
+    (:func:`cli_params`) under the ``--set`` parameters."""
     check_settings(algorithm, settings, regression)
     (cls,) = estimator_classes(algorithm, regression)
-    params = dict(cli_defaults(algorithm, regression))
-    params.update(dict(settings))
+    params, _ = cli_params(algorithm, regression, dict(settings))
     estimator = cls(**params)
     try:
         check_params(estimator)
@@ -198,12 +198,56 @@ def cli_defaults(algorithm: str, regression: bool) -> dict:
     return {}
 
 
-def defaults_note(algorithm: str, regression: bool, settings: list, estimator) -> str:
-    """A line saying which command-line defaults shaped the model ('' when none did)."""
+def cli_params(
+    algorithm: str, regression: bool, given: dict, on_dask: bool = False
+) -> tuple[dict, dict]:
+    """The parameters of the estimator of ``algorithm`` for the task: the command line's
+    defaults (:func:`cli_defaults`) under the ``given`` ones, and the defaults left out
+    (name -> value): ``on_dask``, those that a fit on Dask cannot take
+    (:func:`quercus.capabilities.dask_refusal`), else none."""
+    defaults = {k: v for k, v in cli_defaults(algorithm, regression).items() if k not in given}
+    left_out = {k: v for k, v in defaults.items() if on_dask and dask_refusal({k: v}) is not None}
+    kept = {k: v for k, v in defaults.items() if k not in left_out}
+    return {**kept, **given}, left_out
+
+
+def defaults_note(
+    algorithm: str, regression: bool, settings: list, estimator, left_out: dict | None = None
+) -> str:
+    """A line saying which command-line defaults shaped the model (``estimator``, fitted,
+    or None) and which were ``left_out`` (name -> value, :func:`cli_params`); '' when
+    neither."""
+    left_out = left_out or {}
     given = {name for name, _ in settings}
-    used = {k: v for k, v in cli_defaults(algorithm, regression).items() if k not in given}
-    if algorithm != "cart":
-        return ""
+    used = {
+        k: v
+        for k, v in cli_defaults(algorithm, regression).items()
+        if k not in given and k not in left_out
+    }
+    parts = _readable_defaults(used, estimator) if algorithm == "cart" else []
+    notes = []
+    if parts:  # not when every default is given (random_state alone shapes nothing said)
+        notes.append(
+            f"defaults for a readable {tree_kind(regression)} tree (as rpart's): "
+            + ", ".join(parts)
+        )
+    if left_out:
+        shown_left = ", ".join(
+            f"{k}={v!r} ({dask_refusal({k: v}).reason()})" for k, v in left_out.items()
+        )
+        notes.append(f"left out on Dask: {shown_left}")
+    if parts:
+        notes.append(
+            "--set min_samples_split=2 --set min_samples_leaf=1 --set ccp_alpha=0 grows the "
+            "full tree"
+        )
+    return "; ".join(notes) + "\n" if notes else ""
+
+
+def _readable_defaults(used: dict, estimator) -> list[str]:
+    """What :func:`defaults_note` says of the defaults ``used`` of a CART tree: each as
+    ``name=value``, and how ``ccp_alpha`` was chosen (its value, when ``estimator`` knows
+    it)."""
     parts = [f"{k}={v}" for k, v in used.items() if k not in ("ccp_alpha", "random_state")]
     results = getattr(estimator, "cv_results_", None)
     if "ccp_alpha" in used and results is not None and np.isnan(results["mean_error"]).all():
@@ -214,14 +258,7 @@ def defaults_note(algorithm: str, regression: bool, settings: list, estimator) -
         parts.append(
             f"ccp_alpha chosen by 10-fold cross-validation with the one-standard-error rule{chosen}"
         )
-    if not parts:  # every default given (random_state alone shapes nothing said here)
-        return ""
-    return (
-        f"defaults for a readable {tree_kind(regression)} tree (as rpart's): "
-        + ", ".join(parts)
-        + "; --set min_samples_split=2 --set min_samples_leaf=1 --set ccp_alpha=0 grows the "
-        "full tree\n"
-    )
+    return parts
 
 
 def tree_kind(regression: bool) -> str:
@@ -236,27 +273,90 @@ def algorithm_name(algorithm: str, estimator) -> str:
 # -- the task -----------------------------------------------------------------------------------
 
 
-def target_task(table: Table) -> tuple[bool, pd.Series]:
-    """Whether the target calls for regression, and the target to learn.
+class TaskData(NamedTuple):
+    """The training data as the learning task is decided (:func:`decide_task`) and said
+    (:func:`task_line`) from: the same whether its rows are in memory (:func:`task_data`
+    of a table) or on a Dask cluster (:mod:`quercus.cli.dask_fit`)."""
 
-    A numeric target whose values are all integers, with at most ``MAX_NUMERIC_CLASSES``
-    distinct values, is a class column (returned as integers); any other numeric target is
-    a regression target.
-    """
-    y = table.y
-    if table.schema.target_kind != NUMERIC_KIND:
-        return False, y
+    source: str  # the data, as its messages name it
+    target: str  # the target column
+    kind: str  # the target's kind: NUMERIC_KIND, or that of a column of classes
+    n_rows: int  # rows whose target is known
+    n_attributes: int
+    distinct: int  # distinct known targets (of a column of classes: its classes; 0: not counted)
+    integral: bool  # a numeric target whose known values are all whole numbers
+    # The classes in order, should the task be classification; None: known only once a
+    # model has learned them (a column of text on a Dask cluster), or a regression target.
+    classes: tuple | None
+
+
+def task_data(table: Table) -> TaskData:
+    """The :class:`TaskData` of a table in memory."""
+    y, kind = table.y, table.schema.target_kind
+    shared = {"source": table.source, "target": table.schema.target, "kind": kind}
+    shared.update(n_rows=len(table), n_attributes=table.X.shape[1])
+    if kind != NUMERIC_KIND:
+        present = set(y.dropna().unique())
+        classes = tuple(c for c in y.cat.categories if c in present)
+        return TaskData(**shared, distinct=len(classes), integral=False, classes=classes)
     values = y.to_numpy(dtype=np.float64)
+    distinct = np.unique(values)
     integral = bool(np.all(values == np.round(values)))
-    if integral and len(np.unique(values)) <= MAX_NUMERIC_CLASSES:
-        return False, y.astype(np.int64)
-    return True, y
+    few = integral and len(distinct) <= MAX_NUMERIC_CLASSES
+    classes = tuple(distinct.astype(np.int64).tolist()) if few else None
+    return TaskData(**shared, distinct=len(distinct), integral=integral, classes=classes)
 
 
-def numeric_target(table: Table) -> str:
-    """Why the target is a regression target, for messages."""
-    values = table.y.to_numpy(dtype=np.float64)
-    return numeric_target_text(len(np.unique(values)), bool(np.all(values == np.round(values))))
+def is_regression_target(data: TaskData) -> bool:
+    """Whether the target alone calls for regression: a numeric target is a regression
+    target unless its values are all integers, at most ``MAX_NUMERIC_CLASSES`` distinct
+    ones (a column of classes)."""
+    if data.kind != NUMERIC_KIND:
+        return False
+    return not (data.integral and data.distinct <= MAX_NUMERIC_CLASSES)
+
+
+def decide_task(data: TaskData, algorithm: str, model_trees: bool = True) -> bool:
+    """Whether ``algorithm`` learns a regression of the target (:func:`is_regression_target`),
+    with a :class:`DataError` when it cannot learn the task: an algorithm that learns only
+    classes given a regression target (``model_trees``: whether m5 is offered instead, not
+    on Dask), one that learns numbers only (m5) given a column of classes. An algorithm that
+    learns numbers only takes any numeric target as a regression target (also a few integer
+    values, which the others take as classes)."""
+    if learns_numbers_only(algorithm):
+        if data.kind != NUMERIC_KIND:
+            raise numbers_only(data.source, data.target, class_target(data), algorithm)
+        return True
+    regression = is_regression_target(data)
+    if regression and ALGORITHMS[algorithm].regressor is None:
+        why = regression_why(data, algorithm)
+        raise classes_only(data.source, data.target, why, algorithm, model_trees)
+    return regression
+
+
+def task_target(y, data: TaskData, regression: bool):
+    """The target ``y`` (a pandas or dask Series) to learn for the task: a numeric target's
+    classes as integers, its numbers as floats; classes of another kind as they are."""
+    if data.kind != NUMERIC_KIND:
+        return y
+    dtype = np.float64 if regression else np.int64
+    return y if y.dtype == dtype else y.astype(dtype)
+
+
+def target_task(table: Table) -> tuple[bool, pd.Series]:
+    """Whether the target of ``table`` calls for regression (:func:`is_regression_target`),
+    and the target to learn (:func:`task_target`)."""
+    data = task_data(table)
+    regression = is_regression_target(data)
+    return regression, task_target(table.y, data, regression)
+
+
+def learning_task(table: Table, algorithm: str) -> tuple[bool, pd.Series]:
+    """:func:`decide_task` of ``algorithm`` on ``table``, and the target to learn
+    (:func:`task_target`)."""
+    data = task_data(table)
+    regression = decide_task(data, algorithm)
+    return regression, task_target(table.y, data, regression)
 
 
 def numeric_target_text(distinct: int, integral: bool) -> str:
@@ -272,44 +372,30 @@ def learns_numbers_only(algorithm: str) -> bool:
     return ALGORITHMS[algorithm].classifier is None
 
 
-def learning_task(table: Table, algorithm: str) -> tuple[bool, pd.Series]:
-    """:func:`target_task`, with a :class:`DataError` when ``algorithm`` learns only classes
-    and the target is a regression target. An algorithm that learns numbers only takes any
-    numeric target as a regression target (also a few integer values, which the others take
-    as classes), and a class target is a :class:`DataError`."""
-    if learns_numbers_only(algorithm):
-        if table.schema.target_kind != NUMERIC_KIND:
-            raise numbers_only(table.source, table.schema.target, class_target(table), algorithm)
-        return True, table.y
-    regression, y = target_task(table)
-    if regression and ALGORITHMS[algorithm].regressor is None:
-        raise classes_only(table.source, table.schema.target, numeric_target(table), algorithm)
-    return regression, y
-
-
 def common_task(table: Table, algorithms: list[str]) -> tuple[bool, pd.Series]:
     """The learning task of several algorithms searched or compared on the same target: an
     algorithm that learns numbers only (m5) makes a numeric target a regression target for
     all of them; a :class:`DataError` when one of them cannot learn the task."""
+    data = task_data(table)
     lead = next((a for a in algorithms if learns_numbers_only(a)), algorithms[0])
-    regression, y = learning_task(table, lead)
+    regression = decide_task(data, lead)
     for algorithm in algorithms:
         if regression and ALGORITHMS[algorithm].regressor is None:
-            why = regression_why(table, lead, short=True)
-            if not target_task(table)[0]:  # a regression because lead learns numbers only
+            why = regression_why(data, lead, short=True)
+            if not is_regression_target(data):  # a regression because lead learns numbers only
                 why += f", a regression for --algorithm {lead}"
-            raise classes_only(table.source, table.schema.target, why, algorithm)
-    return regression, y
+            raise classes_only(data.source, data.target, why, algorithm)
+    return regression, task_target(table.y, data, regression)
 
 
-def regression_why(table: Table, algorithm: str, short: bool = False) -> str:
-    """Why the target is a regression target for ``algorithm``, for messages: as
-    :func:`numeric_target`, or (a numeric target of few integer values) because
-    ``algorithm`` learns numbers only; ``short``: without that reason."""
-    values = table.y.to_numpy(dtype=np.float64)
-    distinct = len(np.unique(values))
-    integral = bool(np.all(values == np.round(values)))
-    if not learns_numbers_only(algorithm) or not integral or distinct > MAX_NUMERIC_CLASSES:
+def regression_why(data: TaskData, algorithm: str | None = None, short: bool = False) -> str:
+    """Why the target is a regression target for ``algorithm``, for messages: its values
+    (:func:`numeric_target_text`), or (a numeric target of few integer values) because
+    ``algorithm`` learns numbers only; ``short``: without that reason. ``algorithm`` None:
+    the target alone."""
+    distinct, integral = data.distinct, data.integral
+    numbers_only = algorithm is not None and learns_numbers_only(algorithm)
+    if not numbers_only or not integral or distinct > MAX_NUMERIC_CLASSES:
         return numeric_target_text(distinct, integral)
     if short:
         return f"numeric with {distinct} distinct integer values"
@@ -330,8 +416,8 @@ def classes_only(
     source: str, target: str, why: str, algorithm: str, model_trees: bool = True
 ) -> DataError:
     """The error of an ``algorithm`` that learns only classes given a regression target
-    (``why``: :func:`numeric_target` or :func:`regression_why`); ``model_trees``: whether
-    m5 is offered (not on Dask)."""
+    (``why``: :func:`regression_why`); ``model_trees``: whether m5 is offered (not on
+    Dask)."""
     m5 = ", or m5 for a model tree" if model_trees else ""
     return DataError(
         f"{source}: target {target!r} is {why}: {ALGORITHMS[algorithm].label} learns classes; "
@@ -341,12 +427,13 @@ def classes_only(
     )
 
 
-def class_target(table: Table) -> str:
-    """What the target is when it is not numeric, for messages: its kind and classes."""
-    y = table.y
-    present = set(y.dropna().unique())
-    labels = [c for c in y.cat.categories if c in present]
-    return f"{table.schema.target_kind} with {plural(len(labels), 'class')} ({shown(labels, 5)})"
+def class_target(data: TaskData) -> str:
+    """What the target is when it is not numeric, for messages: its kind and classes (when
+    they are known)."""
+    if data.classes is None:
+        return data.kind
+    classes = data.classes
+    return f"{data.kind} with {plural(len(classes), 'class')} ({shown(classes, 5)})"
 
 
 def numbers_only(source: str, target: str, why: str, algorithm: str) -> DataError:
@@ -366,46 +453,25 @@ def shown(labels, limit: int = 10) -> str:
     return ", ".join(labels[:limit]) + more
 
 
-def task_line(
-    table: Table, y: pd.Series, regression: bool, algorithm: str, estimator, others=()
-) -> str:
+def task_line(data: TaskData, regression: bool, algorithm: str, estimator, others=()) -> str:
     """One line saying what is learned from what, and with which estimator (``others``: the
-    other algorithms of the run, whose task it is too)."""
-    target = table.schema.target
-    learner = algorithm_name(algorithm, estimator)
-    size = (len(table), table.X.shape[1])
+    other algorithms of the run, whose task it is too): a regression of the target and what
+    makes it one, else a classification into its classes (those of ``data``, else those
+    the fitted ``estimator`` learned)."""
     if regression:
         lead = next((a for a in (algorithm, *others) if learns_numbers_only(a)), algorithm)
-        return task_text(target, learner, size, why=regression_why(table, lead))
-    numeric = table.schema.target_kind == NUMERIC_KIND
-    if numeric:
-        labels = sorted(pd.unique(y))
+        what = f"regression of {data.target!r} ({regression_why(data, lead)})"
     else:
-        labels = [c for c in y.cat.categories if c in set(y.unique())]
-    return task_text(target, learner, size, labels=labels, numeric=numeric)
-
-
-def task_text(
-    target: str,
-    learner: str,
-    size: tuple[int, int],
-    *,
-    why: str | None = None,
-    labels=(),
-    numeric: bool = False,
-) -> str:
-    """The task line of :func:`task_line`: a regression of ``target`` (``why``: what makes
-    it one), else a classification into ``labels`` (``numeric``: of a numeric target), by
-    ``learner`` (:func:`algorithm_name`) from ``size`` = (rows, attributes)."""
-    shape = f"{plural(size[0], 'row')} x {plural(size[1], 'attribute')}"
-    if why is not None:
-        what = f"regression of {target!r} ({why})"
-    else:
-        what = f"classification of {target!r} into {plural(len(labels), 'class')} ({shown(labels)}"
-        if numeric:
+        labels = data.classes if data.classes is not None else list(estimator.classes_)
+        what = (
+            f"classification of {data.target!r} into {plural(len(labels), 'class')} "
+            f"({shown(labels)}"
+        )
+        if data.kind == NUMERIC_KIND:
             what += "; a numeric target with few integer values, taken as classes"
         what += ")"
-    return f"task: {what} with {learner}, {shape}\n"
+    shape = f"{plural(data.n_rows, 'row')} x {plural(data.n_attributes, 'attribute')}"
+    return f"task: {what} with {algorithm_name(algorithm, estimator)}, {shape}\n"
 
 
 # -- reading and writing ------------------------------------------------------------------------

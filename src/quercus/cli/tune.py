@@ -36,6 +36,7 @@ from .tasks import (
     make_estimator,
     read_data,
     settings_by_algorithm,
+    task_data,
     task_line,
 )
 
@@ -291,7 +292,8 @@ def run_tune(args, out: TextIO) -> int:
         y, folds=args.folds, seed=args.seed, repeats=args.repeats, regression=regression
     )
     n_candidates = len(ParameterGrid(param_grid))
-    out.write(task_line(table, y, regression, algorithms[0], bases[algorithms[0]], algorithms))
+    first = bases[algorithms[0]]
+    out.write(task_line(task_data(table), regression, algorithms[0], first, algorithms))
     for algorithm in algorithms[1:]:
         out.write(f"also searched: {algorithm_name(algorithm, bases[algorithm])}\n")
     kind = "" if regression else "stratified "
