@@ -519,19 +519,6 @@ def write_entries(path, entries) -> None:
                 archive.writestr(info, data)
 
 
-@pytest.mark.slow
-@SETTINGS
-@given(name=st.sampled_from(FORESTS), mutations=forest_mutations)
-def test_damaged_fields_of_forest_json(tmp_path, forests, name, mutations):
-    path = tmp_path / "f.qf"
-    entries = entries_of(forests[name].data)
-    meta = json.loads(entries[0][1])
-    text = mutate_document(meta, mutations)
-    entries[0][1] = text.encode("utf-8", errors="surrogatepass")
-    write_entries(path, entries)
-    loads_and_predicts_or_is_refused(path, forests[name])
-
-
 def forest_format(data: bytes) -> list:
     """The entries of an ensemble file as the forest format before it wrote them
     (``forest.json``, the forest's fields in ``training``, no tree weights)."""
@@ -548,11 +535,15 @@ def forest_format(data: bytes) -> list:
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("old_format", [False, True], ids=["ensemble", "forest format"])
 @SETTINGS
 @given(name=st.sampled_from(FORESTS), mutations=forest_mutations)
-def test_damaged_fields_of_a_forest_file_of_the_format_before(tmp_path, forests, name, mutations):
+def test_damaged_fields_of_forest_json(tmp_path, forests, name, mutations, old_format):
+    """The metadata of an ensemble file (``ensemble.json``), or of a forest file of the
+    format before (``forest.json``), damaged."""
     path = tmp_path / "f.qf"
-    entries = forest_format(forests[name].data)
+    data = forests[name].data
+    entries = forest_format(data) if old_format else entries_of(data)
     text = mutate_document(json.loads(entries[0][1]), mutations)
     entries[0][1] = text.encode("utf-8", errors="surrogatepass")
     write_entries(path, entries)
