@@ -279,8 +279,7 @@ def fit_tree_rows(tree, rows) -> None:
     ``rows`` and finish it (:func:`~quercus.estimators.finish.finish_tree`: the prunings
     that need no rows)."""
     n_stats = 3 if tree.regression else len(tree.classes_)
-    most_bins = int(rows.tables.mapper.n_bins.max())
-    facts = DataFacts(len(rows.tables.kinds), rows.total_weight, n_stats, most_bins)
+    facts = DataFacts.of(rows.tables, rows.total_weight, n_stats)
     spec = growth_spec(shallow_params(tree), tree.regression, facts, tree_seed(tree.random_state))
     (grown,) = rows.grow(spec, [TreePlan(0, spec.params.seed)])
     finish_tree(tree, grown, spec)

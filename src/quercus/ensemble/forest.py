@@ -244,11 +244,9 @@ def grow_forest(forest, rows: TrainingRows, n_stats: int, first: int, seeds: lis
     ``first`` on), grown on the training ``rows`` (in this process or on a Dask cluster),
     each row weighed in each tree by ``weigh`` (:data:`quercus.grow.rows.Weigh`). The
     local and the Dask forests' fit."""
-    n_features = len(rows.tables.kinds)
-    most_bins = int(rows.tables.mapper.n_bins.max())
-    facts = DataFacts(n_features, rows.total_weight, n_stats, most_bins)
+    facts = DataFacts.of(rows.tables, rows.total_weight, n_stats)
     spec = growth_spec(tree_params(forest), forest.regression, facts, seed=0)
-    plans = tree_plans(forest, first, seeds, n_features)
+    plans = tree_plans(forest, first, seeds, facts.n_features)
     trees = rows.grow(spec, plans, weigh)
     return stack_in_batches(_with_progress(trees, len(seeds), forest.verbose))
 

@@ -60,7 +60,7 @@ class BaseDecisionTree(NotebookDisplay, TabularInput, BaseEstimator):
         params = shallow_params(self)
         seed = tree_seed(self.random_state)
         data = bin_frame(typed, self.schema_, self.max_bins, threads)
-        facts = DataFacts(typed.shape[1], float(w.sum()), n_stats, int(data.mapper.n_bins.max()))
+        facts = DataFacts.of(data, w.sum(), n_stats)
         spec = growth_spec(params, self.regression, facts, seed)
         values = self._oblique_values(typed) if spec.params.oblique else None
         if values is None:

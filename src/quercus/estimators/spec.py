@@ -36,6 +36,12 @@ class DataFacts(NamedTuple):
     n_stats: int
     most_bins: int
 
+    @classmethod
+    def of(cls, tables, total_weight: float, n_stats: int) -> DataFacts:
+        """The facts of rows binned as ``tables`` say (a
+        :class:`~quercus.binning.binned.BinnedData`; its rows are not read)."""
+        return cls(len(tables.kinds), float(total_weight), n_stats, int(tables.mapper.n_bins.max()))
+
 
 def c45_variant(params: Mapping) -> str:
     """Which C4.5: "j48" (Weka's J48, the default) or "release8" (Quinlan's C4.5)."""

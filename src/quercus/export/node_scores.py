@@ -194,7 +194,7 @@ def _scorer(estimator, typed, y_class, y_value, w) -> _Scorer:
     total = float(w[w > 0].sum())
     regression = estimator.regression
     n_stats = 3 if regression else estimator.n_classes_
-    facts = DataFacts(typed.shape[1], total, n_stats, int(data.mapper.n_bins.max()))
+    facts = DataFacts.of(data, total, n_stats)
     spec = growth_spec(
         shallow_params(estimator), regression, facts, tree_seed(estimator.random_state)
     )
