@@ -29,8 +29,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import check_is_fitted
 
-from .._config import LEAF, NUMERIC_SPLIT
-from .._parallel import n_threads, run_parallel
+from .._parallel import n_threads
 from ..binning.binned import bin_frame
 from ..estimators.display import NotebookDisplay
 from ..estimators.params import (
@@ -51,17 +50,9 @@ from ..grow.rows import LocalRows, TrainingRows, TreePlan
 from ..persist.forest_file import save_forest
 from ..tree import Tree
 from ..tree._predict import fractional_rows
-from ..tree._stack_predict import (
-    LEAF_FLAG,
-    MISSING_RIGHT,
-    block_rows,
-    compact_forest_sum,
-    compact_tree_sum_rows,
-    forest_sum,
-    tree_sum_rows,
-)
-from ..tree.stack import TreeStack, concatenate, stack_trees
+from ..tree.stack import concatenate, stack_trees
 from .bootstrap import MAX_POISSON_RATE, bootstrap_counts, poisson_counts
+from .tree_sums import PackedCache, pack_trees, stack_in_batches, sum_trees
 
 # Parameters of the trees (passed to each tree as they are).
 _TREE_PARAMS = (
@@ -158,71 +149,6 @@ def poisson_rate(max_samples, n: int) -> float:
     return rate
 
 
-def pack_forest(trees: TreeStack, tree_values) -> tuple:
-    """``(roots, routes, children, cat_table, values)`` of the stacked ``trees``: their
-    routing table and values over every node (the stack's indexes already point across
-    the trees). ``tree_values(tree)`` gives a tree's ``(n_nodes, outputs)`` values; here,
-    of the stack's merged nodes."""
-    return (*trees.routing_tables(), tree_values(trees.merged))
-
-
-COMPACT_DTYPE = np.dtype([("threshold", np.float64), ("feature", np.int32), ("left", np.int32)])
-
-
-def pack_compact(trees: TreeStack, tree_values) -> tuple | None:
-    """``(roots, nodes, values)`` in the compact layout (16-byte nodes, see ``_predict``), or
-    None when a tree has a category split. Nodes are renumbered so that each split's two
-    children are neighbours: the k-th split of a tree (in node order, parents first) has
-    its children at 2k + 1 and 2k + 2 of its tree. ``tree_values``: as for
-    :func:`pack_forest`."""
-    m = trees.merged
-    if (m.kind > NUMERIC_SPLIT).any():
-        return None
-    roots = trees.node_offsets[:-1].astype(np.int32)
-    inner = np.flatnonzero(m.kind != LEAF).astype(np.int32)  # a parent before its children
-    tree = trees.tree_of(inner)
-    per_tree = np.bincount(tree, minlength=len(trees))
-    # The k-th split of the forest is the (k - splits of the trees before)-th of its tree.
-    rank = np.arange(len(inner), dtype=np.int32) - (np.cumsum(per_tree) - per_tree)[tree]
-    left = (1 + 2 * rank + roots[tree]).astype(np.int32)  # its first child's new number
-    del tree, rank
-    new_id = np.repeat(roots, trees.n_nodes)  # a root keeps its number
-    new_id[m.children[m.child_start[inner]]] = left
-    new_id[m.children[m.child_start[inner] + 1]] = left + 1
-    nodes = np.empty(m.node_count, dtype=COMPACT_DTYPE)
-    leaf = m.kind == LEAF
-    nodes["threshold"][new_id] = np.where(leaf, np.inf, m.threshold)
-    feature = np.where(leaf, LEAF_FLAG, m.feature).astype(np.int32)
-    feature[inner] |= np.where(m.missing_child[inner] == 1, MISSING_RIGHT, 0).astype(np.int32)
-    nodes["feature"][new_id] = feature
-    del feature
-    nodes["left"][new_id] = new_id  # a leaf leads to itself
-    nodes["left"][new_id[inner]] = left
-    del left, inner
-    value = tree_values(m)
-    out_values = np.empty_like(value)
-    out_values[new_id] = value
-    return trees.node_offsets[:-1].copy(), nodes, out_values
-
-
-#: Trees grown by a forest's fit are stacked this many at a time (one Python object a
-#: tree only while they are few).
-STACK_BATCH = 256
-
-
-def stack_in_batches(trees) -> TreeStack:
-    """The stack of the trees that the iterable ``trees`` yields, stacked as they come."""
-    stacks, batch = [], []
-    for tree in trees:
-        batch.append(tree)
-        if len(batch) == STACK_BATCH:
-            stacks.append(stack_trees(batch))
-            batch = []
-    if batch:
-        stacks.append(stack_trees(batch))
-    return concatenate(stacks)
-
-
 def tree_plans(forest, first: int, seeds: list[int], n_features: int) -> list[TreePlan]:
     """The plans of the trees of ``seeds`` (trees ``first`` on): their numbers, seeds, and
     with ``feature_sampling='tree'`` the attributes each draws."""
@@ -279,17 +205,6 @@ class TreeEstimators(Sequence):
 
     def __repr__(self) -> str:
         return f"<{len(self)} tree estimators of a {type(self._forest).__name__}>"
-
-
-class PackedForestCache:
-    """Where a fitted forest keeps its packed trees once prediction has packed them: an
-    object of its own, filled in place, so that predicting leaves the estimator's
-    attributes as they were (scikit-learn's convention)."""
-
-    __slots__ = ("tables",)
-
-    def __init__(self):
-        self.tables = None
 
 
 class BaseForest(NotebookDisplay, TabularInput, BaseEstimator):
@@ -457,7 +372,7 @@ class BaseForest(NotebookDisplay, TabularInput, BaseEstimator):
         """Forget the packed forest of earlier trees: :attr:`_packed` packs ``trees_``
         again where prediction first needs it. Fit does not pack: the packed tables (at 1M
         x 20, 100 trees, about 300 MiB) would add to its peak."""
-        self._packing = PackedForestCache()
+        self._packing = PackedCache()
 
     @property
     def _packed(self) -> tuple:
@@ -465,51 +380,15 @@ class BaseForest(NotebookDisplay, TabularInput, BaseEstimator):
         a numeric threshold, else the general one; made at its first use and kept."""
         cache = self.__dict__.get("_packing")
         if cache is None:  # a forest pickled before the packing was deferred
-            cache = self._packing = PackedForestCache()
+            cache = self._packing = PackedCache()
         if cache.tables is None:
-            values = self._tree_values
-            cache.tables = pack_compact(self.trees_, values) or pack_forest(self.trees_, values)
+            cache.tables = pack_trees(self.trees_, self._tree_values)
         return cache.tables
 
     def _sum_trees(self, matrix, out, rows=None, tree=None, count=None):
-        """Add the trees' outputs for the rows of ``matrix`` to ``out``: every tree for every
-        row, or (``rows``, ``tree``) one tree for some rows, counted in ``count``."""
-        packed = self._packed
-        roots, values = packed[0], packed[-1]
-        compact = len(packed) == 3
-        if rows is None:
-            block = block_rows(len(matrix))
-            work = len(matrix) * len(roots)  # every row goes down every tree
-            if compact:
-                run_parallel(
-                    compact_forest_sum, matrix, roots, packed[1], values, out, block, work=work
-                )
-            else:
-                run_parallel(forest_sum, matrix, *packed[:4], values, out, block, work=work)
-        elif compact:
-            run_parallel(
-                compact_tree_sum_rows,
-                matrix,
-                rows,
-                roots[tree],
-                packed[1],
-                values,
-                out,
-                count,
-                work=len(rows),
-            )
-        else:
-            run_parallel(
-                tree_sum_rows,
-                matrix,
-                rows,
-                roots[tree],
-                *packed[1:4],
-                values,
-                out,
-                count,
-                work=len(rows),
-            )
+        """Add the trees' outputs for the rows of ``matrix`` to ``out`` (see
+        :func:`~quercus.ensemble.tree_sums.sum_trees`)."""
+        sum_trees(self._packed, matrix, out, rows=rows, tree=tree, count=count)
 
     def _tree_values(self, tree: Tree) -> np.ndarray:
         """What ``tree`` adds up for each of its nodes (not kept on the tree)."""
