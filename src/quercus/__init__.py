@@ -24,6 +24,8 @@ _EXPORTS = {
     "DecisionTreeRegressor": "estimators",
     "ID3Classifier": "estimators",
     "ModelTreeRegressor": "estimators",
+    "GradientBoostingClassifier": "ensemble",
+    "GradientBoostingRegressor": "ensemble",
     "RandomForestClassifier": "ensemble",
     "RandomForestRegressor": "ensemble",
     "DataError": "data",
@@ -53,6 +55,8 @@ __all__ = [
     "DecisionTreeRegressor",
     "ID3Classifier",
     "ModelTreeRegressor",
+    "GradientBoostingClassifier",
+    "GradientBoostingRegressor",
     "RandomForestClassifier",
     "RandomForestRegressor",
     "DataError",
@@ -113,7 +117,12 @@ if TYPE_CHECKING:  # what the names are, for type checkers and editors
         split_information,
     )
     from .data import DataError, DataWarning, Schema, Table, read_table
-    from .ensemble import RandomForestClassifier, RandomForestRegressor
+    from .ensemble import (
+        GradientBoostingClassifier,
+        GradientBoostingRegressor,
+        RandomForestClassifier,
+        RandomForestRegressor,
+    )
     from .estimators import (
         C45Classifier,
         C45RulesClassifier,

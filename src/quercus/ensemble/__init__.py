@@ -1,5 +1,12 @@
-"""Ensembles of trees: random forests (bagging with randomised attributes)."""
+"""Ensembles of trees: random forests (bagging with randomised attributes) and gradient
+boosting."""
 
 from .forest import RandomForestClassifier, RandomForestRegressor
+from .gradient_boosting import GradientBoostingClassifier, GradientBoostingRegressor
 
-__all__ = ["RandomForestClassifier", "RandomForestRegressor"]
+__all__ = [
+    "GradientBoostingClassifier",
+    "GradientBoostingRegressor",
+    "RandomForestClassifier",
+    "RandomForestRegressor",
+]

@@ -23,7 +23,13 @@ import numpy as np
 from .._config import njit
 from .._counters import GOLDEN_GAMMA, mix64, substream
 
-__all__ = ["BOOTSTRAP_BLOCK", "MAX_POISSON_RATE", "bootstrap_counts", "poisson_counts"]
+__all__ = [
+    "BOOTSTRAP_BLOCK",
+    "MAX_POISSON_RATE",
+    "bernoulli_counts",
+    "bootstrap_counts",
+    "poisson_counts",
+]
 
 # Row r of a tree's stream is word r + 1 of SplitMix64 seeded with the tree's key
 # (``quercus._counters``); the tree's key is a substream of the seed's key, so two trees'
@@ -134,5 +140,18 @@ def poisson_counts(
         raise ValueError(f"rate must be in (0, {MAX_POISSON_RATE:g}], got {rate}")
     out = np.empty(int(n_rows), dtype=np.float64)
     cdf = poisson_cdf(float(rate))
+    poisson_kernel(np.uint64(seed), np.uint64(tree), np.uint64(first_row), cdf, out)
+    return out
+
+
+def bernoulli_counts(seed: int, tree: int, first_row: int, n_rows: int, fraction: float):
+    """Keyed Bernoulli draws: 1.0 for each of the global rows ``first_row`` to ``first_row +
+    n_rows - 1`` kept in tree ``tree`` (with probability ``fraction``), else 0.0. As
+    :func:`poisson_counts`, a row's draw depends on ``(seed, tree, row)`` only: its uniform
+    draw is kept when it is at least ``1 - fraction``."""
+    if not 0.0 < fraction <= 1.0:
+        raise ValueError(f"fraction must be in (0, 1], got {fraction}")
+    out = np.empty(int(n_rows), dtype=np.float64)
+    cdf = np.array([1.0 - float(fraction)])
     poisson_kernel(np.uint64(seed), np.uint64(tree), np.uint64(first_row), cdf, out)
     return out

@@ -119,6 +119,11 @@ def _criteria(estimator) -> tuple:
     return registry.names(registry.REGRESSION if estimator.regression else registry.CLASSIFICATION)
 
 
+def _losses(estimator) -> tuple:
+    """The losses a booster fits (its class says)."""
+    return tuple(getattr(estimator, "supported_losses", ()))
+
+
 def _missing_policies(estimator) -> tuple:
     policies = tuple(MISSING_POLICIES)
     if estimator.regression:  # no class to take the majority of
@@ -303,6 +308,22 @@ PARAM_RULES: dict[str, ParamRule] = {
     "oob_score": _boolean(),
     "voting": _choice("soft", "hard"),
     "n_jobs": _fixed(_n_jobs_ok, "None or a non-zero integer (-1: every core)"),
+    # gradient boosting
+    "loss": ParamRule(
+        lambda v, e: isinstance(v, str) and v in _losses(e), lambda e: _listed(_losses(e))
+    ),
+    "learning_rate": _fixed(lambda v: _is_real(v) and v > 0, "a number > 0"),
+    "max_iter": _int_at_least(1, most=(INT32_MOST, "trees are numbered by int32")),
+    "min_child_weight": _fixed(lambda v: _is_real(v) and v >= 0, "a number >= 0"),
+    "subsample": _fixed(lambda v: _fraction(v, closed_right=True), "a float in (0, 1]"),
+    "early_stopping": _fixed(
+        lambda v: isinstance(v, bool | np.bool_) or v == "auto", "'auto', True or False"
+    ),
+    "n_iter_no_change": _int_at_least(1),
+    "tol": _fixed(lambda v: _is_real(v) and v >= 0, "a number >= 0"),
+    "scoring": _choice("loss"),
+    "huber_delta": _fixed(lambda v: _is_real(v) and v > 0, "a number > 0"),
+    "power": _fixed(lambda v: _is_real(v) and 1 < v < 2, "a number in (1, 2)"),
     "verbose": _int_at_least(0),
     "warm_start": _boolean(),
 }

@@ -1,0 +1,230 @@
+"""Gradient boosting: the loop that adds a tree per iteration (per class for a multinomial
+loss) to every row's raw scores, over the training rows wherever they live.
+
+Each iteration (Friedman 2001; the Newton form of XGBoost and LightGBM):
+
+1. every row's gradient ``g`` and hessian ``h`` of the loss at its raw scores become its
+   working target ``-g / h`` and weight ``h`` (:meth:`TrainingRows.retarget`); rows of
+   zero hessian weigh 0;
+2. a regression tree grows on them for each raw score (:meth:`TrainingRows.grow`, the
+   trees of one iteration side by side): with weights ``h`` and targets ``-g / h`` a node's
+   statistics are ``H`` and ``-G``, its squared-error gain is Newton's gain
+   ``G_L**2 / H_L + G_R**2 / H_R - G**2 / H`` (halved) and its mean ``-G / H`` is the
+   Newton step;
+3. the leaves' steps times the learning rate are added to the rows' raw scores, on their
+   bin codes (:meth:`TrainingRows.add_scores`); for absolute error and the quantile loss
+   each leaf's step is first set to the weighted quantile of its rows' residuals;
+4. the loss on the training rows (:meth:`TrainingRows.reduce`) and on the validation rows
+   is recorded, and with early stopping the loop ends once the validation loss has not
+   gone down by more than ``tol`` for ``n_iter_no_change`` iterations.
+
+The loop knows the rows only through :class:`~quercus.grow.rows.TrainingRows`, so the same
+loop runs on rows in memory and on a Dask cluster. ``subsample`` weighs each iteration's
+rows by keyed Bernoulli draws (a row's draw depends on the seed, the iteration and the row
+number only), the same however the rows are split into partitions.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import partial
+
+import numpy as np
+
+from ..grow.rows import TrainingRows, TreePlan
+from ..tree.stack import TreeStack, concatenate, stack_trees
+from .bootstrap import bernoulli_counts
+from .losses import Loss
+from .tree_sums import pack_trees, sum_trees
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class BoostSettings:
+    """How the loop runs: ``learning_rate`` scales every step; at most ``max_iter``
+    iterations; ``subsample`` the expected share of rows each iteration grows on (1: all);
+    ``seed`` keys the subsample's and the trees' draws; early stopping after
+    ``n_iter_no_change`` iterations without a validation loss lower than the best by more
+    than ``tol`` (``n_iter_no_change`` None: no early stopping)."""
+
+    learning_rate: float
+    max_iter: int
+    subsample: float = 1.0
+    seed: int = 0
+    n_iter_no_change: int | None = None
+    tol: float = 1e-7
+
+
+@dataclass
+class Validation:
+    """Rows held out for early stopping: their raw values as prediction routes them
+    (``matrix``), targets, weights and raw scores, updated iteration by iteration."""
+
+    matrix: np.ndarray
+    y: np.ndarray
+    w: np.ndarray
+    scores: np.ndarray | None = None
+
+
+@dataclass
+class Boosted:
+    """A booster's trees and record: ``start`` the raw scores before the first tree (one
+    per raw score); ``trees`` tree ``i * n_scores + k`` adds to raw score ``k`` at
+    iteration ``i`` (None before the first); ``steps`` what each node of the stack's merged
+    nodes adds to the raw scores, shape ``(nodes, n_scores)`` (a leaf's row is zero but for
+    its own score); ``train_loss``/``validation_loss`` the losses before the first tree
+    and after each iteration run; ``best_iteration`` the iterations kept."""
+
+    start: np.ndarray
+    trees: TreeStack | None = None
+    steps: np.ndarray | None = None
+    train_loss: list = field(default_factory=list)
+    validation_loss: list = field(default_factory=list)
+    best_iteration: int = 0
+
+
+def newton_targets(
+    loss: Loss, classes: bool, y_class, y_value, w, scores
+) -> tuple[np.ndarray, np.ndarray]:
+    """The working targets ``-g / h`` and weights ``h`` of some rows (a
+    :data:`~quercus.grow.rows.Retarget` once ``loss`` and ``classes`` are given): one
+    column per raw score; a row of zero hessian weighs 0 and has target 0."""
+    g, h = loss.gradients(y_class if classes else y_value, scores, w)
+    positive = h > 0.0
+    target = np.zeros_like(g)
+    np.divide(-g, h, out=target, where=positive)
+    return target, np.where(positive, h, 0.0)
+
+
+def loss_sums(loss: Loss, classes: bool, y_class, y_value, w, scores) -> np.ndarray:
+    """``[weighted loss sum, weight]`` of some rows (a :data:`~quercus.grow.rows.PerRows`),
+    whose ratio over all the rows is the mean loss."""
+    total = float(np.sum(w))
+    if total <= 0.0:
+        return np.zeros(2)
+    mean = loss.value(y_class if classes else y_value, scores, w)
+    return np.array([mean * total, total])
+
+
+def subsample_weights(seed: int, fraction: float, n_scores: int, tree: int, first_row: int, w):
+    """The weights of rows ``first_row`` on (weights ``w``) in tree number ``tree``: kept
+    (times 1) with probability ``fraction`` by keyed draws of the tree's iteration (``tree
+    // n_scores``: the trees of one iteration share their rows), else 0."""
+    return w * bernoulli_counts(seed, tree // n_scores, first_row, len(w), fraction)
+
+
+def leaf_steps(trees: TreeStack, n_scores: int, learning_rate: float) -> np.ndarray:
+    """What each node of the iteration's ``trees`` (tree ``k`` for raw score ``k``) adds to
+    the raw scores: its mean working target (the Newton step) times ``learning_rate`` in
+    its tree's column, shape ``(nodes, n_scores)``."""
+    means = trees.merged.leaf_values(keep=False)[:, 0]
+    steps = np.zeros((trees.merged.node_count, n_scores))
+    offsets = trees.node_offsets
+    for k in range(n_scores):
+        steps[offsets[k] : offsets[k + 1], k] = learning_rate * means[offsets[k] : offsets[k + 1]]
+    return steps
+
+
+def validation_scores(val: Validation, trees: TreeStack, steps: np.ndarray) -> None:
+    """Add the iteration's ``trees`` (with their ``steps``) to the validation rows' raw
+    scores, routed on their raw values as prediction routes them."""
+    sum_trees(pack_trees(trees, lambda merged: steps), val.matrix, val.scores)
+
+
+def _stopped(losses: list, best: int, settings: BoostSettings) -> bool:
+    """Whether the last ``n_iter_no_change`` iterations all failed to beat the best
+    validation loss (``losses[best]``) by more than ``tol``."""
+    n = settings.n_iter_no_change
+    return n is not None and len(losses) - 1 - best >= n
+
+
+def boost(
+    rows: TrainingRows,
+    spec,
+    loss: Loss,
+    classes: bool,
+    settings: BoostSettings,
+    *,
+    validation: Validation | None = None,
+    on_iteration: Callable[[int, Boosted], None] | None = None,
+) -> Boosted:
+    """Boost trees grown as ``spec`` (a :class:`~quercus.grow.grower.GrowthSpec` of a
+    regression tree) on ``rows`` for ``loss`` (``classes``: the rows' targets are class
+    codes); early stopping on ``validation`` when ``settings.n_iter_no_change`` is set.
+
+    Returns the :class:`Boosted` trees of the best iteration: with early stopping, the
+    iterations after the lowest validation loss are dropped."""
+    k = loss.n_scores
+    start = _start_scores(rows, loss, classes)
+    result = Boosted(start=start)
+    rows.start_scores(start)
+    retarget = partial(newton_targets, loss, classes)
+    sums = partial(loss_sums, loss, classes)
+    weigh = None
+    if settings.subsample < 1.0:
+        weigh = partial(subsample_weights, settings.seed, settings.subsample, k)
+    result.train_loss.append(_mean(rows.reduce(sums)))
+    if validation is not None:
+        validation.scores = np.tile(start, (len(validation.matrix), 1))
+        result.validation_loss.append(loss.value(validation.y, validation.scores, validation.w))
+    stacks, steps, best = [], [], 0
+    for it in range(settings.max_iter):
+        rows.retarget(retarget)
+        plans = [
+            TreePlan(it * k + j, _tree_seed(settings.seed, it * k + j), target=j) for j in range(k)
+        ]
+        trees = stack_trees(list(rows.grow(spec, plans, weigh)))
+        step = leaf_steps(trees, k, settings.learning_rate)
+        rows.add_scores(trees, step)
+        stacks.append(trees)
+        steps.append(step)
+        result.train_loss.append(_mean(rows.reduce(sums)))
+        if validation is not None:
+            validation_scores(validation, trees, step)
+            result.validation_loss.append(loss.value(validation.y, validation.scores, validation.w))
+            if result.validation_loss[-1] < result.validation_loss[best] - settings.tol:
+                best = it + 1
+        else:
+            best = it + 1
+        if on_iteration is not None:
+            on_iteration(it, result)
+        if validation is not None and _stopped(result.validation_loss, best, settings):
+            logger.info("early stop after %d iterations, best %d", it + 1, best)
+            break
+    result.best_iteration = best
+    if best:
+        result.trees = concatenate(stacks[:best])
+        result.steps = np.vstack(steps[:best])
+    return result
+
+
+def _start_scores(rows: TrainingRows, loss: Loss, classes: bool) -> np.ndarray:
+    """The loss's starting raw scores from the targets and weights of all the rows (taken
+    whole: a quantile or Huber's location is no sum over partitions)."""
+    y, w = rows.reduce(lambda y_class, y_value, w, scores: ((y_class if classes else y_value), w))
+    return np.asarray(loss.start(y, w), dtype=np.float64)
+
+
+def _mean(sums: np.ndarray) -> float:
+    return float(sums[0] / sums[1]) if sums[1] > 0 else float("nan")
+
+
+def _tree_seed(seed: int, tree: int) -> int:
+    """Tree number ``tree``'s seed for its feature draws, from the booster's ``seed``."""
+    return int(np.random.SeedSequence([seed, tree]).generate_state(1)[0])
+
+
+__all__ = [
+    "BoostSettings",
+    "Boosted",
+    "Validation",
+    "boost",
+    "leaf_steps",
+    "loss_sums",
+    "newton_targets",
+    "subsample_weights",
+    "validation_scores",
+]

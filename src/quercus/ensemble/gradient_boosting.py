@@ -1,0 +1,526 @@
+"""Gradient-boosted trees: :class:`GradientBoostingClassifier` and
+:class:`GradientBoostingRegressor`, scikit-learn estimators over the boosting loop
+(``ensemble/boosting.py``).
+
+The data are typed and binned once (nominal, ordinal and missing values as the single
+trees take them); each iteration grows a best-first regression tree of at most
+``max_leaf_nodes`` leaves on the rows' Newton working targets. Parameters are named as
+scikit-learn's ``HistGradientBoosting*`` names them where the idea is the same.
+
+Early stopping keeps the best iteration: the model predicts with the trees up to the
+lowest validation loss, and the iterations grown after it (``n_iter_no_change`` of them)
+are dropped. ``train_score_`` and ``validation_score_`` keep every iteration run.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.model_selection import train_test_split
+from sklearn.utils.class_weight import compute_sample_weight
+from sklearn.utils.validation import check_is_fitted
+
+from .._parallel import n_threads
+from ..binning.binned import bin_frame
+from ..estimators.display import NotebookDisplay
+from ..estimators.params import InvalidParameterError, check_params
+from ..estimators.spec import DataFacts, growth_spec
+from ..estimators.validate import (
+    TabularInput,
+    as_1d,
+    check_weight_total,
+    classes_and_codes,
+    numeric_targets,
+)
+from ..grow.rows import LocalRows
+from .boosting import BoostSettings, Validation, boost
+from .forest import draw_base_seed
+from .losses import Loss, classification_loss, regression_loss
+from .tree_sums import PackedCache, pack_trees, sum_trees
+
+#: Fits of more rows than this stop early by default (``early_stopping='auto'``), as
+#: scikit-learn's HistGradientBoosting does.
+AUTO_EARLY_STOPPING_ROWS = 10_000
+
+#: The regression losses the booster fits (absolute error and the quantile loss, which
+#: set their leaves to quantiles of residuals, are not offered yet).
+BOOSTED_REGRESSION_LOSSES = ("squared_error", "huber", "poisson", "gamma", "tweedie")
+
+
+class BaseGradientBoosting(NotebookDisplay, TabularInput, BaseEstimator):
+    """Shared machinery of the gradient-boosting estimators (not for direct use)."""
+
+    regression = False
+
+    # -- fitting --------------------------------------------------------------------------
+
+    def fit(self, X, y, sample_weight=None, *, X_val=None, y_val=None, sample_weight_val=None):
+        """Boost trees on ``X, y``; early stopping on ``X_val, y_val`` when given, else on
+        a held-out ``validation_fraction`` of the rows when ``early_stopping`` says so."""
+        check_params(self)
+        self._check_boosting_params()
+        typed = self._validate_X(X, reset=True)
+        self._note_target(y)
+        y = as_1d(y, len(typed))
+        w = self._check_sample_weight(sample_weight, len(y))
+        if not (w > 0).any():
+            raise ValueError("sample_weight is zero for every sample: nothing to learn from")
+        y_class, y_value = self._encode_target(y)
+        w = self._with_class_weight(w, y)
+        loss = self._loss()
+        self.base_seed_ = draw_base_seed(self.random_state)
+        train, validation = self._validation(typed, y_class, y_value, w, X_val, y_val,
+                                             sample_weight_val)  # fmt: skip
+        threads = n_threads(self.n_jobs)
+        data = bin_frame(typed.iloc[train], self.schema_, self.max_bins, threads)
+        rows = LocalRows(data, y_class[train], y_value[train], w[train], True, n_threads=threads)
+        self.do_early_stopping_ = validation is not None
+        if validation is not None and isinstance(validation, tuple):
+            validation = self._held_out(typed, validation[0], y_class, y_value, w)
+        del data
+        facts = DataFacts.of(rows.tables, rows.total_weight, 3)
+        spec = growth_spec(self._tree_params(), True, facts, seed=0).with_params(
+            min_leaf=float(self.min_child_weight), min_split=2.0 * float(self.min_child_weight)
+        )
+        settings = BoostSettings(
+            learning_rate=float(self.learning_rate),
+            max_iter=int(self.max_iter),
+            subsample=float(self.subsample),
+            seed=self.base_seed_,
+            n_iter_no_change=int(self.n_iter_no_change) if validation is not None else None,
+            tol=float(self.tol),
+        )
+        boosted = boost(
+            rows, spec, loss, not self.regression, settings, validation=validation,
+            on_iteration=self._progress(),
+        )  # fmt: skip
+        self.start_ = boosted.start
+        self.trees_ = boosted.trees
+        self.steps_ = boosted.steps
+        self.n_iter_ = boosted.best_iteration
+        self.n_trees_per_iteration_ = loss.n_scores
+        self.train_score_ = -np.asarray(boosted.train_loss)
+        self.validation_score_ = -np.asarray(boosted.validation_loss)
+        self._packing = PackedCache()
+        return self
+
+    def _check_boosting_params(self) -> None:
+        if self.scoring != "loss":
+            raise InvalidParameterError(
+                f"scoring must be 'loss' (early stopping on the validation loss), got "
+                f"{self.scoring!r}",
+                "scoring",
+            )
+
+    def _tree_params(self) -> dict:
+        """The parameters of each iteration's regression tree, by the single trees' names."""
+        return {
+            "criterion": "squared_error",
+            "nominal_split": "binary",
+            "max_depth": self.max_depth,
+            "min_samples_split": 2,
+            "min_samples_leaf": 1,
+            "min_impurity_decrease": 0.0,
+            "max_leaf_nodes": self.max_leaf_nodes,
+            "max_features": self.max_features,
+            "missing": self.missing,
+        }
+
+    def _early_stopping(self, n_rows: int) -> bool:
+        if self.early_stopping == "auto":
+            return n_rows > AUTO_EARLY_STOPPING_ROWS
+        return bool(self.early_stopping)
+
+    def _validation(self, typed, y_class, y_value, w, X_val, y_val, sample_weight_val):
+        """The training rows' indexes, and the validation data: None (no early stopping),
+        the held-out rows' indexes (a tuple of one array), or a :class:`Validation` of
+        ``X_val, y_val``."""
+        n = len(typed)
+        everything = np.arange(n)
+        if X_val is not None or y_val is not None:
+            if X_val is None or y_val is None:
+                raise ValueError("X_val and y_val are given together or not at all")
+            return everything, self._given_validation(X_val, y_val, sample_weight_val)
+        if not self._early_stopping(n):
+            return everything, None
+        stratify = None if self.regression else y_class
+        train, held = train_test_split(
+            everything,
+            test_size=self.validation_fraction,
+            stratify=stratify,
+            random_state=self.base_seed_ % 2**32,
+        )
+        return np.sort(train), (np.sort(held),)
+
+    def _given_validation(self, X_val, y_val, sample_weight_val) -> Validation:
+        matrix = self._predict_matrix(X_val)
+        y_val = as_1d(y_val, len(matrix))
+        w_val = self._check_sample_weight(sample_weight_val, len(matrix))
+        if self.regression:
+            y = numeric_targets(y_val, type(self).__name__)
+        else:
+            known = np.isin(y_val, self.classes_)
+            if not known.all():
+                raise ValueError(
+                    f"y_val has the class {y_val[~known][:1].tolist()[0]!r}, not among the "
+                    f"training classes {self.classes_.tolist()}"
+                )
+            y = np.searchsorted(self.classes_, y_val).astype(np.int32)
+        return Validation(matrix, y, w_val)
+
+    def _held_out(self, typed, rows, y_class, y_value, w) -> Validation:
+        """The :class:`Validation` of the training rows ``rows`` held out."""
+        matrix = self._routing_matrix(typed.iloc[rows])
+        y = y_value[rows] if self.regression else y_class[rows]
+        return Validation(matrix, y, w[rows])
+
+    def _progress(self):
+        if not self.verbose:
+            return None
+
+        def report(iteration: int, boosted) -> None:
+            line = f"[{iteration + 1}/{self.max_iter}] train loss {boosted.train_loss[-1]:.5f}"
+            if boosted.validation_loss:
+                line += f", validation loss {boosted.validation_loss[-1]:.5f}"
+            print(line, flush=True)
+
+        return report
+
+    # -- prediction -----------------------------------------------------------------------
+
+    @property
+    def _packed(self) -> tuple:
+        cache = self.__dict__.get("_packing")
+        if cache is None:
+            cache = self._packing = PackedCache()
+        if cache.tables is None:
+            cache.tables = pack_trees(self.trees_, lambda merged: self.steps_)
+        return cache.tables
+
+    def _raw_scores(self, X) -> np.ndarray:
+        """The raw scores of the rows of ``X``, shape (rows, n_trees_per_iteration_)."""
+        check_is_fitted(self, "start_")
+        matrix = self._predict_matrix(X)
+        out = np.tile(self.start_, (len(matrix), 1))
+        if self.trees_ is not None:
+            sum_trees(self._packed, matrix, out)
+        return out
+
+    def _staged_raw_scores(self, X):
+        """The raw scores after each iteration kept, one array per iteration."""
+        check_is_fitted(self, "start_")
+        matrix = self._predict_matrix(X)
+        out = np.tile(self.start_, (len(matrix), 1))
+        rows = np.arange(len(matrix), dtype=np.int64)
+        count = np.zeros(len(matrix), dtype=np.int64)
+        k = self.n_trees_per_iteration_
+        for it in range(self.n_iter_):
+            for j in range(k):
+                sum_trees(self._packed, matrix, out, rows=rows, tree=it * k + j, count=count)
+            yield out.copy()
+
+    @property
+    def feature_importances_(self) -> np.ndarray:
+        """Gain importances: each feature's share of the trees' total Newton gain (the
+        hessian-weighted squared-error decrease of the splits on it)."""
+        check_is_fitted(self, "start_")
+        if self.trees_ is None:
+            return np.zeros(self.n_features_in_)
+        total = self.trees_.mean_feature_importances(self.n_features_in_)
+        return total / total.sum() if total.sum() > 0 else total
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        tags.input_tags.categorical = True
+        tags.input_tags.string = True
+        return tags
+
+    def _loss(self) -> Loss:
+        raise NotImplementedError
+
+    def _encode_target(self, y):
+        raise NotImplementedError
+
+    def _with_class_weight(self, w, y):
+        return w
+
+
+_PARAMS_DOC = """
+    Parameters
+    ----------
+    loss : str
+        The loss the trees descend (see the class's list).
+    learning_rate : float, default 0.1
+        Each tree's steps are scaled by it (shrinkage).
+    max_iter : int, default 100
+        Boosting iterations (one tree each, one per class for more than two classes).
+    max_leaf_nodes : int or None, default 31
+        Leaves of each tree, grown best first (the split of most gain next).
+    max_depth : int or None, default None
+        Depth of each tree.
+    min_child_weight : float, default 1e-3
+        The least hessian sum of a leaf (LightGBM's ``min_sum_hessian_in_leaf``).
+    max_features : None, 'sqrt', 'log2', int or float, default None
+        Features drawn at each split (None: all).
+    subsample : float, default 1.0
+        Share of the rows each iteration grows on, drawn anew each iteration (stochastic
+        gradient boosting; the draws of a row depend on the seed, the iteration and the
+        row only).
+    max_bins : int, 'auto' or None, default 255
+        Bins of a numeric feature.
+    missing : {'learned', 'majority', ...}, default 'learned'
+        Where missing values go at a split: ``'learned'``, the side that gains most.
+    nominal_features, ordinal_features :
+        Which columns are nominal or ordinal, as for the single trees; nominal features
+        split into two subsets of categories ordered by their mean working target.
+    early_stopping : 'auto', bool, default 'auto'
+        Stop when the validation loss has not improved by more than ``tol`` for
+        ``n_iter_no_change`` iterations; ``'auto'``: on for more than 10,000 rows. The
+        model keeps the trees up to its best iteration.
+    validation_fraction : float, default 0.1
+        Share of the rows held out for early stopping (stratified for classes), unless
+        ``X_val, y_val`` are given to ``fit``.
+    n_iter_no_change : int, default 10
+    tol : float, default 1e-7
+    scoring : 'loss', default 'loss'
+        What early stopping watches: the validation loss.
+    n_jobs : int or None, default None
+        Threads (None: 1; -1: every core). The model does not depend on it.
+    random_state : int, RandomState or None
+        Seeds the validation split, the subsample and the features' draws.
+    verbose : int, default 0
+        Print each iteration's losses.
+"""
+
+_ATTRIBUTES_DOC = """
+    Attributes
+    ----------
+    trees_ : TreeStack or None
+        The trees, iteration after iteration (tree ``i * n_trees_per_iteration_ + k`` adds
+        to raw score ``k`` at iteration ``i``).
+    steps_ : ndarray of shape (n_nodes, n_trees_per_iteration_)
+        What each node of ``trees_`` adds to the raw scores (learning rate included).
+    start_ : ndarray of shape (n_trees_per_iteration_,)
+        The raw scores before the first tree.
+    n_iter_ : int
+        Iterations kept: with early stopping, the best one.
+    n_trees_per_iteration_ : int
+    train_score_, validation_score_ : ndarray
+        Minus the loss before the first tree and after each iteration run (the
+        validation's with early stopping).
+    do_early_stopping_ : bool
+    feature_importances_ : ndarray of shape (n_features,)
+    base_seed_ : int
+        The seed drawn from ``random_state``.
+"""
+
+
+class GradientBoostingClassifier(ClassifierMixin, BaseGradientBoosting):
+    __doc__ = (
+        """Gradient-boosted trees for classes: the binary log-loss on the log-odds of the
+    second class, or the multinomial log-loss with one tree per class and iteration.
+"""
+        + _PARAMS_DOC
+        + """    class_weight : None, 'balanced' or dict, default None
+        Weights of the classes, times the sample weights.
+"""
+        + _ATTRIBUTES_DOC
+        + """    classes_ : ndarray
+"""
+    )
+
+    regression = False
+    supported_losses = ("log_loss",)
+
+    def __init__(
+        self,
+        loss="log_loss",
+        *,
+        learning_rate=0.1,
+        max_iter=100,
+        max_leaf_nodes=31,
+        max_depth=None,
+        min_child_weight=1e-3,
+        max_features=None,
+        subsample=1.0,
+        max_bins=255,
+        missing="learned",
+        nominal_features=None,
+        ordinal_features=None,
+        early_stopping="auto",
+        validation_fraction=0.1,
+        n_iter_no_change=10,
+        tol=1e-7,
+        scoring="loss",
+        class_weight=None,
+        n_jobs=None,
+        random_state=None,
+        verbose=0,
+    ):
+        self.loss = loss
+        self.learning_rate = learning_rate
+        self.max_iter = max_iter
+        self.max_leaf_nodes = max_leaf_nodes
+        self.max_depth = max_depth
+        self.min_child_weight = min_child_weight
+        self.max_features = max_features
+        self.subsample = subsample
+        self.max_bins = max_bins
+        self.missing = missing
+        self.nominal_features = nominal_features
+        self.ordinal_features = ordinal_features
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.tol = tol
+        self.scoring = scoring
+        self.class_weight = class_weight
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.verbose = verbose
+
+    def _encode_target(self, y):
+        self.classes_, codes = classes_and_codes(y)
+        if len(self.classes_) < 2:
+            raise ValueError(
+                f"y has one class only ({self.classes_[0]!r}): a classifier needs two or more"
+            )
+        return codes.astype(np.int32), np.zeros(len(codes))
+
+    def _with_class_weight(self, w, y):
+        if self.class_weight is None:
+            return w
+        return check_weight_total(
+            w * compute_sample_weight(self.class_weight, y), "sample_weight x class_weight"
+        )
+
+    def _loss(self) -> Loss:
+        return classification_loss(self.loss, len(self.classes_))
+
+    def decision_function(self, X) -> np.ndarray:
+        """The raw scores: the log-odds of ``classes_[1]`` for two classes, shape
+        (n_samples,); else one score per class, shape (n_samples, n_classes)."""
+        raw = self._raw_scores(X)
+        return raw[:, 0] if raw.shape[1] == 1 else raw
+
+    def predict_proba(self, X) -> np.ndarray:
+        """Class probabilities, shape (n_samples, n_classes)."""
+        check_is_fitted(self, "start_")
+        return self._loss().predict(self._raw_scores(X))
+
+    def predict(self, X) -> np.ndarray:
+        """The most probable class of each row (the first on ties)."""
+        proba = self.predict_proba(X)
+        return self.classes_[np.argmax(proba, axis=1)]
+
+    def staged_predict_proba(self, X):
+        """Class probabilities after each iteration kept."""
+        check_is_fitted(self, "start_")
+        loss = self._loss()
+        for raw in self._staged_raw_scores(X):
+            yield loss.predict(raw)
+
+    def staged_predict(self, X):
+        """Predicted classes after each iteration kept."""
+        for proba in self.staged_predict_proba(X):
+            yield self.classes_[np.argmax(proba, axis=1)]
+
+    def staged_decision_function(self, X):
+        """Raw scores after each iteration kept."""
+        for raw in self._staged_raw_scores(X):
+            yield raw[:, 0] if raw.shape[1] == 1 else raw
+
+
+class GradientBoostingRegressor(RegressorMixin, BaseGradientBoosting):
+    __doc__ = (
+        """Gradient-boosted trees for a numeric target.
+
+    Losses: ``'squared_error'``; ``'huber'`` (``huber_delta``); and on the log of the
+    mean, ``'poisson'``, ``'gamma'`` and ``'tweedie'`` (``power`` in (1, 2)).
+"""
+        + _PARAMS_DOC
+        + """    huber_delta : float, default 1.0
+        Residuals beyond it count linearly in the Huber loss.
+    power : float, default 1.5
+        The Tweedie power.
+"""
+        + _ATTRIBUTES_DOC
+    )
+
+    regression = True
+    supported_losses = BOOSTED_REGRESSION_LOSSES
+
+    def __init__(
+        self,
+        loss="squared_error",
+        *,
+        learning_rate=0.1,
+        max_iter=100,
+        max_leaf_nodes=31,
+        max_depth=None,
+        min_child_weight=1e-3,
+        max_features=None,
+        subsample=1.0,
+        max_bins=255,
+        missing="learned",
+        nominal_features=None,
+        ordinal_features=None,
+        early_stopping="auto",
+        validation_fraction=0.1,
+        n_iter_no_change=10,
+        tol=1e-7,
+        scoring="loss",
+        huber_delta=1.0,
+        power=1.5,
+        n_jobs=None,
+        random_state=None,
+        verbose=0,
+    ):
+        self.loss = loss
+        self.learning_rate = learning_rate
+        self.max_iter = max_iter
+        self.max_leaf_nodes = max_leaf_nodes
+        self.max_depth = max_depth
+        self.min_child_weight = min_child_weight
+        self.max_features = max_features
+        self.subsample = subsample
+        self.max_bins = max_bins
+        self.missing = missing
+        self.nominal_features = nominal_features
+        self.ordinal_features = ordinal_features
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.tol = tol
+        self.scoring = scoring
+        self.huber_delta = huber_delta
+        self.power = power
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.verbose = verbose
+
+    def _encode_target(self, y):
+        values = numeric_targets(y, type(self).__name__)
+        return np.zeros(len(values), dtype=np.int32), values
+
+    def _loss(self) -> Loss:
+        return regression_loss(self.loss, huber_delta=self.huber_delta, power=self.power)
+
+    def predict(self, X) -> np.ndarray:
+        """The predicted mean of each row."""
+        return self._loss().predict(self._raw_scores(X))
+
+    def staged_predict(self, X):
+        """Predictions after each iteration kept."""
+        loss = self._loss()
+        for raw in self._staged_raw_scores(X):
+            yield loss.predict(raw)
+
+
+__all__ = [
+    "AUTO_EARLY_STOPPING_ROWS",
+    "BOOSTED_REGRESSION_LOSSES",
+    "GradientBoostingClassifier",
+    "GradientBoostingRegressor",
+]

@@ -1,0 +1,185 @@
+"""Gradient boosting: one iteration against scikit-learn's HistGradientBoosting on data both
+bin exactly, the properties of the loop (staged predictions, early stopping at the best
+iteration, the same model for any thread count, keyed subsamples) and the errors."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.ensemble import HistGradientBoostingClassifier, HistGradientBoostingRegressor
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+import quercus
+from quercus.estimators.params import InvalidParameterError
+
+RNG = np.random.default_rng(0)
+
+
+def binned_data(n=3000, p=6, levels=40, seed=0):
+    """Whole numbers below ``levels``: both libraries keep a bin per value, so their trees
+    see the same cuts."""
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, levels, (n, p)).astype(float)
+    signal = X[:, 0] / levels + np.sin(X[:, 1] / 6) - (X[:, 2] > levels / 2)
+    return X, signal + rng.normal(0, 0.3, n)
+
+
+def assert_same_leaves(ours, theirs):
+    """Rows that share a leaf in one model share one in the other (the values of one tree
+    group the rows), and the values agree to float32's precision."""
+    _, ours_leaf = np.unique(ours, return_inverse=True)
+    _, theirs_leaf = np.unique(theirs, return_inverse=True)
+    pairs = np.unique(np.column_stack([ours_leaf, theirs_leaf]), axis=0)
+    assert len(pairs) == len(np.unique(ours_leaf)) == len(np.unique(theirs_leaf)) > 4
+    np.testing.assert_allclose(ours, theirs, rtol=1e-6, atol=1e-6)
+
+
+def one_iteration(estimator, **options):
+    return estimator(
+        max_iter=1, learning_rate=1.0, early_stopping=False, max_leaf_nodes=8, **options
+    )
+
+
+@pytest.mark.parametrize("n_classes", [0, 2, 3])
+def test_one_iteration_equals_hist_gradient_boosting(n_classes):
+    """scikit-learn's bar against LightGBM, here against HGB: one iteration, learning rate
+    1, the same bins: the same leaves (the rows grouped alike), and the same values within
+    HGB's float32 gradients (HGB with min_samples_leaf=1 and no L2, which quercus does not
+    take yet)."""
+    X, signal = binned_data()
+    hgb_options = {"min_samples_leaf": 1, "max_bins": 255}
+    if n_classes == 0:
+        ours = one_iteration(quercus.GradientBoostingRegressor).fit(X, signal)
+        theirs = one_iteration(HistGradientBoostingRegressor, **hgb_options).fit(X, signal)
+        assert_same_leaves(ours.predict(X), theirs.predict(X))
+        return
+    y = np.digitize(signal, np.quantile(signal, np.linspace(0, 1, n_classes + 1)[1:-1]))
+    ours = one_iteration(quercus.GradientBoostingClassifier).fit(X, y)
+    theirs = one_iteration(HistGradientBoostingClassifier, **hgb_options).fit(X, y)
+    for k in range(1 if n_classes == 2 else n_classes):
+        ours_k = ours.decision_function(X)
+        theirs_k = theirs.decision_function(X)
+        if n_classes > 2:  # softmax scores are defined up to a constant: HGB's start differs
+            ours_k, theirs_k = ours_k[:, k], theirs_k[:, k]
+            assert np.ptp(ours_k - theirs_k) < 1e-6
+            theirs_k = theirs_k + np.mean(ours_k - theirs_k)
+        assert_same_leaves(ours_k, theirs_k)
+    np.testing.assert_allclose(ours.predict_proba(X), theirs.predict_proba(X), atol=1e-7)
+
+
+def test_poisson_one_iteration_equals_hist_gradient_boosting():
+    X, signal = binned_data(seed=1)
+    y = RNG.poisson(np.exp(signal / 2))
+    ours = one_iteration(quercus.GradientBoostingRegressor, loss="poisson").fit(X, y)
+    theirs = one_iteration(HistGradientBoostingRegressor, loss="poisson", min_samples_leaf=1).fit(
+        X, y
+    )
+    assert_same_leaves(np.log(ours.predict(X)), np.log(theirs.predict(X)))
+
+
+def test_boosting_lowers_the_training_loss_and_stages_end_at_predict():
+    X, signal = binned_data(seed=2)
+    y = (signal > np.median(signal)).astype(int)
+    model = quercus.GradientBoostingClassifier(max_iter=25, early_stopping=False).fit(X, y)
+    losses = -model.train_score_
+    assert len(losses) == 26 and model.n_iter_ == 25
+    assert np.all(np.diff(losses) < 0)  # each Newton step descends on the training rows
+    staged = list(model.staged_predict_proba(X))
+    assert len(staged) == 25
+    np.testing.assert_allclose(staged[-1], model.predict_proba(X), rtol=1e-12)
+    assert np.array_equal(list(model.staged_predict(X))[-1], model.predict(X))
+    importances = model.feature_importances_
+    assert importances.sum() == pytest.approx(1.0)
+    assert set(np.argsort(importances)[-3:]) == {0, 1, 2}  # the features of the signal
+
+
+def test_early_stopping_keeps_the_best_iteration():
+    X, signal = binned_data(n=4000, seed=3)
+    y = signal + RNG.normal(0, 1.0, len(signal))  # noisy: validation loss turns up
+    model = quercus.GradientBoostingRegressor(
+        max_iter=300, learning_rate=0.5, early_stopping=True, n_iter_no_change=5, random_state=0
+    ).fit(X, y)
+    scores = model.validation_score_
+    assert model.do_early_stopping_
+    assert len(scores) - 1 < 300  # stopped
+    assert model.n_iter_ == int(np.argmax(scores))  # the best, ties to the first
+    assert len(scores) - 1 == model.n_iter_ + 5
+    assert len(list(model.staged_predict(X))) == model.n_iter_
+
+
+def test_validation_rows_given_to_fit():
+    X, signal = binned_data(seed=4)
+    y = (signal > 0.5).astype(int)
+    labels = np.array(["no", "yes"])[y]
+    model = quercus.GradientBoostingClassifier(max_iter=15, n_iter_no_change=100)
+    model.fit(X[:2000], labels[:2000], X_val=X[2000:], y_val=labels[2000:])
+    assert model.do_early_stopping_ and len(model.validation_score_) == 16
+    direct = -np.mean(
+        np.log(model.predict_proba(X[2000:])[np.arange(1000), y[2000:]])
+    )  # the validation loss of the model kept
+    assert -model.validation_score_[model.n_iter_] == pytest.approx(direct, rel=1e-9)
+    with pytest.raises(ValueError, match="y_val has the class 'maybe'"):
+        model.fit(X[:2000], labels[:2000], X_val=X[:3], y_val=["no", "maybe", "yes"])
+    with pytest.raises(ValueError, match="X_val and y_val are given together"):
+        model.fit(X, labels, X_val=X)
+
+
+def test_same_model_for_any_thread_count_and_keyed_subsamples():
+    X, signal = binned_data(seed=5)
+    y = np.digitize(signal, [0.0, 0.7])  # three classes: three trees an iteration
+    options = {"max_iter": 8, "subsample": 0.6, "max_features": 0.5, "random_state": 7}
+    one = quercus.GradientBoostingClassifier(n_jobs=1, **options).fit(X, y)
+    two = quercus.GradientBoostingClassifier(n_jobs=2, **options).fit(X, y)
+    assert np.array_equal(one.decision_function(X), two.decision_function(X))
+    other = quercus.GradientBoostingClassifier(n_jobs=1, **{**options, "random_state": 8})
+    assert not np.array_equal(one.decision_function(X), other.fit(X, y).decision_function(X))
+
+
+def test_nominal_and_missing_values():
+    n = 3000
+    colour = RNG.choice(["red", "green", "blue", "grey", "pink"], n)
+    size = RNG.normal(size=n)
+    size[RNG.random(n) < 0.2] = np.nan
+    y = np.isin(colour, ["red", "pink"]) * 2.0 + np.nan_to_num(size, nan=3.0)
+    X = pd.DataFrame({"colour": colour, "size": size})
+    model = quercus.GradientBoostingRegressor(max_iter=50, early_stopping=False).fit(X, y)
+    assert np.sqrt(np.mean((model.predict(X) - y) ** 2)) < 0.1
+    missing = pd.DataFrame({"colour": ["red", "blue"], "size": [np.nan, np.nan]})
+    np.testing.assert_allclose(model.predict(missing), [5.0, 3.0], atol=0.1)
+
+
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        ({"loss": "hinge"}, "loss must be one of"),
+        ({"learning_rate": 0}, "learning_rate must be a number > 0"),
+        ({"max_iter": 0}, "max_iter must be an integer >= 1"),
+        ({"subsample": 1.5}, "subsample must be a float in"),
+        ({"early_stopping": "yes"}, "early_stopping must be"),
+        ({"scoring": "roc_auc"}, "scoring must be"),
+    ],
+)
+def test_bad_parameters_are_named(params, message):
+    X, signal = binned_data(n=200)
+    with pytest.raises(InvalidParameterError, match=message):
+        quercus.GradientBoostingRegressor(**params).fit(X, signal)
+
+
+def test_regression_losses_fit():
+    X, signal = binned_data(seed=6)
+    positive = np.exp(signal / 2)
+    for loss, y in [("huber", signal), ("gamma", positive), ("tweedie", positive)]:
+        model = quercus.GradientBoostingRegressor(loss=loss, max_iter=30, early_stopping=False)
+        model.fit(X, y)
+        assert -model.train_score_[-1] < -model.train_score_[0]
+        if loss != "huber":
+            assert np.all(model.predict(X) > 0)
+
+
+@parametrize_with_checks(
+    [
+        quercus.GradientBoostingClassifier(max_iter=5, random_state=0),
+        quercus.GradientBoostingRegressor(max_iter=5, random_state=0),
+    ]
+)
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
