@@ -2,6 +2,9 @@
 bin exactly, the properties of the loop (staged predictions, early stopping at the best
 iteration, the same model for any thread count, keyed subsamples) and the errors."""
 
+import json
+import zipfile
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -183,3 +186,58 @@ def test_regression_losses_fit():
 )
 def test_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+def _rewrite_meta(path, edit):
+    """The ensemble file at ``path`` with its ensemble.json edited by ``edit(meta)``."""
+    with zipfile.ZipFile(path) as archive:
+        entries = [(info, archive.read(info)) for info in archive.infolist()]
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_STORED) as archive:
+        for info, data in entries:
+            if info.filename == "ensemble.json":
+                meta = json.loads(data)
+                edit(meta)
+                data = json.dumps(meta).encode()
+            archive.writestr(info, data)
+
+
+def test_a_saved_booster_loads_and_predicts_the_same(tmp_path):
+    n = 600
+    X = pd.DataFrame(
+        {"colour": RNG.choice(["red", "green", "blue"], n), "size": RNG.normal(size=n)}
+    )
+    X.loc[RNG.random(n) < 0.1, "size"] = np.nan
+    y = np.where(X["colour"] == "red", "a", np.where(X["size"] > 0, "b", "c"))
+    models = [
+        quercus.GradientBoostingClassifier(max_iter=6, random_state=0).fit(X, y),
+        quercus.GradientBoostingClassifier(max_iter=6).fit(X, y == "a"),
+        quercus.GradientBoostingRegressor(loss="poisson", max_iter=6).fit(X, (y == "a") * 3.0),
+    ]
+    for k, model in enumerate(models):
+        path = model.save(tmp_path / f"b{k}.qf")
+        loaded = quercus.load(path)
+        assert type(loaded) is type(model) and loaded.get_params() == model.get_params()
+        assert loaded.n_iter_ == model.n_iter_ == 6
+        assert np.array_equal(loaded.train_score_, model.train_score_)
+        predict = "predict_proba" if k < 2 else "predict"
+        assert np.array_equal(getattr(loaded, predict)(X), getattr(model, predict)(X))
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (lambda m: m["ensemble"].update(n_trees_per_iteration=1), "n_trees_per_iteration"),
+        (lambda m: m["ensemble"].update(n_iter=2), "field ensemble.n_iter"),
+        (lambda m: m["ensemble"].update(start=[0.0]), "field ensemble.start"),
+        (lambda m: m["ensemble"].update(validation_score=[1.0]), "validation_score"),
+        (lambda m: m["params"].update(learning_rate=0.5), "weigh the learning rate"),
+        (lambda m: m["training"].update(regression=False), "classification trees"),
+    ],
+)
+def test_a_damaged_booster_file_is_refused(tmp_path, edit, message):
+    X, signal = binned_data(n=300)
+    y = np.digitize(signal, [0.0, 0.7])
+    path = quercus.GradientBoostingClassifier(max_iter=3).fit(X, y).save(tmp_path / "b.qf")
+    _rewrite_meta(path, edit)
+    with pytest.raises(quercus.ModelError, match=message):
+        quercus.load(path)

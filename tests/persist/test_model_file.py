@@ -877,11 +877,12 @@ def test_a_subclass_with_a_quercus_name_is_not_saved(tmp_path):
 def test_the_saved_classes_are_the_public_ones():
     """The names a file may hold are every public estimator and forest, and only those."""
     from quercus import ensemble, estimators
+    from quercus.persist.booster_file import BOOSTER_ESTIMATORS
     from quercus.persist.forest_file import FOREST_ESTIMATORS
     from quercus.persist.model_file import MODEL_ESTIMATORS
 
     assert sorted(MODEL_ESTIMATORS) == sorted(estimators.__all__)
-    assert sorted(FOREST_ESTIMATORS) == sorted(ensemble.__all__)
+    assert sorted(FOREST_ESTIMATORS + BOOSTER_ESTIMATORS) == sorted(ensemble.__all__)
 
 
 def test_a_random_state_object_is_saved_as_none(tmp_path):

@@ -117,14 +117,13 @@ def subsample_weights(seed: int, fraction: float, n_scores: int, tree: int, firs
 
 
 def leaf_steps(trees: TreeStack, n_scores: int, learning_rate: float) -> np.ndarray:
-    """What each node of the iteration's ``trees`` (tree ``k`` for raw score ``k``) adds to
-    the raw scores: its mean working target (the Newton step) times ``learning_rate`` in
-    its tree's column, shape ``(nodes, n_scores)``."""
+    """What each node of ``trees`` (whole iterations: tree ``t`` for raw score ``t %
+    n_scores``) adds to the raw scores: its mean working target (the Newton step) times
+    ``learning_rate`` in its tree's column, shape ``(nodes, n_scores)``."""
     means = trees.merged.leaf_values(keep=False)[:, 0]
     steps = np.zeros((trees.merged.node_count, n_scores))
-    offsets = trees.node_offsets
-    for k in range(n_scores):
-        steps[offsets[k] : offsets[k + 1], k] = learning_rate * means[offsets[k] : offsets[k + 1]]
+    score = np.repeat(np.arange(len(trees)) % n_scores, np.diff(trees.node_offsets))
+    steps[np.arange(len(means)), score] = learning_rate * means
     return steps
 
 

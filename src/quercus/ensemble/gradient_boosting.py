@@ -33,7 +33,8 @@ from ..estimators.validate import (
     numeric_targets,
 )
 from ..grow.rows import LocalRows
-from .boosting import BoostSettings, Validation, boost
+from ..persist.booster_file import save_booster
+from .boosting import BoostSettings, Validation, boost, leaf_steps
 from .forest import draw_base_seed
 from .losses import Loss, classification_loss, regression_loss
 from .tree_sums import PackedCache, pack_trees, sum_trees
@@ -96,7 +97,6 @@ class BaseGradientBoosting(NotebookDisplay, TabularInput, BaseEstimator):
         )  # fmt: skip
         self.start_ = boosted.start
         self.trees_ = boosted.trees
-        self.steps_ = boosted.steps
         self.n_iter_ = boosted.best_iteration
         self.n_trees_per_iteration_ = loss.n_scores
         self.train_score_ = -np.asarray(boosted.train_loss)
@@ -194,7 +194,8 @@ class BaseGradientBoosting(NotebookDisplay, TabularInput, BaseEstimator):
         if cache is None:
             cache = self._packing = PackedCache()
         if cache.tables is None:
-            cache.tables = pack_trees(self.trees_, lambda merged: self.steps_)
+            steps = leaf_steps(self.trees_, self.n_trees_per_iteration_, self.learning_rate)
+            cache.tables = pack_trees(self.trees_, lambda merged: steps)
         return cache.tables
 
     def _raw_scores(self, X) -> np.ndarray:
@@ -228,6 +229,10 @@ class BaseGradientBoosting(NotebookDisplay, TabularInput, BaseEstimator):
             return np.zeros(self.n_features_in_)
         total = self.trees_.mean_feature_importances(self.n_features_in_)
         return total / total.sum() if total.sum() > 0 else total
+
+    def save(self, path):
+        """Write this booster to ``path`` (an ensemble file; ``quercus.load`` reads it)."""
+        return save_booster(self, path)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -299,8 +304,6 @@ _ATTRIBUTES_DOC = """
     trees_ : TreeStack or None
         The trees, iteration after iteration (tree ``i * n_trees_per_iteration_ + k`` adds
         to raw score ``k`` at iteration ``i``).
-    steps_ : ndarray of shape (n_nodes, n_trees_per_iteration_)
-        What each node of ``trees_`` adds to the raw scores (learning rate included).
     start_ : ndarray of shape (n_trees_per_iteration_,)
         The raw scores before the first tree.
     n_iter_ : int

@@ -125,6 +125,9 @@ class EnsembleKind(NamedTuple):
     fields: Callable[[object], dict]
     tree_weights: Callable[[object], np.ndarray]
     restore: Callable[[object, dict, np.ndarray], None]
+    #: The trees' task when it is not the estimator's (a booster of classes grows
+    #: regression trees on its working targets); None: the estimator's.
+    regression_trees: bool | None = None
 
 
 # -- writing -------------------------------------------------------------------------------
@@ -423,11 +426,14 @@ def _ensemble_from(meta: dict, arrays: dict, classes: dict, kinds: dict, tables:
     schema = schema_from_dict(meta["schema"])
     training = meta["training"]
     regression = training["regression"]
-    if regression is not cls.regression:
+    kind = kinds[name]
+    trees_task = cls.regression if kind.regression_trees is None else kind.regression_trees
+    if regression is not trees_task:
         raise ModelError(
-            f"field training.regression: a {'regression' if regression else 'classification'} "
-            f"ensemble in {name}"
+            f"field training.regression: {'regression' if regression else 'classification'} "
+            f"trees in {name}"
         )
+    regression = cls.regression
     if regression != ("classes" not in meta):
         raise ModelError(f"field classes: {'present in' if regression else 'missing from'} {name}")
     model.schema_ = schema
@@ -450,7 +456,7 @@ def _ensemble_from(meta: dict, arrays: dict, classes: dict, kinds: dict, tables:
     if not np.isfinite(weights).all():
         raise ModelError("field arrays.tree_weights: a weight that is not finite")
     model.trees_ = _stack(arrays, schema, training, tables)
-    kinds[name].restore(model, meta["ensemble"], weights)
+    kind.restore(model, meta["ensemble"], weights)
     return model
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..tree import leaves
-from .ensemble_file import EnsembleKind, read_ensemble, save_ensemble
+from .ensemble_file import EnsembleKind, save_ensemble
 from .errors import ModelError
 
 #: The forests a forest file can hold (the public names of ``quercus.ensemble``).
@@ -77,9 +77,4 @@ def save_forest(forest, path):
     return save_ensemble(forest, path, FOREST)
 
 
-def read_forest(path, classes: dict):
-    """The forest saved in ``path`` (``classes``: the forest classes by name)."""
-    return read_ensemble(path, classes, dict.fromkeys(FOREST_ESTIMATORS, FOREST))
-
-
-__all__ = ["FOREST", "FOREST_ESTIMATORS", "read_forest", "save_forest"]
+__all__ = ["FOREST", "FOREST_ESTIMATORS", "save_forest"]
