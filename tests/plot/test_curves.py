@@ -342,3 +342,27 @@ def test_counts_are_ticked_at_whole_numbers():
     ticks = curve.ax_.get_xticks()
     assert len(ticks) >= 2 and np.array_equal(ticks, np.round(ticks))
     plt.close(curve.figure_)
+
+
+# -- the boosting curve ---------------------------------------------------------------------------
+
+
+def test_boosting_curve_draws_the_losses_and_the_iteration_kept(ax):
+    from quercus.plot import boosting_curve
+
+    X, y = noisy(1500, seed=3)
+    booster = quercus.GradientBoostingClassifier(
+        max_iter=200, learning_rate=0.5, early_stopping=True, n_iter_no_change=4, random_state=0
+    ).fit(X, y)
+    curve = boosting_curve(booster, ax=ax)
+    run = len(booster.train_score_) - 1
+    assert run < 200 and curve.best_iteration == booster.n_iter_ == run - 4
+    assert np.array_equal(line(ax, "training").get_ydata(), -booster.train_score_)
+    validation = line(ax, "validation").get_ydata()
+    assert np.argmin(validation) == booster.n_iter_  # the lowest validation loss is kept
+    assert list(line(ax, "kept").get_xdata()) == [booster.n_iter_] * 2
+    assert "early stopping" in ax.get_legend().get_texts()[-1].get_text()
+    with pytest.raises(TypeError, match="needs a quercus gradient booster"):
+        boosting_curve(quercus.DecisionTreeClassifier().fit(X, y), ax=ax)
+    with pytest.raises(NotFittedError):
+        boosting_curve(quercus.GradientBoostingRegressor(), ax=ax)
