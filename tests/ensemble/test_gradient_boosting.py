@@ -8,10 +8,12 @@ import zipfile
 import numpy as np
 import pandas as pd
 import pytest
+from boosting_twin import TwinSettings, boost_twin
 from sklearn.ensemble import HistGradientBoostingClassifier, HistGradientBoostingRegressor
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import quercus
+from quercus.ensemble import losses
 from quercus.estimators.params import InvalidParameterError
 
 RNG = np.random.default_rng(0)
@@ -241,3 +243,45 @@ def test_a_damaged_booster_file_is_refused(tmp_path, edit, message):
     _rewrite_meta(path, edit)
     with pytest.raises(quercus.ModelError, match=message):
         quercus.load(path)
+
+
+@pytest.mark.parametrize(
+    ("task", "options"),
+    [
+        ("squared_error", {}),
+        ("log_loss", {}),
+        ("multinomial", {"max_depth": 3}),
+        ("poisson", {"min_child_weight": 5.0}),
+    ],
+)
+def test_the_numpy_twin_boosts_the_same_scores(task, options):
+    """The loop and its trees against a plain NumPy twin written from the formulas
+    (``boosting_twin.py``): every iteration's raw scores of the training rows."""
+    X, signal = binned_data(n=400, p=3, levels=12, seed=9)
+    codes = X.astype(int)
+    if task == "squared_error":
+        y, model = signal, quercus.GradientBoostingRegressor()
+    elif task == "poisson":
+        y = RNG.poisson(np.exp(signal / 2)).astype(float)
+        model = quercus.GradientBoostingRegressor(loss="poisson")
+    else:
+        y = np.digitize(signal, [0.0, 0.7] if task == "multinomial" else [0.3])
+        model = quercus.GradientBoostingClassifier()
+    settings = TwinSettings(learning_rate=0.3, max_iter=6, max_leaf_nodes=7, **options)
+    model.set_params(
+        learning_rate=0.3, max_iter=6, max_leaf_nodes=7, early_stopping=False, **options
+    )
+    model.fit(X, y)
+    staged = (
+        model.staged_decision_function(X)
+        if task in ("log_loss", "multinomial")
+        else (np.log(p) if task == "poisson" else p for p in model.staged_predict(X))
+    )
+    if task in ("log_loss", "multinomial"):
+        loss = losses.classification_loss("log_loss", len(np.unique(y)))
+    else:
+        loss = losses.regression_loss(task)
+    history = boost_twin(codes, y, loss, settings)
+    for it, ours in enumerate(staged, start=1):
+        theirs = history[it] if task == "multinomial" else history[it][:, 0]
+        np.testing.assert_allclose(ours, theirs, rtol=1e-10, atol=1e-10, err_msg=f"iteration {it}")
