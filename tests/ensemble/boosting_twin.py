@@ -2,10 +2,11 @@
 from the textbook formulas with nothing of quercus's growth code, for small data.
 
 Each tree is grown best first on binned codes: a leaf's best cut over every feature is the
-one of most Newton gain ``G_L**2 / (H_L + l2) + G_R**2 / (H_R + l2) - G**2 / (H + l2)``
+one of most Newton gain ``T(G_L)**2 / (H_L + l2) + T(G_R)**2 / (H_R + l2) - T(G)**2 / (H +
+l2)`` (``T`` moves a gradient sum ``l1`` towards 0)
 whose sides hold at least ``min_child_weight`` of hessian; the leaf of most gain splits next
 (the first created on ties), until ``max_leaf_nodes`` leaves or no leaf can split. A leaf's
-value is ``-G / (H + l2)``; its rows' raw scores move by it times the learning rate.
+value is ``-T(G) / (H + l2)``; its rows' raw scores move by it times the learning rate.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ class TwinSettings:
     min_child_weight: float = 1e-3
     max_depth: int | None = None
     l2: float = 0.0
+    l1: float = 0.0
 
 
 @dataclass
@@ -34,8 +36,14 @@ class _Leaf:
     cut: int = -1  # codes <= cut go left
 
 
-def _score(g_sum, h_sum, l2):
-    return g_sum * g_sum / (h_sum + l2)
+def _shrunk(g_sum, l1):
+    """The gradient sum moved ``l1`` towards 0 (0 within ``l1``)."""
+    return np.sign(g_sum) * max(abs(g_sum) - l1, 0.0)
+
+
+def _score(g_sum, h_sum, s):
+    t = _shrunk(g_sum, s.l1)
+    return t * t / (h_sum + s.l2)
 
 
 def _best_cut(codes, g, h, leaf: _Leaf, s: TwinSettings) -> None:
@@ -43,7 +51,7 @@ def _best_cut(codes, g, h, leaf: _Leaf, s: TwinSettings) -> None:
     cut; none when no cut leaves both sides ``min_child_weight``."""
     rows = leaf.rows
     G, H = g[rows].sum(), h[rows].sum()
-    parent = _score(G, H, s.l2)
+    parent = _score(G, H, s)
     if s.max_depth is not None and leaf.depth >= s.max_depth:
         return
     for f in range(codes.shape[1]):
@@ -55,7 +63,7 @@ def _best_cut(codes, g, h, leaf: _Leaf, s: TwinSettings) -> None:
             if hl < s.min_child_weight or hr < s.min_child_weight:
                 continue
             gl, gr = g[rows][left].sum(), g[rows][~left].sum()
-            gain = _score(gl, hl, s.l2) + _score(gr, hr, s.l2) - parent
+            gain = _score(gl, hl, s) + _score(gr, hr, s) - parent
             if gain > leaf.gain * (1 + 1e-9) + 1e-12:
                 leaf.gain, leaf.feature, leaf.cut = gain, f, int(cut)
 
@@ -78,7 +86,7 @@ def grow_newton_tree(codes, g, h, s: TwinSettings) -> np.ndarray:
             leaves.append(child)
     value = np.empty(len(g))
     for leaf in leaves:
-        value[leaf.rows] = -g[leaf.rows].sum() / (h[leaf.rows].sum() + s.l2)
+        value[leaf.rows] = -_shrunk(g[leaf.rows].sum(), s.l1) / (h[leaf.rows].sum() + s.l2)
     return value
 
 

@@ -252,6 +252,9 @@ def test_a_damaged_booster_file_is_refused(tmp_path, edit, message):
         ("log_loss", {}),
         ("multinomial", {"max_depth": 3}),
         ("poisson", {"min_child_weight": 5.0}),
+        ("squared_error", {"l2": 30.0}),
+        ("log_loss", {"l2": 2.0, "l1": 1.5}),
+        ("multinomial", {"l1": 3.0}),
     ],
 )
 def test_the_numpy_twin_boosts_the_same_scores(task, options):
@@ -268,8 +271,13 @@ def test_the_numpy_twin_boosts_the_same_scores(task, options):
         y = np.digitize(signal, [0.0, 0.7] if task == "multinomial" else [0.3])
         model = quercus.GradientBoostingClassifier()
     settings = TwinSettings(learning_rate=0.3, max_iter=6, max_leaf_nodes=7, **options)
+    names = {"l2": "l2_regularization", "l1": "l1_regularization"}
     model.set_params(
-        learning_rate=0.3, max_iter=6, max_leaf_nodes=7, early_stopping=False, **options
+        learning_rate=0.3,
+        max_iter=6,
+        max_leaf_nodes=7,
+        early_stopping=False,
+        **{names.get(key, key): value for key, value in options.items()},
     )
     model.fit(X, y)
     staged = (

@@ -99,13 +99,42 @@ def _error(stats, i, total):
     return 1.0 - best / total
 
 
+@njit(inline="always")
+def shrunk_sum(total, l1):
+    """The weighted sum of the target with L1 regularisation: moved ``l1`` towards 0, and
+    0 within ``l1`` of it (the soft threshold of a Newton step's gradient sum)."""
+    if l1 <= 0.0:
+        return total
+    if total > l1:
+        return total - l1
+    if total < -l1:
+        return total + l1
+    return 0.0
+
+
+@njit(inline="always")
+def _regularised_variance(stats, i, l2, l1):
+    """The variance with L2 (``l2``) and L1 (``l1``) regularisation of a booster's Newton
+    statistics ``[H, -G, .]``: ``SS / W - T(S)**2 / (W (W + l2))``, whose decrease over a
+    split, times the weight, is the regularised Newton gain."""
+    w = stats[i, 0]
+    if w <= 0.0:
+        return 0.0
+    t = shrunk_sum(stats[i, 1], l1)
+    var = stats[i, 2] / w - t * t / (w * (w + l2))
+    return var if var > 0.0 else 0.0
+
+
 @njit
-def impurity(stats, i, criterion, regression):
+def impurity(stats, i, criterion, regression, l2=0.0, l1=0.0):
     """Impurity of stats row ``i`` (entropy in bits, Gini, error rate or variance; twoing
-    nodes record their Gini index)."""
+    nodes record their Gini index). A regression's ``l2`` and ``l1`` regularise the
+    variance (a booster's Newton trees: :func:`_regularised_variance`)."""
     if regression:
         if criterion == M5:
             return _variance_root(stats[i, 0], stats[i, 1], stats[i, 2])
+        if l2 > 0.0 or l1 > 0.0:
+            return _regularised_variance(stats, i, l2, l1)
         return _variance(stats, i)
     total = 0.0
     for k in range(stats.shape[1]):
@@ -124,14 +153,15 @@ def impurity(stats, i, criterion, regression):
 
 
 @njit(inline="always")
-def _side_score(stats, i, w, criterion, regression):
+def _side_score(stats, i, w, criterion, regression, l2, l1):
     """Minus the weighted impurity of one side (weight ``w``), up to terms equal for every
     cut of a scan."""
     n_stats = stats.shape[1]
     if regression and criterion == M5:
         return -w * _variance_root(w, stats[i, 1], stats[i, 2])
     if regression:
-        return stats[i, 1] * stats[i, 1] / w  # the sum of squares is the same for every cut
+        t = shrunk_sum(stats[i, 1], l1)
+        return t * t / (w + l2)  # the sum of squares is the same for every cut
     if criterion == GINI:
         s = 0.0
         for k in range(n_stats):
@@ -143,7 +173,7 @@ def _side_score(stats, i, w, criterion, regression):
             if stats[i, k] > 0.0:
                 s += stats[i, k] * math.log2(stats[i, k])
         return s
-    return -w * impurity(stats, i, criterion, regression)
+    return -w * impurity(stats, i, criterion, regression, l2, l1)
 
 
 @njit(inline="always")
@@ -156,15 +186,15 @@ def _twoing_spread(stats, left, right, wl, wr):
 
 
 @njit(inline="always")
-def pair_score(stats, left, right, wl, wr, criterion, regression):
+def pair_score(stats, left, right, wl, wr, criterion, regression, l2=0.0, l1=0.0):
     """Score of the binary split into stats rows ``left`` and ``right`` (weights ``wl`` and
     ``wr``): the higher, the better."""
     if criterion == TWOING and not regression:
         # The twoing value times the node's weight (the scale of the other scores).
         spread = _twoing_spread(stats, left, right, wl, wr)
         return 0.25 * wl * wr / (wl + wr) * spread * spread
-    return _side_score(stats, left, wl, criterion, regression) + _side_score(
-        stats, right, wr, criterion, regression
+    return _side_score(stats, left, wl, criterion, regression, l2, l1) + _side_score(
+        stats, right, wr, criterion, regression, l2, l1
     )
 
 
@@ -191,7 +221,7 @@ def _error_score(prefix, i, total, wl, wr):
 
 
 @njit(inline="always")
-def cut_score(prefix, i, total, wl, wr, criterion, regression):
+def cut_score(prefix, i, total, wl, wr, criterion, regression, l2=0.0, l1=0.0):
     """:func:`pair_score` of the cut whose left side is ``prefix[i]`` and whose right side is
     ``total[0] - prefix[i]`` (weights ``wl`` and ``wr``), without writing either side out:
     the threshold scan calls it once per cut, each cut on its own."""
@@ -202,8 +232,9 @@ def cut_score(prefix, i, total, wl, wr, criterion, regression):
             wr, total[0, 1] - prefix[i, 1], total[0, 2] - prefix[i, 2]
         )
     if regression:
-        right = total[0, 1] - prefix[i, 1]
-        return prefix[i, 1] * prefix[i, 1] / wl + right * right / wr
+        left = shrunk_sum(prefix[i, 1], l1)
+        right = shrunk_sum(total[0, 1] - prefix[i, 1], l1)
+        return left * left / (wl + l2) + right * right / (wr + l2)
     if criterion == GINI:
         sl = 0.0
         sr = 0.0
@@ -235,21 +266,21 @@ def cut_score(prefix, i, total, wl, wr, criterion, regression):
 
 
 @njit(inline="always")
-def impurity_decrease(stats, parent, after, w, criterion, regression):
+def impurity_decrease(stats, parent, after, w, criterion, regression, l2=0.0, l1=0.0):
     """Impurity of stats row ``parent`` minus ``after / w``, where ``after`` is the sum over
     the branches of weight x impurity and ``w`` the weight the mean is taken over."""
-    return impurity(stats, parent, criterion, regression) - after / w
+    return impurity(stats, parent, criterion, regression, l2, l1) - after / w
 
 
 @njit(inline="always")
-def binary_gain(stats, parent, left, right, wl, wr, w, criterion, regression):
+def binary_gain(stats, parent, left, right, wl, wr, w, criterion, regression, l2=0.0, l1=0.0):
     """Gain of splitting stats row ``parent`` (weight ``w``) into rows ``left`` and
     ``right`` (weights ``wl`` and ``wr``): the impurity decrease, or for twoing the twoing
     value, with ``wl / w`` and ``wr / w`` the shares of the sides."""
     if criterion == TWOING and not regression:
         spread = _twoing_spread(stats, left, right, wl, wr)
         return wl / w * (wr / w) * 0.25 * spread * spread
-    after = wl * impurity(stats, left, criterion, regression) + wr * impurity(
-        stats, right, criterion, regression
+    after = wl * impurity(stats, left, criterion, regression, l2, l1) + wr * impurity(
+        stats, right, criterion, regression, l2, l1
     )
-    return impurity_decrease(stats, parent, after, w, criterion, regression)
+    return impurity_decrease(stats, parent, after, w, criterion, regression, l2, l1)

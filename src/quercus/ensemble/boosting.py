@@ -34,6 +34,7 @@ from functools import partial
 import numpy as np
 
 from ..grow.rows import TrainingRows, TreePlan
+from ..tree.leaves import newton_steps
 from ..tree.stack import TreeStack, concatenate, stack_trees
 from .bootstrap import bernoulli_counts
 from .losses import Loss
@@ -45,13 +46,17 @@ logger = logging.getLogger(__name__)
 @dataclass(frozen=True)
 class BoostSettings:
     """How the loop runs: ``learning_rate`` scales every step; at most ``max_iter``
-    iterations; ``subsample`` the expected share of rows each iteration grows on (1: all);
-    ``seed`` keys the subsample's and the trees' draws; early stopping after
-    ``n_iter_no_change`` iterations without a validation loss lower than the best by more
-    than ``tol`` (``n_iter_no_change`` None: no early stopping)."""
+    iterations; ``l2`` and ``l1`` regularise the leaves' steps (the trees' growth
+    specification regularises their splits alike); ``subsample`` the expected share of
+    rows each iteration grows on (1: all); ``seed`` keys the subsample's and the trees'
+    draws; early stopping after ``n_iter_no_change`` iterations without a validation loss
+    lower than the best by more than ``tol`` (``n_iter_no_change`` None: no early
+    stopping)."""
 
     learning_rate: float
     max_iter: int
+    l2: float = 0.0
+    l1: float = 0.0
     subsample: float = 1.0
     seed: int = 0
     n_iter_no_change: int | None = None
@@ -116,11 +121,14 @@ def subsample_weights(seed: int, fraction: float, n_scores: int, tree: int, firs
     return w * bernoulli_counts(seed, tree // n_scores, first_row, len(w), fraction)
 
 
-def leaf_steps(trees: TreeStack, n_scores: int, learning_rate: float) -> np.ndarray:
+def leaf_steps(
+    trees: TreeStack, n_scores: int, learning_rate: float, l2: float = 0.0, l1: float = 0.0
+) -> np.ndarray:
     """What each node of ``trees`` (whole iterations: tree ``t`` for raw score ``t %
-    n_scores``) adds to the raw scores: its mean working target (the Newton step) times
-    ``learning_rate`` in its tree's column, shape ``(nodes, n_scores)``."""
-    means = trees.merged.leaf_values(keep=False)[:, 0]
+    n_scores``) adds to the raw scores: its Newton step (regularised by ``l2`` and ``l1``:
+    :func:`~quercus.tree.leaves.newton_steps`) times ``learning_rate`` in its tree's
+    column, shape ``(nodes, n_scores)``."""
+    means = newton_steps(trees.merged.value, l2, l1)
     steps = np.zeros((trees.merged.node_count, n_scores))
     score = np.repeat(np.arange(len(trees)) % n_scores, np.diff(trees.node_offsets))
     steps[np.arange(len(means)), score] = learning_rate * means
@@ -176,7 +184,7 @@ def boost(
             TreePlan(it * k + j, _tree_seed(settings.seed, it * k + j), target=j) for j in range(k)
         ]
         trees = stack_trees(list(rows.grow(spec, plans, weigh)))
-        step = leaf_steps(trees, k, settings.learning_rate)
+        step = leaf_steps(trees, k, settings.learning_rate, settings.l2, settings.l1)
         rows.add_scores(trees, step)
         stacks.append(trees)
         steps.append(step)

@@ -81,11 +81,16 @@ class BaseGradientBoosting(NotebookDisplay, TabularInput, BaseEstimator):
         del data
         facts = DataFacts.of(rows.tables, rows.total_weight, 3)
         spec = growth_spec(self._tree_params(), True, facts, seed=0).with_params(
-            min_leaf=float(self.min_child_weight), min_split=2.0 * float(self.min_child_weight)
+            min_leaf=float(self.min_child_weight),
+            min_split=2.0 * float(self.min_child_weight),
+            l2=float(self.l2_regularization),
+            l1=float(self.l1_regularization),
         )
         settings = BoostSettings(
             learning_rate=float(self.learning_rate),
             max_iter=int(self.max_iter),
+            l2=float(self.l2_regularization),
+            l1=float(self.l1_regularization),
             subsample=float(self.subsample),
             seed=self.base_seed_,
             n_iter_no_change=int(self.n_iter_no_change) if validation is not None else None,
@@ -194,7 +199,13 @@ class BaseGradientBoosting(NotebookDisplay, TabularInput, BaseEstimator):
         if cache is None:
             cache = self._packing = PackedCache()
         if cache.tables is None:
-            steps = leaf_steps(self.trees_, self.n_trees_per_iteration_, self.learning_rate)
+            steps = leaf_steps(
+                self.trees_,
+                self.n_trees_per_iteration_,
+                self.learning_rate,
+                self.l2_regularization,
+                self.l1_regularization,
+            )
             cache.tables = pack_trees(self.trees_, lambda merged: steps)
         return cache.tables
 
@@ -266,6 +277,12 @@ _PARAMS_DOC = """
         Depth of each tree.
     min_child_weight : float, default 1e-3
         The least hessian sum of a leaf (LightGBM's ``min_sum_hessian_in_leaf``).
+    l2_regularization : float, default 0.0
+        Added to every hessian sum in the gains and the leaves' steps (XGBoost's
+        ``lambda``): a leaf's step is ``-G / (H + l2)``.
+    l1_regularization : float, default 0.0
+        Taken off every gradient sum's size in the gains and steps (XGBoost's ``alpha``):
+        a leaf whose ``|G|`` is below it does not move.
     max_features : None, 'sqrt', 'log2', int or float, default None
         Features drawn at each split (None: all).
     subsample : float, default 1.0
@@ -345,6 +362,8 @@ class GradientBoostingClassifier(ClassifierMixin, BaseGradientBoosting):
         max_leaf_nodes=31,
         max_depth=None,
         min_child_weight=1e-3,
+        l2_regularization=0.0,
+        l1_regularization=0.0,
         max_features=None,
         subsample=1.0,
         max_bins=255,
@@ -367,6 +386,8 @@ class GradientBoostingClassifier(ClassifierMixin, BaseGradientBoosting):
         self.max_leaf_nodes = max_leaf_nodes
         self.max_depth = max_depth
         self.min_child_weight = min_child_weight
+        self.l2_regularization = l2_regularization
+        self.l1_regularization = l1_regularization
         self.max_features = max_features
         self.subsample = subsample
         self.max_bins = max_bins
@@ -463,6 +484,8 @@ class GradientBoostingRegressor(RegressorMixin, BaseGradientBoosting):
         max_leaf_nodes=31,
         max_depth=None,
         min_child_weight=1e-3,
+        l2_regularization=0.0,
+        l1_regularization=0.0,
         max_features=None,
         subsample=1.0,
         max_bins=255,
@@ -486,6 +509,8 @@ class GradientBoostingRegressor(RegressorMixin, BaseGradientBoosting):
         self.max_leaf_nodes = max_leaf_nodes
         self.max_depth = max_depth
         self.min_child_weight = min_child_weight
+        self.l2_regularization = l2_regularization
+        self.l1_regularization = l1_regularization
         self.max_features = max_features
         self.subsample = subsample
         self.max_bins = max_bins

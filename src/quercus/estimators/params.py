@@ -315,6 +315,8 @@ PARAM_RULES: dict[str, ParamRule] = {
     "learning_rate": _fixed(lambda v: _is_real(v) and v > 0, "a number > 0"),
     "max_iter": _int_at_least(1, most=(INT32_MOST, "trees are numbered by int32")),
     "min_child_weight": _fixed(lambda v: _is_real(v) and v >= 0, "a number >= 0"),
+    "l2_regularization": _fixed(lambda v: _is_real(v) and v >= 0, "a number >= 0"),
+    "l1_regularization": _fixed(lambda v: _is_real(v) and v >= 0, "a number >= 0"),
     "subsample": _fixed(lambda v: _fraction(v, closed_right=True), "a float in (0, 1]"),
     "early_stopping": _fixed(
         lambda v: isinstance(v, bool | np.bool_) or v == "auto", "'auto', True or False"

@@ -125,7 +125,7 @@ def _open_node(nodes, values, node, item, item_values, src, s):
             node_impurity += w[r] * abs(yv[r] - med)
         node_impurity /= w_node
     else:
-        node_impurity = impurity(values, node, s.criterion, s.regression)
+        node_impurity = impurity(values, node, s.criterion, s.regression, s.l2, s.l1)
     nd.weight = w_node
     nd.impurity = node_impurity
     return not stop_splitting(item.depth, end - start, w_node, node_impurity, s)

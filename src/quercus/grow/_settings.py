@@ -87,6 +87,10 @@ class Settings(NamedTuple):
     # > 0: splits are chosen by looking this many levels ahead (the level-wise grower only:
     # grow/levelwise.py, splitting/_lookahead.py).
     lookahead: int = 0
+    # A booster's regularisation of its Newton trees' scores and leaves (L2 added to the
+    # hessian sums, L1 taken off the gradient sums): 0 for every other tree.
+    l2: float = 0.0
+    l1: float = 0.0
 
 
 @njit
@@ -101,6 +105,8 @@ def split_rules(s):
         s.c45_tolerance,
         s.missing_mode,
         s.multiway,
+        s.l2,
+        s.l1,
     )
 
 

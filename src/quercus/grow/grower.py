@@ -50,6 +50,8 @@ class GrowthParams:
     min_impurity_split: float = 0.0  # a node below this impurity stays a leaf
     lookahead: int = 0  # levels looked ahead when choosing a split (0: greedy)
     oblique: bool = False  # also search splits on a linear combination of numeric features
+    l2: float = 0.0  # a booster's L2 regularisation of its Newton trees (0: none)
+    l1: float = 0.0  # its L1 regularisation
 
 
 @dataclass(frozen=True)
@@ -116,6 +118,8 @@ def growth_setup(
         root_key=np.uint64(root_draw_key(int(params.seed))),
         min_impurity_split=float(params.min_impurity_split),
         lookahead=int(params.lookahead),
+        l2=float(params.l2),
+        l1=float(params.l1),
     )
     return bins, settings
 

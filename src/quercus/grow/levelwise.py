@@ -379,7 +379,7 @@ def _open(grown: _Nodes, node: int, s: Settings) -> bool:
         return False
     values = grown.values[node : node + 1]
     weight = stats_weight(values, 0, s.regression)
-    node_impurity = impurity(values, 0, s.criterion, s.regression)
+    node_impurity = impurity(values, 0, s.criterion, s.regression, s.l2, s.l1)
     rec["weight"] = weight
     rec["impurity"] = node_impurity
     depth = int(rec["depth"][0])

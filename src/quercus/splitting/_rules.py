@@ -25,7 +25,9 @@ class SplitRules(NamedTuple):
     :func:`~quercus.splitting._scan.scan_threshold`), and gains within ``c45_tolerance``
     count as tied (J48's 1e-6; release 8 and the other trees: 0). ``missing_mode`` is the
     missing-value policy (``_config.MISSING_POLICIES``); ``multiway``: a nominal feature
-    splits one branch per category, else into two subsets.
+    splits one branch per category, else into two subsets. ``l2`` and ``l1`` regularise a
+    regression's scores (a booster's Newton trees: ``criteria._impurity``), 0 for the
+    trees.
 
     Scalars only: Numba passes the record by value, with no reference counts.
     """
@@ -37,6 +39,8 @@ class SplitRules(NamedTuple):
     c45_tolerance: float = 0.0
     missing_mode: int = FRACTIONAL
     multiway: bool = False
+    l2: float = 0.0
+    l1: float = 0.0
 
 
 @njit(inline="always")
@@ -51,4 +55,6 @@ def with_c45(rules, c45_classes, c45_tolerance):
         c45_tolerance,
         rules.missing_mode,
         rules.multiway,
+        rules.l2,
+        rules.l1,
     )

@@ -162,7 +162,7 @@ def _scan_known(present, stats, n_present, acc, rules, bin_lo, bin_hi, f, limits
         if c45_classes > 0 and bin_hi[f, present[i]] + 1e-5 >= bin_lo[f, present[i + 1]]:
             continue
         n_admissible += 1
-        score = cut_score(prefix, i, acc, wl, wr, criterion, regression)
+        score = cut_score(prefix, i, acc, wl, wr, criterion, regression, rules.l2, rules.l1)
         # Equal within rounding (relative to the scores' size) is a tie: the lower cut stays.
         if best_i < 0 or score > best_score + max(GAIN_EPS * abs(best_score), tie):
             best_score = score
@@ -202,10 +202,12 @@ def _scan_placed(present, stats, n_present, missing, acc, rules, bin_lo, bin_hi,
         left = missing_mode == LEARNED or wl >= wr
         _place_missing(acc, missing, rules, left)
         w3 = stats_weight(acc, 3, regression)
-        score = pair_score(acc, 3, 4, w3, w_all - w3, criterion, regression)
+        score = pair_score(acc, 3, 4, w3, w_all - w3, criterion, regression, rules.l2, rules.l1)
         if missing_mode == LEARNED:
             _place_missing(acc, missing, rules, False)
-            right = pair_score(acc, 3, 4, wl, wr + w_missing, criterion, regression)
+            right = pair_score(
+                acc, 3, 4, wl, wr + w_missing, criterion, regression, rules.l2, rules.l1
+            )
             if right > score + GAIN_EPS * max(abs(score), w_all):
                 score = right
                 left = False
@@ -235,10 +237,14 @@ def _winner_gain(acc, missing, best_i, best_left, place, rules, limits):
         _place_missing(acc, missing, rules, best_left)
         w3 = stats_weight(acc, 3, regression)
         w4 = w_all - w3
-        gain = binary_gain(acc, 5, 3, 4, w3, w4, w_all, criterion, regression)
+        gain = binary_gain(acc, 5, 3, 4, w3, w4, w_all, criterion, regression, rules.l2, rules.l1)
         split_info = math.log2(w_all) - (_xlog2x(w3) + _xlog2x(w4)) / w_all
     else:
-        gain = binary_gain(acc, 0, 1, 2, wl, wr, w_known, criterion, regression) * w_known / w_all
+        gain = (
+            binary_gain(acc, 0, 1, 2, wl, wr, w_known, criterion, regression, rules.l2, rules.l1)
+            * w_known
+            / w_all
+        )
         split_info = math.log2(w_all) - (_xlog2x(wl) + _xlog2x(wr) + _xlog2x(w_missing)) / w_all
     return gain, split_info
 
@@ -370,13 +376,17 @@ def scan_multiway(present, stats, n_present, missing, rules, scratch=None):
             big_enough += 1
         if wi > stats_weight(stats, heaviest, regression):
             heaviest = i
-        after += wi * impurity(stats, i, criterion, regression)
+        after += wi * impurity(stats, i, criterion, regression, rules.l2, rules.l1)
         info += _xlog2x(wi)
     if big_enough < 2:
         return -1.0, -1, 0.0, -1
     w_all = w_known + w_missing
     if missing_mode == FRACTIONAL or w_missing <= 0.0:
-        gain = impurity_decrease(total, 0, after, w_known, criterion, regression) * w_known / w_all
+        gain = (
+            impurity_decrease(total, 0, after, w_known, criterion, regression, rules.l2, rules.l1)
+            * w_known
+            / w_all
+        )
         split_info = math.log2(w_all) - (info + _xlog2x(w_missing)) / w_all
         return gain, 1, split_info, -1
     if missing_mode == CLASS_MAJORITY and not regression:
@@ -394,9 +404,9 @@ def scan_multiway(present, stats, n_present, missing, rules, scratch=None):
         info = 0.0
         for i in range(n_present):
             wi = stats_weight(placed, i, regression)
-            after += wi * impurity(placed, i, criterion, regression)
+            after += wi * impurity(placed, i, criterion, regression, rules.l2, rules.l1)
             info += _xlog2x(wi)
-        gain = impurity_decrease(total, 1, after, w_all, criterion, regression)
+        gain = impurity_decrease(total, 1, after, w_all, criterion, regression, rules.l2, rules.l1)
         return gain, 1, math.log2(w_all) - info / w_all, -1
     # The missing rows join one category: the heaviest, or (LEARNED) the best.
     joined = np.empty((1, n_stats))
@@ -410,8 +420,8 @@ def scan_multiway(present, stats, n_present, missing, rules, scratch=None):
         wi = stats_weight(stats, i, regression)
         candidate = (
             after
-            - wi * impurity(stats, i, criterion, regression)
-            + (wi + w_missing) * impurity(joined, 0, criterion, regression)
+            - wi * impurity(stats, i, criterion, regression, rules.l2, rules.l1)
+            + (wi + w_missing) * impurity(joined, 0, criterion, regression, rules.l2, rules.l1)
         )
         if best < 0 or candidate < best_after - GAIN_EPS * max(abs(best_after), w_all):
             best = i
@@ -419,7 +429,7 @@ def scan_multiway(present, stats, n_present, missing, rules, scratch=None):
     wb = stats_weight(stats, best, regression)
     info += _xlog2x(wb + w_missing) - _xlog2x(wb)
     index = best if missing_mode == LEARNED else -1
-    gain = impurity_decrease(total, 1, best_after, w_all, criterion, regression)
+    gain = impurity_decrease(total, 1, best_after, w_all, criterion, regression, rules.l2, rules.l1)
     return gain, 1, math.log2(w_all) - info / w_all, index
 
 

@@ -79,6 +79,17 @@ def predictions(model: str, value: np.ndarray, params: np.ndarray | None) -> np.
     return value / np.where(totals > 0, totals, 1.0)
 
 
+def newton_steps(value: np.ndarray, l2: float = 0.0, l1: float = 0.0) -> np.ndarray:
+    """The Newton step of each node of a booster's tree, shape ``(n_nodes,)``: from its
+    statistics ``[H, -G, .]`` (the hessian sum and minus the gradient sum), ``-G`` moved
+    ``l1`` towards 0 (0 within ``l1``), over ``H + l2``; 0 for a node of no weight. With
+    neither, the mean leaf's prediction."""
+    w, total = value[:, 0], value[:, 1]
+    if l1 > 0.0:
+        total = np.sign(total) * np.maximum(np.abs(total) - l1, 0.0)
+    return np.where(w > 0, total / np.where(w > 0, w + l2, 1.0), 0.0)
+
+
 def linear_predictions(params: np.ndarray, leaf: np.ndarray, terms: np.ndarray) -> np.ndarray:
     """A linear leaf model's prediction for rows of ``terms`` (their term matrix) that end
     in the nodes ``leaf``."""
