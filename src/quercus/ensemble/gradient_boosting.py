@@ -304,7 +304,9 @@ _PARAMS_DOC = """
         Share of the rows held out for early stopping (stratified for classes), unless
         ``X_val, y_val`` are given to ``fit``.
     n_iter_no_change : int, default 10
+        Iterations without improvement before early stopping ends the fit.
     tol : float, default 1e-7
+        The least decrease of the validation loss that counts as an improvement.
     scoring : 'loss', default 'loss'
         What early stopping watches: the validation loss.
     n_jobs : int or None, default None
@@ -321,16 +323,19 @@ _ATTRIBUTES_DOC = """
     trees_ : TreeStack or None
         The trees, iteration after iteration (tree ``i * n_trees_per_iteration_ + k`` adds
         to raw score ``k`` at iteration ``i``).
-    start_ : ndarray of shape (n_trees_per_iteration_,)
-        The raw scores before the first tree.
+    start_ : ndarray of shape (n_scores,)
+        The raw scores before the first tree (``n_scores``: ``n_trees_per_iteration_``).
     n_iter_ : int
         Iterations kept: with early stopping, the best one.
     n_trees_per_iteration_ : int
+        Trees grown at each iteration: the number of classes above two, else 1.
     train_score_, validation_score_ : ndarray
         Minus the loss before the first tree and after each iteration run (the
         validation's with early stopping).
     do_early_stopping_ : bool
+        Whether the fit stopped early on validation rows (held out, or ``X_val``).
     feature_importances_ : ndarray of shape (n_features,)
+        Each feature's share of the trees' Newton gain.
     base_seed_ : int
         The seed drawn from ``random_state``.
 """
@@ -347,6 +352,7 @@ class GradientBoostingClassifier(ClassifierMixin, BaseGradientBoosting):
 """
         + _ATTRIBUTES_DOC
         + """    classes_ : ndarray
+        The class labels, sorted.
 """
     )
 
