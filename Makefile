@@ -4,12 +4,16 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 
-.PHONY: demo test lint docs clean clean-cache
+.PHONY: demo test test-all lint docs clean clean-cache
 
 demo: $(VENV)/.installed-base
 	$(BIN)/quercus demo
 
+# Every test but the reference programs' cross-validations, which test-all adds (minutes).
 test: $(VENV)/.installed-test
+	$(BIN)/python -m pytest -m "not cross_validation"
+
+test-all: $(VENV)/.installed-test
 	$(BIN)/python -m pytest
 
 lint: $(VENV)/.installed-test

@@ -168,6 +168,7 @@ def rmse_ratios():
 
 
 @pytest.mark.slow
+@pytest.mark.cross_validation
 @pytest.mark.parametrize("name", list(DATASETS))
 def test_cross_validated_error_and_rules_near_m5p(name, shared, rmse_ratios):
     """The issue's bar: RMSE within 3% of M5P's, rules within 25%; per fold (diamonds' RMSE
@@ -184,6 +185,7 @@ def test_cross_validated_error_and_rules_near_m5p(name, shared, rmse_ratios):
 
 
 @pytest.mark.slow
+@pytest.mark.cross_validation
 def test_not_worse_than_m5p_on_average(rmse_ratios):
     if len(rmse_ratios) < len(DATASETS):
         pytest.skip("needs every data set's cross-validation (run with the tests above)")

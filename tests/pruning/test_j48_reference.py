@@ -65,6 +65,7 @@ def cv_results():
 
 
 @pytest.mark.slow
+@pytest.mark.cross_validation
 @pytest.mark.parametrize("name", sorted(DATASETS))
 def test_cross_validated_accuracy_and_size_near_j48(name, shared, cv_results):
     accuracy, sizes = cross_validate(name, shared)
@@ -80,6 +81,7 @@ def test_cross_validated_accuracy_and_size_near_j48(name, shared, cv_results):
 
 
 @pytest.mark.slow
+@pytest.mark.cross_validation
 def test_mean_accuracy_not_below_j48(cv_results):
     if len(cv_results) < len(DATASETS):
         pytest.skip("needs every data set's cross-validation (run the whole module)")
