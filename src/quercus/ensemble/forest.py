@@ -473,13 +473,6 @@ class BaseForest(NotebookDisplay, TabularInput, BaseEstimator):
         back by ``quercus.load`` without pickle)."""
         return save_forest(self, path)
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = True
-        tags.input_tags.categorical = True
-        tags.input_tags.string = True
-        return tags
-
 
 _FOREST_DOC = """
     n_estimators : int, default 100

@@ -245,13 +245,6 @@ class BaseGradientBoosting(NotebookDisplay, TabularInput, BaseEstimator):
         """Write this booster to ``path`` (an ensemble file; ``quercus.load`` reads it)."""
         return save_booster(self, path)
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = True
-        tags.input_tags.categorical = True
-        tags.input_tags.string = True
-        return tags
-
     def _loss(self) -> Loss:
         raise NotImplementedError
 

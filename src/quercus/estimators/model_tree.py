@@ -187,10 +187,3 @@ class ModelTreeRegressor(RegressorMixin, BaseDecisionTree):
             "ModelTreeRegressor is pruned by M5's error estimate (pruning=True), not by cost "
             "complexity"
         )
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = True
-        tags.input_tags.categorical = True
-        tags.input_tags.string = True
-        return tags

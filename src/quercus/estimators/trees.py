@@ -293,13 +293,6 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
             return self.classes_[np.argmax(self._leaf_values(X), axis=1)]
         return self.classes_[self.tree_.node_class[self.apply(X)]]
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = True
-        tags.input_tags.categorical = True
-        tags.input_tags.string = True
-        return tags
-
 
 class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
     regression = True
@@ -384,13 +377,6 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         if self.tree_.leaf_model == leaves.LINEAR:
             return self._linear_predictions(X)
         return self._leaf_values(X)[:, 0]
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = True
-        tags.input_tags.categorical = True
-        tags.input_tags.string = True
-        return tags
 
 
 def _preset(base, name: str, **defaults):

@@ -227,6 +227,15 @@ class TabularInput:
     """Input handling shared by trees and forests: typing ``X`` and learning its schema in
     ``fit``, matching prediction data to it, sample weights."""
 
+    def __sklearn_tags__(self):
+        # Missing values, categories and strings are taken as they are (scikit-learn's
+        # checks then send them).
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        tags.input_tags.categorical = True
+        tags.input_tags.string = True
+        return tags
+
     # -- input ----------------------------------------------------------------------------
 
     def _validate_X(self, X, reset: bool) -> pd.DataFrame:
