@@ -95,6 +95,19 @@ def test_boosting_lowers_the_training_loss_and_stages_end_at_predict():
     importances = model.feature_importances_
     assert importances.sum() == pytest.approx(1.0)
     assert set(np.argsort(importances)[-3:]) == {0, 1, 2}  # the features of the signal
+    # gain importances are the splits' gains summed: the first tree's alone, recomputed
+    first = quercus.GradientBoostingClassifier(max_iter=1, early_stopping=False).fit(X, y)
+    tree = first.trees_.tree(0)
+    inner = tree.kind != 0
+    assert np.array_equal(
+        first.feature_split_counts_, np.bincount(tree.feature[inner], minlength=X.shape[1])
+    )
+    gains = tree.impurity_decrease()[inner]
+    expected = np.bincount(tree.feature[inner], weights=gains, minlength=X.shape[1])
+    np.testing.assert_allclose(first.feature_importances_, expected / expected.sum())
+    assert model.feature_split_counts_.sum() == sum(
+        (model.trees_.tree(t).kind != 0).sum() for t in range(25)
+    )
 
 
 def test_early_stopping_keeps_the_best_iteration():

@@ -20,6 +20,7 @@ from sklearn.model_selection import train_test_split
 from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import check_is_fitted
 
+from .._config import LEAF
 from .._parallel import n_threads
 from ..binning.binned import bin_frame
 from ..estimators.display import NotebookDisplay
@@ -231,15 +232,32 @@ class BaseGradientBoosting(NotebookDisplay, TabularInput, BaseEstimator):
                 sum_trees(self._packed, matrix, out, rows=rows, tree=it * k + j, count=count)
             yield out.copy()
 
+    def _splits(self) -> tuple[np.ndarray, np.ndarray]:
+        """The feature and the Newton gain of every split of every tree."""
+        m = self.trees_.merged
+        inner = np.flatnonzero(m.kind != LEAF)
+        return m.feature[inner], np.maximum(m.impurity_decrease()[inner], 0.0)
+
     @property
     def feature_importances_(self) -> np.ndarray:
-        """Gain importances: each feature's share of the trees' total Newton gain (the
-        hessian-weighted squared-error decrease of the splits on it)."""
+        """Gain importances: each feature's share of the Newton gain of all the splits on
+        it, over every tree (LightGBM's ``importance_type='gain'``, normalised)."""
         check_is_fitted(self, "start_")
         if self.trees_ is None:
             return np.zeros(self.n_features_in_)
-        total = self.trees_.mean_feature_importances(self.n_features_in_)
+        feature, gain = self._splits()
+        total = np.bincount(feature, weights=gain, minlength=self.n_features_in_)
         return total / total.sum() if total.sum() > 0 else total
+
+    @property
+    def feature_split_counts_(self) -> np.ndarray:
+        """How many splits of all the trees test each feature (LightGBM's
+        ``importance_type='split'``)."""
+        check_is_fitted(self, "start_")
+        if self.trees_ is None:
+            return np.zeros(self.n_features_in_, dtype=np.int64)
+        feature, _ = self._splits()
+        return np.bincount(feature, minlength=self.n_features_in_)
 
     def save(self, path):
         """Write this booster to ``path`` (an ensemble file; ``quercus.load`` reads it)."""
@@ -328,7 +346,9 @@ _ATTRIBUTES_DOC = """
     do_early_stopping_ : bool
         Whether the fit stopped early on validation rows (held out, or ``X_val``).
     feature_importances_ : ndarray of shape (n_features,)
-        Each feature's share of the trees' Newton gain.
+        Each feature's share of the Newton gain of all the splits.
+    feature_split_counts_ : int ndarray of shape (n_features,)
+        The number of splits on each feature.
     base_seed_ : int
         The seed drawn from ``random_state``.
 """
