@@ -1,6 +1,7 @@
 """Gradient boosting: one iteration against scikit-learn's HistGradientBoosting on data both
-bin exactly, the properties of the loop (staged predictions, early stopping at the best
-iteration, the same model for any thread count, keyed subsamples) and the errors."""
+bin exactly, every iteration against a NumPy twin, the properties of the loop (staged
+predictions, early stopping at the best iteration, the same model for any thread count,
+keyed subsamples), the files, the command line's show and predict, and the errors."""
 
 import json
 import zipfile
@@ -13,6 +14,7 @@ from sklearn.ensemble import HistGradientBoostingClassifier, HistGradientBoostin
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import quercus
+from _helpers import run_cli
 from quercus.ensemble import losses
 from quercus.estimators.params import InvalidParameterError
 
@@ -306,3 +308,24 @@ def test_the_numpy_twin_boosts_the_same_scores(task, options):
     for it, ours in enumerate(staged, start=1):
         theirs = history[it] if task == "multinomial" else history[it][:, 0]
         np.testing.assert_allclose(ours, theirs, rtol=1e-10, atol=1e-10, err_msg=f"iteration {it}")
+
+
+def test_quercus_show_and_predict_read_a_saved_booster(tmp_path):
+    X, signal = binned_data(n=500, seed=11)
+    y = np.digitize(signal, [0.0, 0.7])
+    frame = pd.DataFrame(X, columns=[f"x{j}" for j in range(X.shape[1])])
+    model = quercus.GradientBoostingClassifier(max_iter=4).fit(frame, y)
+    path = model.save(tmp_path / "b.qf")
+    shown = run_cli("show", path)
+    assert shown.returncode == 0, shown.stderr
+    lines = shown.stdout.splitlines()
+    assert lines[0].startswith("GradientBoostingClassifier: 4 iterations (3 trees each")
+    assert "training loss: 1.0" in shown.stdout  # log 3 at the start, for three even classes
+    top = frame.columns[np.argmax(model.feature_importances_)]
+    assert lines[lines.index("attributes by gain importance:") + 1].split()[0] == top
+    refused = run_cli("show", path, "--format", "dot")
+    assert refused.returncode == 2 and "holds a gradient booster of 12 trees" in refused.stderr
+    frame.to_csv(tmp_path / "x.csv", index=False)
+    predicted = run_cli("predict", path, tmp_path / "x.csv")
+    assert predicted.returncode == 0, predicted.stderr
+    assert predicted.stdout.split()[1:] == [str(c) for c in model.predict(frame)]

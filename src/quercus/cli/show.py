@@ -23,6 +23,7 @@ import numpy as np
 from .._config import LEAF
 from ..export import export_graphviz, export_rules, export_text
 from ..export.graphviz import render_svg
+from ..persist.booster_file import BOOSTER_ESTIMATORS
 from ..persist.ensemble_file import is_ensemble_file
 from ..persist.forest_file import FOREST_ESTIMATORS
 from ..persist.model_view import read_model_view
@@ -36,6 +37,15 @@ def run_show(args, out: TextIO) -> int:
     fmt = args.format
     if fmt == "png" and args.output is None:
         raise UsageError("--format png writes a picture: give the file with -o FILE.png")
+    if _is_booster(model):
+        if args.tree is not None or fmt not in ("text", "json"):
+            raise UsageError(
+                f"{args.model} holds a gradient booster of {len(model.trees_)} trees: quercus "
+                "show gives its summary (--format text) or its file's metadata (--format json)"
+            )
+        text = booster_summary(model) if fmt == "text" else _forest_json(args.model)
+        write_text(text, args.output, out)
+        return 0
     if _is_forest(model):
         if args.tree is None:
             if fmt not in ("text", "json"):
@@ -109,6 +119,12 @@ def _is_forest(model) -> bool:
     return type(model).__name__ in FOREST_ESTIMATORS
 
 
+def _is_booster(model) -> bool:
+    """Whether ``model``, from :func:`quercus.load`, is a gradient booster (by its class's
+    name, as :func:`_is_forest`)."""
+    return type(model).__name__ in BOOSTER_ESTIMATORS
+
+
 def _note(args, text: str) -> None:
     if not args.quiet:
         note(text)
@@ -152,6 +168,41 @@ def forest_summary(forest) -> str:
     for j in order:
         lines.append(f"  {names[j]:<{width}}  {forest.feature_importances_[j]:.4f}")
     lines.append("quercus show MODEL --tree K [--format text|rules|dot|svg|png] shows tree K")
+    return "\n".join(lines) + "\n"
+
+
+def booster_summary(booster) -> str:
+    """What a gradient booster is: its iterations and trees, its losses, its attributes by
+    gain importance."""
+    trees = booster.trees_
+    leaves = trees.n_leaves()
+    per = booster.n_trees_per_iteration_
+    task = (
+        "regression"
+        if booster.regression
+        else f"classification into {plural(len(booster.classes_), 'class')}"
+    )
+    each = "1 tree each" if per == 1 else f"{per} trees each, one per class"
+    lines = [
+        f"{type(booster).__name__}: {plural(booster.n_iter_, 'iteration')} ({each}), loss "
+        f"{booster.loss}, {task}, {plural(booster.n_features_in_, 'attribute')}",
+        f"leaves per tree: mean {leaves.mean():,.1f}, min {leaves.min():,}, max {leaves.max():,}"
+        f" ({leaves.sum():,} in all); learning rate {booster.learning_rate:g}",
+        f"training loss: {-booster.train_score_[0]:.5f} at the start, "
+        f"{-booster.train_score_[booster.n_iter_]:.5f} after the last iteration kept",
+    ]
+    if booster.do_early_stopping_:
+        run = len(booster.validation_score_) - 1
+        lines.append(
+            f"validation loss: {-booster.validation_score_[booster.n_iter_]:.5f}, the lowest "
+            f"(early stopping ran {plural(run, 'iteration')} and kept {booster.n_iter_})"
+        )
+    lines.append("attributes by gain importance:")
+    order = np.argsort(-booster.feature_importances_, kind="stable")
+    names = booster.schema_.names
+    width = max(len(n) for n in names)
+    for j in order:
+        lines.append(f"  {names[j]:<{width}}  {booster.feature_importances_[j]:.4f}")
     return "\n".join(lines) + "\n"
 
 
