@@ -329,3 +329,17 @@ def test_quercus_show_and_predict_read_a_saved_booster(tmp_path):
     predicted = run_cli("predict", path, tmp_path / "x.csv")
     assert predicted.returncode == 0, predicted.stderr
     assert predicted.stdout.split()[1:] == [str(c) for c in model.predict(frame)]
+
+
+def test_rows_of_vanishing_hessian_weigh_nothing():
+    """A log-loss row scored far the wrong way has a subnormal hessian: its working target
+    ``-g / h`` would overflow, so it weighs 0 (and the others keep their Newton targets)."""
+    from quercus.ensemble.boosting import newton_targets
+
+    loss = losses.classification_loss("log_loss", 2)
+    scores = np.array([[-720.0], [-3.0], [2.0]])
+    target, weight = newton_targets(loss, True, np.array([1, 1, 0]), None, np.ones(3), scores)
+    assert np.all(np.isfinite(target)) and weight[0, 0] == 0.0 and target[0, 0] == 0.0
+    g, h = loss.gradients(np.array([1, 0]), scores[1:], np.ones(2))
+    np.testing.assert_allclose(target[1:], -g / h)
+    np.testing.assert_allclose(weight[1:], h)

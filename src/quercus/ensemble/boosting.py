@@ -96,9 +96,11 @@ def newton_targets(
 ) -> tuple[np.ndarray, np.ndarray]:
     """The working targets ``-g / h`` and weights ``h`` of some rows (a
     :data:`~quercus.grow.rows.Retarget` once ``loss`` and ``classes`` are given): one
-    column per raw score; a row of zero hessian weighs 0 and has target 0."""
+    column per raw score; a row whose hessian is 0 or subnormal (a log-loss row scored
+    beyond about 700 the wrong way, whose ``-g / h`` would overflow) weighs 0 and has
+    target 0."""
     g, h = loss.gradients(y_class if classes else y_value, scores, w)
-    positive = h > 0.0
+    positive = h >= np.finfo(np.float64).tiny
     target = np.zeros_like(g)
     np.divide(-g, h, out=target, where=positive)
     return target, np.where(positive, h, 0.0)
