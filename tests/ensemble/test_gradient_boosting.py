@@ -3,6 +3,7 @@ bin exactly, every iteration against a NumPy twin, the properties of the loop (s
 predictions, early stopping at the best iteration, the same model for any thread count,
 keyed subsamples), the files, the command line's show and predict, and the errors."""
 
+import copy
 import json
 import zipfile
 
@@ -238,6 +239,13 @@ def test_a_saved_booster_loads_and_predicts_the_same(tmp_path):
         assert np.array_equal(loaded.train_score_, model.train_score_)
         predict = "predict_proba" if k < 2 else "predict"
         assert np.array_equal(getattr(loaded, predict)(X), getattr(model, predict)(X))
+    # the steps are the fit's: parameters changed after it change no prediction
+    model = models[2]
+    expected = model.predict(X)
+    model.set_params(learning_rate=0.9, l2_regularization=5.0)
+    path = model.save(tmp_path / "changed.qf")
+    assert np.array_equal(quercus.load(path).predict(X), expected)
+    assert np.array_equal(copy.deepcopy(model).predict(X), expected)
 
 
 @pytest.mark.parametrize(
@@ -247,7 +255,7 @@ def test_a_saved_booster_loads_and_predicts_the_same(tmp_path):
         (lambda m: m["ensemble"].update(n_iter=2), "field ensemble.n_iter"),
         (lambda m: m["ensemble"].update(start=[0.0]), "field ensemble.start"),
         (lambda m: m["ensemble"].update(validation_score=[1.0]), "validation_score"),
-        (lambda m: m["params"].update(learning_rate=0.5), "weigh the learning rate"),
+        (lambda m: m["ensemble"].update(l2_regularization=-1.0), "l2_regularization"),
         (lambda m: m["training"].update(regression=False), "classification trees"),
     ],
 )

@@ -103,6 +103,11 @@ class BaseGradientBoosting(NotebookDisplay, TabularInput, BaseEstimator):
         )  # fmt: skip
         self.start_ = boosted.start
         self.trees_ = boosted.trees
+        # What the trees' steps were made with: prediction reads these, not the parameters
+        # (which set_params may change after the fit).
+        self.learning_rate_ = settings.learning_rate
+        self.l2_regularization_ = settings.l2
+        self.l1_regularization_ = settings.l1
         self.n_iter_ = boosted.best_iteration
         self.n_trees_per_iteration_ = loss.n_scores
         self.train_score_ = -np.asarray(boosted.train_loss)
@@ -203,9 +208,9 @@ class BaseGradientBoosting(NotebookDisplay, TabularInput, BaseEstimator):
             steps = leaf_steps(
                 self.trees_,
                 self.n_trees_per_iteration_,
-                self.learning_rate,
-                self.l2_regularization,
-                self.l1_regularization,
+                self.learning_rate_,
+                self.l2_regularization_,
+                self.l1_regularization_,
             )
             cache.tables = pack_trees(self.trees_, lambda merged: steps)
         return cache.tables
@@ -338,6 +343,9 @@ _ATTRIBUTES_DOC = """
         The raw scores before the first tree (``n_scores``: ``n_trees_per_iteration_``).
     n_iter_ : int
         Iterations kept: with early stopping, the best one.
+    learning_rate_, l2_regularization_, l1_regularization_ : float
+        The values the trees' steps were made with (prediction reads these, whatever
+        ``set_params`` changes after the fit).
     n_trees_per_iteration_ : int
         Trees grown at each iteration: the number of classes above two, else 1.
     train_score_, validation_score_ : ndarray

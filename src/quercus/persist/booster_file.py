@@ -6,7 +6,8 @@ too), each weighing the learning rate: a leaf adds its mean times its tree's wei
 raw score of its tree (tree ``i * n_trees_per_iteration + k`` to score ``k``). Its own
 fields are the raw scores before the first tree (``start``), the iterations kept and the
 trees per iteration, the seed, and the record of the fit (minus the training and the
-validation loss at every iteration run, whether early stopping ran).
+validation loss at every iteration run, whether early stopping ran) and the L2 and L1
+regularisation its steps were made with (the learning rate is the trees' weight).
 """
 
 from __future__ import annotations
@@ -39,11 +40,13 @@ def _fields(booster) -> dict:
         "train_score": _finite_list(booster.train_score_, "train_score_"),
         "validation_score": _finite_list(booster.validation_score_, "validation_score_"),
         "do_early_stopping": bool(booster.do_early_stopping_),
+        "l2_regularization": float(booster.l2_regularization_),
+        "l1_regularization": float(booster.l1_regularization_),
     }
 
 
 def _tree_weights(booster) -> np.ndarray:
-    return np.full(len(booster.trees_), float(booster.learning_rate))
+    return np.full(len(booster.trees_), float(booster.learning_rate_))
 
 
 def _numbers(fields: dict, key: str) -> list:
@@ -76,8 +79,15 @@ def _restore(booster, fields: dict, weights: np.ndarray) -> None:
         raise ModelError("field ensemble.validation_score: not one score per iteration run")
     if (booster.trees_.merged.leaf_model != leaves.MEAN) or booster.trees_.merged.fractional:
         raise ModelError("field arrays: a booster's trees have mean leaves and no fractions")
-    if not (weights == float(booster.learning_rate)).all():
-        raise ModelError("field arrays.tree_weights: a booster's trees weigh the learning rate")
+    rate = float(weights[0])
+    if not (rate > 0.0 and (weights == rate).all()):
+        raise ModelError(
+            "field arrays.tree_weights: a booster's trees weigh its learning rate, one "
+            "positive number"
+        )
+    l2, l1 = (fields[key] for key in ("l2_regularization", "l1_regularization"))
+    if not all(type(v) in (int, float) and math.isfinite(v) and v >= 0 for v in (l2, l1)):
+        raise ModelError("field ensemble.l2_regularization/l1_regularization: numbers >= 0")
     booster.base_seed_ = fields["base_seed"]
     booster.start_ = np.asarray(start)
     booster.n_iter_ = n_iter
@@ -85,6 +95,9 @@ def _restore(booster, fields: dict, weights: np.ndarray) -> None:
     booster.train_score_ = np.asarray(train)
     booster.validation_score_ = np.asarray(validation)
     booster.do_early_stopping_ = early
+    booster.learning_rate_ = rate
+    booster.l2_regularization_ = float(l2)
+    booster.l1_regularization_ = float(l1)
 
 
 #: What a booster's ensemble file holds of its own (its trees are regression trees).
