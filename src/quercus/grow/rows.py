@@ -1,5 +1,5 @@
 """Training rows as one interface, wherever they live: the seam between the ensembles
-(forests, and the boosters to come) and the growers.
+(the forests and the gradient boosters) and the growers.
 
 An ensemble's fit asks its :class:`TrainingRows` to grow trees (one :class:`TreePlan` a
 tree, each row's weight in each tree given by a weighing function), and does not know
