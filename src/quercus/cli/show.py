@@ -162,11 +162,7 @@ def forest_summary(forest) -> str:
     else:
         lines.append("out-of-bag score: not computed (fit with oob_score=True)")
     lines.append("attributes by impurity importance:")
-    order = np.argsort(-forest.feature_importances_, kind="stable")
-    names = forest.schema_.names
-    width = max(len(n) for n in names)
-    for j in order:
-        lines.append(f"  {names[j]:<{width}}  {forest.feature_importances_[j]:.4f}")
+    lines += _ranked(forest.schema_.names, forest.feature_importances_)
     lines.append("quercus show MODEL --tree K [--format text|rules|dot|svg|png] shows tree K")
     return "\n".join(lines) + "\n"
 
@@ -187,7 +183,7 @@ def booster_summary(booster) -> str:
         f"{type(booster).__name__}: {plural(booster.n_iter_, 'iteration')} ({each}), loss "
         f"{booster.loss}, {task}, {plural(booster.n_features_in_, 'attribute')}",
         f"leaves per tree: mean {leaves.mean():,.1f}, min {leaves.min():,}, max {leaves.max():,}"
-        f" ({leaves.sum():,} in all); learning rate {booster.learning_rate:g}",
+        f" ({leaves.sum():,} in all); learning rate {booster.learning_rate_:g}",
         f"training loss: {-booster.train_score_[0]:.5f} at the start, "
         f"{-booster.train_score_[booster.n_iter_]:.5f} after the last iteration kept",
     ]
@@ -198,12 +194,15 @@ def booster_summary(booster) -> str:
             f"(early stopping ran {plural(run, 'iteration')} and kept {booster.n_iter_})"
         )
     lines.append("attributes by gain importance:")
-    order = np.argsort(-booster.feature_importances_, kind="stable")
-    names = booster.schema_.names
-    width = max(len(n) for n in names)
-    for j in order:
-        lines.append(f"  {names[j]:<{width}}  {booster.feature_importances_[j]:.4f}")
+    lines += _ranked(booster.schema_.names, booster.feature_importances_)
     return "\n".join(lines) + "\n"
+
+
+def _ranked(names, importances) -> list[str]:
+    """The attributes by decreasing importance (the first on ties), a line each."""
+    width = max(len(n) for n in names)
+    order = np.argsort(-importances, kind="stable")
+    return [f"  {names[j]:<{width}}  {importances[j]:.4f}" for j in order]
 
 
 def _forest_json(path: str) -> str:

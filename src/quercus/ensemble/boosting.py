@@ -78,14 +78,12 @@ class Validation:
 class Boosted:
     """A booster's trees and record: ``start`` the raw scores before the first tree (one
     per raw score); ``trees`` tree ``i * n_scores + k`` adds to raw score ``k`` at
-    iteration ``i`` (None before the first); ``steps`` what each node of the stack's merged
-    nodes adds to the raw scores, shape ``(nodes, n_scores)`` (a leaf's row is zero but for
-    its own score); ``train_loss``/``validation_loss`` the losses before the first tree
-    and after each iteration run; ``best_iteration`` the iterations kept."""
+    iteration ``i`` (None before the first; what its nodes add to the raw scores is
+    :func:`leaf_steps` of them); ``train_loss``/``validation_loss`` the losses before the
+    first tree and after each iteration run; ``best_iteration`` the iterations kept."""
 
     start: np.ndarray
     trees: TreeStack | None = None
-    steps: np.ndarray | None = None
     train_loss: list = field(default_factory=list)
     validation_loss: list = field(default_factory=list)
     best_iteration: int = 0
@@ -179,7 +177,7 @@ def boost(
     if validation is not None:
         validation.scores = np.tile(start, (len(validation.matrix), 1))
         result.validation_loss.append(loss.value(validation.y, validation.scores, validation.w))
-    stacks, steps, best = [], [], 0
+    stacks, best = [], 0
     for it in range(settings.max_iter):
         rows.retarget(retarget)
         plans = [
@@ -189,7 +187,6 @@ def boost(
         step = leaf_steps(trees, k, settings.learning_rate, settings.l2, settings.l1)
         rows.add_scores(trees, step)
         stacks.append(trees)
-        steps.append(step)
         result.train_loss.append(_mean(rows.reduce(sums)))
         if validation is not None:
             validation_scores(validation, trees, step)
@@ -206,7 +203,6 @@ def boost(
     result.best_iteration = best
     if best:
         result.trees = concatenate(stacks[:best])
-        result.steps = np.vstack(steps[:best])
     return result
 
 

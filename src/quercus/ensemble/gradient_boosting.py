@@ -71,10 +71,10 @@ class BaseGradientBoosting(NotebookDisplay, TabularInput, BaseEstimator):
         w = self._with_class_weight(w, y)
         loss = self._loss()
         self.base_seed_ = draw_base_seed(self.random_state)
-        train, validation = self._validation(typed, y_class, y_value, w, X_val, y_val,
-                                             sample_weight_val)  # fmt: skip
+        train, validation = self._validation(typed, y_class, X_val, y_val, sample_weight_val)
         threads = n_threads(self.n_jobs)
-        data = bin_frame(typed.iloc[train], self.schema_, self.max_bins, threads)
+        fit_rows = typed if isinstance(train, slice) else typed.iloc[train]  # no copy of all
+        data = bin_frame(fit_rows, self.schema_, self.max_bins, threads)
         rows = LocalRows(data, y_class[train], y_value[train], w[train], True, n_threads=threads)
         self.do_early_stopping_ = validation is not None
         if validation is not None and isinstance(validation, tuple):
@@ -142,21 +142,20 @@ class BaseGradientBoosting(NotebookDisplay, TabularInput, BaseEstimator):
             return n_rows > AUTO_EARLY_STOPPING_ROWS
         return bool(self.early_stopping)
 
-    def _validation(self, typed, y_class, y_value, w, X_val, y_val, sample_weight_val):
-        """The training rows' indexes, and the validation data: None (no early stopping),
-        the held-out rows' indexes (a tuple of one array), or a :class:`Validation` of
-        ``X_val, y_val``."""
+    def _validation(self, typed, y_class, X_val, y_val, sample_weight_val):
+        """The training rows (``slice(None)``: all of them, else their indexes), and the
+        validation data: None (no early stopping), the held-out rows' indexes (a tuple of
+        one array), or a :class:`Validation` of ``X_val, y_val``."""
         n = len(typed)
-        everything = np.arange(n)
         if X_val is not None or y_val is not None:
             if X_val is None or y_val is None:
                 raise ValueError("X_val and y_val are given together or not at all")
-            return everything, self._given_validation(X_val, y_val, sample_weight_val)
+            return slice(None), self._given_validation(X_val, y_val, sample_weight_val)
         if not self._early_stopping(n):
-            return everything, None
+            return slice(None), None
         stratify = None if self.regression else y_class
         train, held = train_test_split(
-            everything,
+            np.arange(n),
             test_size=self.validation_fraction,
             stratify=stratify,
             random_state=self.base_seed_ % 2**32,
