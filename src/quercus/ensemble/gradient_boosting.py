@@ -14,6 +14,8 @@ are dropped. ``train_score_`` and ``validation_score_`` keep every iteration run
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.model_selection import train_test_split
@@ -33,6 +35,7 @@ from ..estimators.validate import (
     classes_and_codes,
     numeric_targets,
 )
+from ..grow.newton import NewtonSetup
 from ..grow.rows import LocalRows
 from ..persist.booster_file import save_booster
 from .boosting import BoostSettings, Validation, boost, leaf_steps
@@ -87,6 +90,7 @@ class BaseGradientBoosting(NotebookDisplay, TabularInput, BaseEstimator):
             l2=float(self.l2_regularization),
             l1=float(self.l1_regularization),
         )
+        spec = replace(spec, newton=self._newton_setup(spec.params))
         settings = BoostSettings(
             learning_rate=float(self.learning_rate),
             max_iter=int(self.max_iter),
@@ -122,6 +126,21 @@ class BaseGradientBoosting(NotebookDisplay, TabularInput, BaseEstimator):
                 f"{self.scoring!r}",
                 "scoring",
             )
+
+    def _newton_setup(self, params) -> NewtonSetup:
+        """How each iteration's tree grows (``grow/newton.py``), from the trees'
+        validated parameters."""
+        return NewtonSetup(
+            max_leaf_nodes=params.max_leaf_nodes,
+            max_depth=params.max_depth,
+            min_child_weight=params.min_leaf,
+            min_rows=1,
+            l2=params.l2,
+            l1=params.l1,
+            missing=params.missing,
+            max_features=params.max_features,
+            seed=0,
+        )
 
     def _tree_params(self) -> dict:
         """The parameters of each iteration's regression tree, by the single trees' names."""

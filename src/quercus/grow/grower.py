@@ -65,6 +65,9 @@ class GrowthSpec:
     c45_classes: int
     c45_tolerance: float
     chi2_critical: np.ndarray
+    #: A booster's trees: grown by the Newton learner (``grow/newton.py``) with this
+    #: setup (its seed replaced by each tree's); None: by the compiled grower.
+    newton: object = None
 
     def setup(self, trace: bool = False) -> dict:
         """The keywords of :func:`~quercus.grow.grower.growth_setup` (and of

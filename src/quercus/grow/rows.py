@@ -23,7 +23,9 @@ import pandas as pd
 
 from ..binning import BinMapper
 from ..binning.binned import BinnedData, pad_rows
-from ..grow.grower import grow_binned, tree_from_grown
+from ..grow._gradient_rows import add_leaf_values
+from ..grow.grower import grow_binned, growth_setup, tree_from_grown
+from ..grow.newton import feature_columns, grow_newton
 from ..tree import Tree
 from ..tree.stack import TreeStack
 from .bin_routing import add_outputs, in_bin_space
@@ -211,11 +213,21 @@ class LocalRows:
         self.tables = replace(data, binned=None)  # the trees read the rows of ``distinct``
         self.scores: np.ndarray | None = None
         self.working: tuple | None = None
+        self.columns: np.ndarray | None = None  # the codes by feature, for Newton trees
+        # The rows of each leaf of the Newton trees grown last, by tree number.
+        self.leaf_runs: dict = {}
 
     def grow(self, spec, plans: Sequence[TreePlan], weigh: Weigh | None = None) -> Iterator[Tree]:
         """The trees of ``plans`` in order, grown on as many threads as the rows were
         given (see :class:`TrainingRows`)."""
+        self.leaf_runs = {}
         with ThreadPoolExecutor(self.n_threads) as pool:
+            if spec.newton is not None and len(plans) < self.n_threads:
+                # Fewer trees than threads: one at a time, each summing its large
+                # leaves on every thread.
+                for plan in plans:
+                    yield self._grow_newton(spec, plan, weigh, pool)
+                return
             yield from in_batches(pool, lambda plan: self._grow_one(spec, plan, weigh), plans)
 
     def _targets(self, plan: TreePlan) -> tuple:
@@ -225,7 +237,28 @@ class LocalRows:
         y, w = self.working
         return np.zeros(self.n_rows, dtype=np.int32), y[:, plan.target], w[:, plan.target]
 
+    def _grow_newton(self, spec, plan: TreePlan, weigh: Weigh | None, pool=None) -> Tree:
+        """``plan``'s tree grown by the Newton learner on the rows where they are (with
+        ``pool``, its large leaves summed on every thread)."""
+        _, y_value, w = self._targets(plan)
+        tree_w = w if weigh is None else weigh(plan.number, 0, w)
+        if not tree_w.any():
+            raise empty_sample_error(plan.number, self.n_rows)
+        if plan.features is not None:
+            raise ValueError("the Newton learner draws its features per node, not per tree")
+        bins, _ = growth_setup(self.tables, spec.params, **spec.setup())
+        setup = replace(spec.newton, seed=plan.seed)
+        if self.columns is None:
+            self.columns = feature_columns(self.distinct.binned, len(self.tables.kinds))
+        grown, runs = grow_newton(
+            self.distinct.binned, self.columns, bins, y_value, tree_w, setup, pool, self.n_threads
+        )
+        self.leaf_runs[plan.number] = runs
+        return tree_from_grown(grown, spec.params, spec.regression)
+
     def _grow_one(self, spec, plan: TreePlan, weigh: Weigh | None) -> Tree:
+        if spec.newton is not None:
+            return self._grow_newton(spec, plan, weigh)
         y_class, y_value, w = self._targets(plan)
         tree_w = w if weigh is None else weigh(plan.number, 0, w)
         if not tree_w.any():
@@ -263,6 +296,20 @@ class LocalRows:
         self.scores = np.tile(initial, (self.n_rows, 1))
 
     def add_scores(self, trees: TreeStack, values: np.ndarray) -> None:
+        """(See :class:`TrainingRows`.) The trees just grown by the Newton learner, when
+        every row took part, add by the rows of each leaf (where routing on the codes
+        would send them) instead of routing every row again."""
+        runs = [self.leaf_runs[n] for n in sorted(self.leaf_runs)]
+        if len(runs) == len(trees) and all(len(run.rows) == self.n_rows for run in runs):
+            offsets = trees.node_offsets
+            for k, run in enumerate(runs):
+                leaf_values = values[offsets[k] + run.nodes]
+                for column in np.flatnonzero(leaf_values.any(axis=0)):
+                    add_leaf_values(
+                        run.rows, run.starts, run.ends,
+                        np.ascontiguousarray(leaf_values[:, column]), self.scores, column,
+                    )  # fmt: skip
+            return
         packed = (*in_bin_space(trees, self.tables).routing_tables(), values)
         n_features = len(self.tables.kinds)
         add_outputs(

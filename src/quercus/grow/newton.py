@@ -1,0 +1,432 @@
+"""The Newton learner: a booster's regression tree grown best first on gradient histograms.
+
+LightGBM's serial tree learner, in quercus's records. A booster's tree is grown on each
+row's working target ``-g / h`` and weight ``h``: a leaf's statistics are the sums ``R = -G``
+and ``H``, its best split is the one of most Newton gain (``splitting/_newton_scan.py``),
+and the leaf of most gain splits next, until ``max_leaf_nodes`` leaves or no leaf gains.
+
+What makes it fast where the compiled grower (``_grow.py``) is general:
+
+- the rows never move: a leaf is a run of an array of row numbers, kept in increasing
+  order, and splitting a leaf reorders that run only (``_gradient_rows.partition_rows``);
+- sums are of whole units (``_gradient_rows.to_units``: each row's ``R`` and ``H`` on a
+  grid of a power of two fine enough that no sum leaves int64), so they are exact in any
+  order: only the smaller child's histograms are summed from its rows, the larger child's
+  are its parent's less its sibling's (histogram subtraction), and the rows of a large leaf
+  are summed on several threads, giving the same tree for any number of them;
+- histograms of the leaves waiting to split are kept, at most one per leaf.
+
+It grows the tree the compiled grower grows with a regression tree's statistics and the
+same rules (``splitting/_newton_scan.py`` says which), up to the grid's rounding (a
+relative ``2**-40`` of the largest ``|R|`` of a row at a million rows); the NumPy twin of
+the boosting loop checks both. Its result is the compiled grower's
+:class:`~quercus.grow._records.GrownArrays`, so the tree, its file and its exports are a
+regression tree's.
+"""
+
+from __future__ import annotations
+
+import math
+from concurrent.futures import Executor
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+
+from .._config import LEAF, LEARNED, NOMINAL, NUMERIC, NUMERIC_SPLIT, SUBSET_SPLIT
+from ..criteria._impurity import shrunk_sum
+from ..splitting._newton_scan import NewtonRules, best_split
+from ..splitting.category_sets import subset_table
+from ._draws import candidate_features, child_draw_key, root_draw_key
+from ._gradient_rows import (
+    UNIT_CEILING,
+    add_into,
+    add_rows,
+    largest_magnitude,
+    leaf_sums_of_squares,
+    partition_rows,
+    subtract_into,
+    to_units,
+)
+from ._records import NODE, TRACE, GrownArrays
+from ._settings import Bins
+
+#: A leaf of at least this many rows sums its histograms on several threads.
+THREADED_ROWS = 10_000
+
+
+@dataclass(frozen=True)
+class NewtonSetup:
+    """How a Newton tree grows: at most ``max_leaf_nodes`` leaves (-1: no limit) and
+    ``max_depth`` levels (-1: no limit); a side needs ``min_child_weight`` of hessian and
+    ``min_rows`` rows; ``l2``/``l1`` regularise the gains; missing values take the side
+    that gains more (``missing`` LEARNED) or the heavier one; each leaf searches
+    ``max_features`` features drawn by the tree's ``seed`` (all: the number of features)."""
+
+    max_leaf_nodes: int
+    max_depth: int
+    min_child_weight: float
+    min_rows: int
+    l2: float
+    l1: float
+    missing: int
+    max_features: int
+    seed: int
+
+
+class LeafRuns(NamedTuple):
+    """Where a grown tree's rows ended: leaf ``nodes[i]`` holds the rows
+    ``rows[starts[i]:ends[i]]`` (the rows of weight 0 are in none)."""
+
+    rows: np.ndarray
+    starts: np.ndarray
+    ends: np.ndarray
+    nodes: np.ndarray
+
+
+@dataclass
+class _Leaf:
+    """A leaf while the tree grows: its node, its rows ``rows[lo:hi]``, depth, draw key,
+    sums ``(R, H, rows)`` in units, histograms (None once not needed), and its best split
+    (feature -1: none) with the codes that go left."""
+
+    node: int
+    lo: int
+    hi: int
+    depth: int
+    key: np.uint64
+    totals: np.ndarray
+    hist: np.ndarray | None = None
+    feature: int = -1
+    gain: float = 0.0
+    improvement: float = -1.0
+    missing_left: bool = True
+    left: np.ndarray | None = None
+    goes_left: np.ndarray | None = None
+
+
+def unit_for(values: np.ndarray, n_rows: int) -> float:
+    """The grid of :func:`~._gradient_rows.to_units` for ``values`` summed over at most
+    ``n_rows`` rows: the least power of two with which no sum of whole units reaches
+    :data:`~._gradient_rows.UNIT_CEILING`."""
+    top = largest_magnitude(values)
+    if top <= 0.0:
+        return 1.0
+    return 2.0 ** math.ceil(math.log2(top * max(n_rows, 1) / UNIT_CEILING))
+
+
+class NewtonTree:
+    """One tree's growth (see the module docstring): ``codes`` the row-major bin codes
+    (padding columns past ``bins.kinds`` allowed) and ``columns`` the same codes feature by
+    feature (:func:`feature_columns`), ``target`` and ``weight`` each row's
+    working target and weight (rows of weight 0 take no part), ``pool`` threads for the
+    histograms of large leaves, ``n_threads`` of them (None: this thread only)."""
+
+    def __init__(
+        self, codes, columns, bins: Bins, target, weight, setup: NewtonSetup, pool=None,
+        n_threads=1,
+    ):  # fmt: skip
+        self.codes, self.columns, self.bins, self.setup = codes, columns, bins, setup
+        self.pool: Executor | None = pool
+        self.n_threads = max(1, int(n_threads)) if pool is not None else 1
+        self.target = np.asarray(target, dtype=np.float64)
+        self.weight = np.asarray(weight, dtype=np.float64)
+        self.rows = np.flatnonzero(self.weight > 0.0).astype(np.int64)
+        n = len(self.rows)
+        wy = self.weight * self.target
+        self.rules = NewtonRules(
+            float(setup.l2),
+            float(setup.l1),
+            float(setup.min_child_weight),
+            int(setup.min_rows),
+            setup.missing == LEARNED,
+            unit_for(wy, n),
+            unit_for(self.weight, n),
+        )
+        # Each row's R and H in whole units, side by side (one cache line for both).
+        self.units = np.empty((len(wy), 2), dtype=np.int64)
+        to_units(wy, self.rules.r_unit, self.units[:, 0])
+        to_units(self.weight, self.rules.h_unit, self.units[:, 1])
+        self.n_features = len(bins.kinds)
+        self.width = int(max(1, np.max(bins.n_bins))) + 1 if self.n_features else 2
+        self.spare = np.empty(max(n, 1), dtype=np.int64)
+        self.draw = np.empty(max(self.n_features, 1), dtype=np.int64)
+        self.rng = np.zeros(1, dtype=np.uint64)
+        self.nodes: list[dict] = []
+        self.children: list[int] = []
+        self.tables: list[np.ndarray] = []
+        self.n_tables = 0
+
+    # -- histograms -----------------------------------------------------------------------
+
+    def _empty_hist(self) -> np.ndarray:
+        return np.zeros((self.n_features, self.width, 3), dtype=np.int64)
+
+    def _parts(self, n_rows: int) -> int:
+        """Into how many runs, one a thread, a pass over ``n_rows`` rows is cut."""
+        return min(self.n_threads, max(1, n_rows // THREADED_ROWS))
+
+    def histograms(self, lo: int, hi: int) -> np.ndarray:
+        """The histograms of the rows ``rows[lo:hi]``: on several threads for a large leaf
+        (each sums a run of them; whole units add up alike in any grouping)."""
+        out = self._empty_hist()
+        parts = self._parts(hi - lo)
+        args = (self.codes, self.rows)
+        if parts <= 1:
+            add_rows(*args, lo, hi, self.units, self.n_features, out)
+            return out
+        cuts = np.linspace(lo, hi, parts + 1).astype(np.int64)
+        extra = [self._empty_hist() for _ in range(parts - 1)]
+        targets = [out, *extra]
+        jobs = [
+            self.pool.submit(
+                add_rows, *args, cuts[i], cuts[i + 1], self.units, self.n_features, targets[i],
+            )
+            for i in range(parts)
+        ]  # fmt: skip
+        for job in jobs:
+            job.result()
+        for part in extra:
+            add_into(out, part)
+        return out
+
+    # -- leaves ---------------------------------------------------------------------------
+
+    def _new_node(self, leaf: _Leaf) -> None:
+        self.nodes.append({"depth": leaf.depth, "totals": leaf.totals})
+
+    def _search(self, leaf: _Leaf, h_root: float) -> None:
+        """Find the leaf's best split, or leave it none (and drop its histograms)."""
+        s = self.setup
+        n_rows = leaf.hi - leaf.lo
+        weight = leaf.totals[1] * self.rules.h_unit
+        if (
+            (s.max_depth >= 0 and leaf.depth >= s.max_depth)
+            or weight < 2.0 * s.min_child_weight
+            or n_rows < max(2, 2 * s.min_rows)
+        ):
+            leaf.hist = None
+            return
+        n_cand = candidate_features(self.n_features, s.max_features, leaf.key, self.rng, self.draw)
+        goes_left = np.empty(self.width, dtype=np.bool_)
+        feature, gain, missing_left, left = best_split(
+            leaf.hist, leaf.totals, self.bins.kinds, self.bins.n_bins, self.draw, n_cand,
+            self.rules, goes_left,
+        )  # fmt: skip
+        if feature < 0 or not gain > 0.0:
+            leaf.hist = None
+            return
+        leaf.feature, leaf.gain, leaf.missing_left = int(feature), float(gain), bool(missing_left)
+        leaf.improvement = gain / h_root
+        leaf.left, leaf.goes_left = left, goes_left
+
+    def _split(self, leaf: _Leaf, h_root: float) -> list[_Leaf]:
+        """Apply the leaf's split: order its rows, make its two children and their
+        histograms (the smaller child's summed from its rows, the larger's its parent's
+        less its sibling's)."""
+        self._partition(leaf)
+        self._record_split(leaf)
+        mid = leaf.lo + int(leaf.left[2])
+        first = len(self.nodes)
+        depth = leaf.depth + 1
+        kids = [
+            _Leaf(first, leaf.lo, mid, depth, np.uint64(child_draw_key(leaf.key, 0)), leaf.left),
+            _Leaf(
+                first + 1, mid, leaf.hi, depth, np.uint64(child_draw_key(leaf.key, 1)),
+                leaf.totals - leaf.left,
+            ),
+        ]  # fmt: skip
+        small, large = (kids[0], kids[1]) if mid - leaf.lo <= leaf.hi - mid else kids[::-1]
+        small.hist = self.histograms(small.lo, small.hi)
+        subtract_into(leaf.hist, small.hist, leaf.hist)
+        large.hist, leaf.hist = leaf.hist, None
+        self.children.extend([first, first + 1])
+        for kid in kids:
+            self._new_node(kid)
+            self._search(kid, h_root)
+        return kids
+
+    def _partition(self, leaf: _Leaf) -> None:
+        """Send the leaf's rows to their sides, the left ones first, each side in row
+        order: on several threads for a large leaf, each ordering a run of the rows, the
+        runs' sides then put together."""
+        lo, hi = leaf.lo, leaf.hi
+        parts = self._parts(hi - lo)
+        cuts = np.linspace(lo, hi, parts + 1).astype(np.int64)
+        column = self.columns[leaf.feature]
+        goes_left = leaf.goes_left.view(np.uint8)
+
+        def run(i):
+            a, b = int(cuts[i]), int(cuts[i + 1])
+            return partition_rows(column, self.rows, a, b, goes_left, self.spare[a - lo :])
+
+        if parts == 1:
+            n_left = run(0)
+        else:
+            n_lefts = [job.result() for job in [self.pool.submit(run, i) for i in range(parts)]]
+            runs = list(zip(cuts[:-1], cuts[:-1] + n_lefts, cuts[1:], strict=True))
+            self.rows[lo:hi] = np.concatenate(
+                [self.rows[a:m] for a, m, _ in runs] + [self.rows[m:b] for _, m, b in runs]
+            )
+            n_left = sum(n_lefts)
+        if n_left != leaf.left[2]:
+            raise AssertionError("the partition disagrees with the histograms")
+
+    def _record_split(self, leaf: _Leaf) -> None:
+        """The split's fields of the leaf's node (kind, feature, threshold or table,
+        missing branch, children), in the compiled grower's terms."""
+        node = self.nodes[leaf.node]
+        f = leaf.feature
+        node.update(feature=f, child_start=len(self.children))
+        node["missing_child"] = 0 if leaf.missing_left else 1
+        if self.bins.kinds[f] != NOMINAL:
+            node["kind"] = NUMERIC_SPLIT
+            node["threshold"] = self._threshold(leaf)
+        else:
+            node["kind"] = SUBSET_SPLIT
+            n_codes = int(self.bins.n_bins[f])
+            sides = np.where(leaf.goes_left[:n_codes], 0, 1)
+            table = subset_table(sides)
+            node["cat_start"] = self.n_tables
+            self.tables.append(table)
+            self.n_tables += len(table)
+
+    def _threshold(self, leaf: _Leaf) -> float:
+        """The threshold between the last bin with rows on the left and the first on the
+        right (ordinal: between their codes)."""
+        f = leaf.feature
+        n_codes = int(self.bins.n_bins[f])
+        present = leaf.hist[f, :n_codes, 2] > 0
+        goes = leaf.goes_left[:n_codes]
+        lo_code = int(np.flatnonzero(present & goes)[-1])
+        hi_code = int(np.flatnonzero(present & ~goes)[0])
+        if self.bins.kinds[f] != NUMERIC:
+            return lo_code + 0.5
+        a = float(self.bins.bin_hi[f, lo_code])
+        b = float(self.bins.bin_lo[f, hi_code])
+        t = a + (b / 2.0 - a / 2.0)  # halves first: b - a overflows near the float limits
+        return a if t >= b else t
+
+    # -- the loop -------------------------------------------------------------------------
+
+    def grow(self) -> GrownArrays:
+        s = self.setup
+        root = _Leaf(0, 0, len(self.rows), 0, np.uint64(root_draw_key(int(s.seed))), None)
+        root.hist = self.histograms(0, len(self.rows))
+        root.totals = root.hist[0].sum(axis=0) if self.n_features else self._no_features_totals()
+        h_root = max(root.totals[1] * self.rules.h_unit, np.finfo(np.float64).tiny)
+        self._new_node(root)
+        self._search(root, h_root)
+        pending = [root] if root.feature >= 0 else []
+        leaves = [root]
+        while pending and (s.max_leaf_nodes < 0 or len(leaves) < s.max_leaf_nodes):
+            best = pending[0]
+            for leaf in pending[1:]:
+                if leaf.improvement > best.improvement + 1e-12:
+                    best = leaf
+            pending.remove(best)
+            leaves.remove(best)
+            kids = self._split(best, h_root)
+            leaves.extend(kids)
+            pending.extend(kid for kid in kids if kid.feature >= 0)
+            pending.sort(key=lambda leaf: leaf.node)
+        self.leaves = sorted(leaves, key=lambda leaf: leaf.node)
+        return self._arrays(self.leaves)
+
+    def leaf_runs(self) -> LeafRuns:
+        """The rows of each leaf of the grown tree."""
+        return LeafRuns(
+            self.rows,
+            np.array([leaf.lo for leaf in self.leaves], dtype=np.int64),
+            np.array([leaf.hi for leaf in self.leaves], dtype=np.int64),
+            np.array([leaf.node for leaf in self.leaves], dtype=np.int64),
+        )
+
+    def _no_features_totals(self) -> np.ndarray:
+        return np.array([*self.units[self.rows].sum(axis=0), len(self.rows)])
+
+    def _arrays(self, leaves: list[_Leaf]) -> GrownArrays:
+        """The grown tree as the compiled grower's records."""
+        n = len(self.nodes)
+        nodes = np.zeros(n, dtype=NODE)
+        nodes["cat_start"] = -1
+        nodes["missing_child"] = -1
+        nodes["feature"] = -1
+        values = np.zeros((n, 3))
+        sums_sq = self._sums_of_squares(leaves, n)
+        r_unit, h_unit = self.rules.r_unit, self.rules.h_unit
+        for i, node in enumerate(self.nodes):
+            r, h, count = node["totals"]
+            values[i] = (h * h_unit, r * r_unit, sums_sq[i])
+            rec = nodes[i]
+            rec["kind"] = node.get("kind", LEAF)
+            rec["depth"] = node["depth"]
+            rec["n_samples"] = count
+            rec["weight"] = values[i, 0]
+            rec["impurity"] = self._impurity(values[i])
+            if "feature" in node:
+                rec["feature"] = node["feature"]
+                rec["threshold"] = node.get("threshold", np.nan)
+                rec["child_start"] = node["child_start"]
+                rec["n_children"] = 2
+                rec["missing_child"] = node["missing_child"]
+                rec["cat_start"] = node.get("cat_start", -1)
+        table = np.concatenate(self.tables) if self.tables else np.zeros(0, dtype=np.int32)
+        return GrownArrays(
+            nodes,
+            values,
+            np.asarray(self.children, dtype=np.int32),
+            table.astype(np.int32),
+            np.zeros(0, dtype=TRACE),
+            np.zeros((0, 0), dtype=np.int8),
+        )
+
+    def _sums_of_squares(self, leaves: list[_Leaf], n: int) -> np.ndarray:
+        """Each node's ``sum(w * y**2)``: each leaf's over its rows, an inner node's the
+        sum of its children's (children are numbered after their parent)."""
+        out = np.zeros(n)
+        starts = np.array([leaf.lo for leaf in leaves], dtype=np.int64)
+        ends = np.array([leaf.hi for leaf in leaves], dtype=np.int64)
+        per_leaf = np.zeros(len(leaves))
+        leaf_sums_of_squares(self.rows, starts, ends, self.target, self.weight, per_leaf)
+        out[[leaf.node for leaf in leaves]] = per_leaf
+        for i in range(n - 1, -1, -1):
+            node = self.nodes[i]
+            if "feature" in node:
+                first = self.children[node["child_start"]]
+                out[i] = out[first] + out[first + 1]
+        return out
+
+    def _impurity(self, value: np.ndarray) -> float:
+        """The regularised variance of a node's statistics ``[H, R, sum w y**2]``, whose
+        decrease over a split, times the weight, is the split's Newton gain."""
+        w, total, squares = value
+        if w <= 0.0:
+            return 0.0
+        t = shrunk_sum(total, self.rules.l1)
+        return max(squares / w - t * t / (w * (w + self.rules.l2)), 0.0)
+
+
+def feature_columns(codes, n_features: int) -> np.ndarray:
+    """The bin codes ``codes`` (row-major) feature by feature: row ``f`` of the result is
+    feature ``f``'s column, contiguous."""
+    return np.ascontiguousarray(codes[:, :n_features].T)
+
+
+def grow_newton(
+    codes, columns, bins: Bins, target, weight, setup: NewtonSetup, pool=None, n_threads=1
+) -> tuple[GrownArrays, LeafRuns]:
+    """A Newton tree on the rows (see :class:`NewtonTree`), and where its rows ended."""
+    tree = NewtonTree(codes, columns, bins, target, weight, setup, pool, n_threads)
+    return tree.grow(), tree.leaf_runs()
+
+
+__all__ = [
+    "LeafRuns",
+    "NewtonSetup",
+    "NewtonTree",
+    "THREADED_ROWS",
+    "feature_columns",
+    "grow_newton",
+    "unit_for",
+]
