@@ -177,6 +177,7 @@ def test_nominal_and_missing_values():
         ({"subsample": 1.5}, "subsample must be a float in"),
         ({"early_stopping": "yes"}, "early_stopping must be"),
         ({"scoring": "roc_auc"}, "scoring must be"),
+        ({"missing": "fractional"}, "missing must be one of 'learned', 'majority'"),
     ],
 )
 def test_bad_parameters_are_named(params, message):

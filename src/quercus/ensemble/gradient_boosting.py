@@ -325,8 +325,11 @@ _PARAMS_DOC = """
         row only).
     max_bins : int, 'auto' or None, default 255
         Bins of a numeric feature.
-    missing : {'learned', 'majority', ...}, default 'learned'
-        Where missing values go at a split: ``'learned'``, the side that gains most.
+    missing : {'learned', 'majority'}, default 'learned'
+        Where missing values go at a split: ``'learned'``, the side that gains most
+        (tried both ways at each cut, as LightGBM and scikit-learn's HistGradientBoosting
+        do); ``'majority'``, the side of more hessian weight. A split whose node saw no
+        missing value sends them to its heavier side.
     nominal_features, ordinal_features :
         Which columns are nominal or ordinal, as for the single trees; nominal features
         split into two subsets of categories ordered by their mean working target.

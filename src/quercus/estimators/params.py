@@ -125,6 +125,8 @@ def _losses(estimator) -> tuple:
 
 
 def _missing_policies(estimator) -> tuple:
+    if _losses(estimator):  # a booster's Newton trees send missing values one way
+        return ("learned", "majority")
     policies = tuple(MISSING_POLICIES)
     if estimator.regression:  # no class to take the majority of
         policies = tuple(p for p in policies if p != "class_majority")

@@ -112,7 +112,8 @@ def unit_for(values: np.ndarray, n_rows: int) -> float:
     top = largest_magnitude(values)
     if top <= 0.0:
         return 1.0
-    return 2.0 ** math.ceil(math.log2(top * max(n_rows, 1) / UNIT_CEILING))
+    # In logarithms: top * n_rows may overflow.
+    return 2.0 ** math.ceil(math.log2(top) + math.log2(max(n_rows, 1)) - math.log2(UNIT_CEILING))
 
 
 class NewtonTree:
@@ -154,8 +155,6 @@ class NewtonTree:
         self.rng = np.zeros(1, dtype=np.uint64)
         self.nodes: list[dict] = []
         self.children: list[int] = []
-        self.tables: list[np.ndarray] = []
-        self.n_tables = 0
 
     # -- histograms -----------------------------------------------------------------------
 
@@ -286,10 +285,7 @@ class NewtonTree:
             node["kind"] = SUBSET_SPLIT
             n_codes = int(self.bins.n_bins[f])
             sides = np.where(leaf.goes_left[:n_codes], 0, 1)
-            table = subset_table(sides)
-            node["cat_start"] = self.n_tables
-            self.tables.append(table)
-            self.n_tables += len(table)
+            node["table"] = subset_table(sides)
 
     def _threshold(self, leaf: _Leaf) -> float:
         """The threshold between the last bin with rows on the left and the first on the
@@ -355,6 +351,7 @@ class NewtonTree:
         values = np.zeros((n, 3))
         sums_sq = self._sums_of_squares(leaves, n)
         r_unit, h_unit = self.rules.r_unit, self.rules.h_unit
+        tables, n_table = [], 0  # the subset splits' tables, in node order
         for i, node in enumerate(self.nodes):
             r, h, count = node["totals"]
             values[i] = (h * h_unit, r * r_unit, sums_sq[i])
@@ -370,8 +367,11 @@ class NewtonTree:
                 rec["child_start"] = node["child_start"]
                 rec["n_children"] = 2
                 rec["missing_child"] = node["missing_child"]
-                rec["cat_start"] = node.get("cat_start", -1)
-        table = np.concatenate(self.tables) if self.tables else np.zeros(0, dtype=np.int32)
+            if "table" in node:
+                rec["cat_start"] = n_table
+                tables.append(node["table"])
+                n_table += len(node["table"])
+        table = np.concatenate(tables) if tables else np.zeros(0, dtype=np.int32)
         return GrownArrays(
             nodes,
             values,
