@@ -3,9 +3,9 @@ from the textbook formulas with nothing of quercus's growth code, for small data
 
 Each tree is grown best first on binned codes: a leaf's best cut over every feature is the
 one of most Newton gain ``T(G_L)**2 / (H_L + l2) + T(G_R)**2 / (H_R + l2) - T(G)**2 / (H +
-l2)`` (``T`` moves a gradient sum ``l1`` towards 0)
-whose sides hold at least ``min_child_weight`` of hessian; the leaf of most gain splits next
-(the first created on ties), until ``max_leaf_nodes`` leaves or no leaf can split. A leaf's
+l2)`` (``T`` moves a gradient sum ``l1`` towards 0) whose sides hold at least
+``min_child_weight`` of hessian and ``min_samples_leaf`` rows; the leaf of most gain splits
+next (the first created on ties), until ``max_leaf_nodes`` leaves or no leaf can split. A leaf's
 value is ``-T(G) / (H + l2)``; its rows' raw scores move by it times the learning rate.
 """
 
@@ -22,6 +22,7 @@ class TwinSettings:
     max_iter: int
     max_leaf_nodes: int
     min_child_weight: float = 1e-3
+    min_samples_leaf: int = 1
     max_depth: int | None = None
     l2: float = 0.0
     l1: float = 0.0
@@ -61,6 +62,8 @@ def _best_cut(codes, g, h, leaf: _Leaf, s: TwinSettings) -> None:
             left = c <= cut
             hl, hr = h[rows][left].sum(), h[rows][~left].sum()
             if hl < s.min_child_weight or hr < s.min_child_weight:
+                continue
+            if min(left.sum(), (~left).sum()) < s.min_samples_leaf:
                 continue
             gl, gr = g[rows][left].sum(), g[rows][~left].sum()
             gain = _score(gl, hl, s) + _score(gr, hr, s) - parent

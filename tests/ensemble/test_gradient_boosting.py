@@ -47,21 +47,23 @@ def one_iteration(estimator, **options):
     )
 
 
-@pytest.mark.parametrize("n_classes", [0, 2, 3])
-def test_one_iteration_equals_hist_gradient_boosting(n_classes):
+@pytest.mark.parametrize(
+    ("n_classes", "min_samples_leaf"), [(0, 1), (0, 20), (2, 1), (2, 60), (3, 20)]
+)
+def test_one_iteration_equals_hist_gradient_boosting(n_classes, min_samples_leaf):
     """scikit-learn's bar against LightGBM, here against HGB: one iteration, learning rate
     1, the same bins: the same leaves (the rows grouped alike), and the same values within
-    HGB's float32 gradients (HGB with min_samples_leaf=1 and no L2, which quercus does not
-    take yet)."""
+    HGB's float32 gradients."""
     X, signal = binned_data()
-    hgb_options = {"min_samples_leaf": 1, "max_bins": 255}
+    options = {"min_samples_leaf": min_samples_leaf}
+    hgb_options = {**options, "max_bins": 255}
     if n_classes == 0:
-        ours = one_iteration(quercus.GradientBoostingRegressor).fit(X, signal)
+        ours = one_iteration(quercus.GradientBoostingRegressor, **options).fit(X, signal)
         theirs = one_iteration(HistGradientBoostingRegressor, **hgb_options).fit(X, signal)
         assert_same_leaves(ours.predict(X), theirs.predict(X))
         return
     y = np.digitize(signal, np.quantile(signal, np.linspace(0, 1, n_classes + 1)[1:-1]))
-    ours = one_iteration(quercus.GradientBoostingClassifier).fit(X, y)
+    ours = one_iteration(quercus.GradientBoostingClassifier, **options).fit(X, y)
     theirs = one_iteration(HistGradientBoostingClassifier, **hgb_options).fit(X, y)
     for k in range(1 if n_classes == 2 else n_classes):
         ours_k = ours.decision_function(X)
@@ -77,7 +79,9 @@ def test_one_iteration_equals_hist_gradient_boosting(n_classes):
 def test_poisson_one_iteration_equals_hist_gradient_boosting():
     X, signal = binned_data(seed=1)
     y = RNG.poisson(np.exp(signal / 2))
-    ours = one_iteration(quercus.GradientBoostingRegressor, loss="poisson").fit(X, y)
+    ours = one_iteration(quercus.GradientBoostingRegressor, loss="poisson", min_samples_leaf=1).fit(
+        X, y
+    )
     theirs = one_iteration(HistGradientBoostingRegressor, loss="poisson", min_samples_leaf=1).fit(
         X, y
     )
@@ -200,7 +204,7 @@ def test_regression_losses_fit():
 @parametrize_with_checks(
     [
         quercus.GradientBoostingClassifier(max_iter=5, random_state=0),
-        quercus.GradientBoostingRegressor(max_iter=5, random_state=0),
+        quercus.GradientBoostingRegressor(max_iter=20, random_state=0),
     ]
 )
 def test_sklearn_compatible(estimator, check):
@@ -279,6 +283,7 @@ def test_a_damaged_booster_file_is_refused(tmp_path, edit, message):
         ("squared_error", {"l2": 30.0}),
         ("log_loss", {"l2": 2.0, "l1": 1.5}),
         ("multinomial", {"l1": 3.0}),
+        ("log_loss", {"min_samples_leaf": 15}),
     ],
 )
 def test_the_numpy_twin_boosts_the_same_scores(task, options):
@@ -294,14 +299,16 @@ def test_the_numpy_twin_boosts_the_same_scores(task, options):
     else:
         y = np.digitize(signal, [0.0, 0.7] if task == "multinomial" else [0.3])
         model = quercus.GradientBoostingClassifier()
-    settings = TwinSettings(learning_rate=0.3, max_iter=6, max_leaf_nodes=7, **options)
+    settings = TwinSettings(
+        learning_rate=0.3, max_iter=6, max_leaf_nodes=7, **{"min_samples_leaf": 1, **options}
+    )
     names = {"l2": "l2_regularization", "l1": "l1_regularization"}
     model.set_params(
         learning_rate=0.3,
         max_iter=6,
         max_leaf_nodes=7,
         early_stopping=False,
-        **{names.get(key, key): value for key, value in options.items()},
+        **{names.get(key, key): value for key, value in {"min_samples_leaf": 1, **options}.items()},
     )
     model.fit(X, y)
     staged = (

@@ -26,7 +26,7 @@ from .._config import LEAF
 from .._parallel import n_threads
 from ..binning.binned import bin_frame
 from ..estimators.display import NotebookDisplay
-from ..estimators.params import InvalidParameterError, check_params
+from ..estimators.params import InvalidParameterError, check_params, size_in_weight
 from ..estimators.spec import DataFacts, growth_spec
 from ..estimators.validate import (
     TabularInput,
@@ -90,7 +90,7 @@ class BaseGradientBoosting(NotebookDisplay, TabularInput, BaseEstimator):
             l2=float(self.l2_regularization),
             l1=float(self.l1_regularization),
         )
-        spec = replace(spec, newton=self._newton_setup(spec.params))
+        spec = replace(spec, newton=self._newton_setup(spec.params, rows.n_rows))
         settings = BoostSettings(
             learning_rate=float(self.learning_rate),
             max_iter=int(self.max_iter),
@@ -127,14 +127,14 @@ class BaseGradientBoosting(NotebookDisplay, TabularInput, BaseEstimator):
                 "scoring",
             )
 
-    def _newton_setup(self, params) -> NewtonSetup:
+    def _newton_setup(self, params, n_rows: int) -> NewtonSetup:
         """How each iteration's tree grows (``grow/newton.py``), from the trees'
-        validated parameters."""
+        validated parameters, on ``n_rows`` training rows."""
         return NewtonSetup(
             max_leaf_nodes=params.max_leaf_nodes,
             max_depth=params.max_depth,
             min_child_weight=params.min_leaf,
-            min_rows=1,
+            min_rows=int(size_in_weight(self.min_samples_leaf, n_rows)),
             l2=params.l2,
             l1=params.l1,
             missing=params.missing,
@@ -309,6 +309,11 @@ _PARAMS_DOC = """
         Leaves of each tree, grown best first (the split of most gain next).
     max_depth : int or None, default None
         Depth of each tree.
+    min_samples_leaf : int or float, default 20
+        The least rows of a leaf (a float: that share of the training rows, rounded up),
+        as scikit-learn's HistGradientBoosting and LightGBM's ``min_child_samples``: a
+        cut needs that many rows of known value on each side (the rows with a missing
+        value then join one side).
     min_child_weight : float, default 1e-3
         The least hessian sum of a leaf (LightGBM's ``min_sum_hessian_in_leaf``).
     l2_regularization : float, default 0.0
@@ -409,6 +414,7 @@ class GradientBoostingClassifier(ClassifierMixin, BaseGradientBoosting):
         max_iter=100,
         max_leaf_nodes=31,
         max_depth=None,
+        min_samples_leaf=20,
         min_child_weight=1e-3,
         l2_regularization=0.0,
         l1_regularization=0.0,
@@ -433,6 +439,7 @@ class GradientBoostingClassifier(ClassifierMixin, BaseGradientBoosting):
         self.max_iter = max_iter
         self.max_leaf_nodes = max_leaf_nodes
         self.max_depth = max_depth
+        self.min_samples_leaf = min_samples_leaf
         self.min_child_weight = min_child_weight
         self.l2_regularization = l2_regularization
         self.l1_regularization = l1_regularization
@@ -531,6 +538,7 @@ class GradientBoostingRegressor(RegressorMixin, BaseGradientBoosting):
         max_iter=100,
         max_leaf_nodes=31,
         max_depth=None,
+        min_samples_leaf=20,
         min_child_weight=1e-3,
         l2_regularization=0.0,
         l1_regularization=0.0,
@@ -556,6 +564,7 @@ class GradientBoostingRegressor(RegressorMixin, BaseGradientBoosting):
         self.max_iter = max_iter
         self.max_leaf_nodes = max_leaf_nodes
         self.max_depth = max_depth
+        self.min_samples_leaf = min_samples_leaf
         self.min_child_weight = min_child_weight
         self.l2_regularization = l2_regularization
         self.l1_regularization = l1_regularization
