@@ -359,3 +359,127 @@ def test_rows_of_vanishing_hessian_weigh_nothing():
     g, h = loss.gradients(np.array([1, 0]), scores[1:], np.ones(2))
     np.testing.assert_allclose(target[1:], -g / h)
     np.testing.assert_allclose(weight[1:], h)
+
+
+def constrained_data(n=3000, seed=0):
+    """A response that goes up and down along x0, with an interaction of x1 and x2."""
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-2, 2, (n, 4))
+    X[rng.random(n) < 0.05, 3] = np.nan
+    y = np.sin(3 * X[:, 0]) + X[:, 0] + X[:, 1] * X[:, 2] + rng.normal(0, 0.3, n)
+    return X, y
+
+
+def along(X, feature, model_predict, n_rows=60):
+    """Predictions for rows of ``X`` with ``feature`` swept over its range (one row of
+    results per row of ``X``)."""
+    grid = np.linspace(-2.5, 2.5, 101)
+    rows = np.repeat(X[:n_rows], len(grid), axis=0)
+    rows[:, feature] = np.tile(grid, n_rows)
+    return model_predict(rows).reshape(n_rows, len(grid))
+
+
+@pytest.mark.parametrize("sign", [1, -1])
+def test_monotonic_constraints_hold_on_a_grid(sign):
+    """Predictions never go against the constraint along x0 (nor along x1, constrained
+    the other way), and the fit is as good as HGB's under the same constraints."""
+    X, y = constrained_data()
+    cst = [sign, -sign, 0, 0]
+    model = quercus.GradientBoostingRegressor(max_iter=40, monotonic_cst=cst).fit(X, y)
+    for feature in (0, 1):
+        steps = np.diff(along(X, feature, model.predict), axis=1) * cst[feature]
+        assert steps.min() >= -1e-12
+    hgb = HistGradientBoostingRegressor(max_iter=40, monotonic_cst=cst, early_stopping=False)
+    assert abs(model.score(X, y) - hgb.fit(X, y).score(X, y)) < 0.01
+    free = quercus.GradientBoostingRegressor(max_iter=40).fit(X, y)
+    assert free.score(X, y) > model.score(X, y) + 0.01  # the constraints cost something
+    assert np.diff(along(X, 0, free.predict), axis=1).min() < -0.01
+
+
+def test_monotonic_constraint_of_a_binary_classifier_by_feature_name():
+    X, y = constrained_data(seed=1)
+    frame = pd.DataFrame(X, columns=["a", "b", "c", "d"])
+    labels = np.where(y > np.median(y), "high", "low")
+    model = quercus.GradientBoostingClassifier(max_iter=30, monotonic_cst={"a": 1}).fit(
+        frame, labels
+    )
+    # class 1 is "low": its probability never goes up along "a"
+    proba = along(
+        X, 0, lambda rows: model.predict_proba(pd.DataFrame(rows, columns=frame.columns))[:, 1]
+    )
+    assert np.diff(proba, axis=1).max() <= 1e-12
+
+
+def paths(tree) -> list[set]:
+    """The features split on along each root-to-leaf path of ``tree``."""
+    out, stack = [], [(0, frozenset())]
+    while stack:
+        node, seen = stack.pop()
+        if tree.kind[node] == 0:
+            out.append(set(seen))
+            continue
+        for child in tree.children[tree.child_start[node] : tree.child_start[node] + 2]:
+            stack.append((child, seen | {int(tree.feature[node])}))
+    return out
+
+
+@pytest.mark.parametrize(
+    ("cst", "groups", "hgb_cst"),
+    [
+        ([[0], [1, 2]], [{0}, {1, 2}, {3}], [[0], [1, 2]]),
+        ("no_interactions", [{0}, {1}, {2}, {3}], "no_interactions"),
+        ([["x1", "x2", "x3"]], [{1, 2, 3}, {0}], [[1, 2, 3]]),
+    ],
+)
+def test_interaction_constraints_hold_on_every_path(cst, groups, hgb_cst):
+    """Every path splits on features of one group (the features of no group make one),
+    and the fit is as good as HGB's under the same constraints."""
+    X, y = constrained_data(seed=2)
+    frame = pd.DataFrame(X, columns=["x0", "x1", "x2", "x3"])
+    options = {"max_iter": 30, "learning_rate": 0.5, "interaction_cst": cst}
+    model = quercus.GradientBoostingRegressor(**options).fit(frame, y)
+    seen = set()
+    for tree in model.trees_:
+        for path in paths(tree):
+            assert any(path <= g for g in groups), path
+            seen |= path
+    assert seen == {0, 1, 2, 3}
+    options["interaction_cst"] = hgb_cst
+    hgb = HistGradientBoostingRegressor(**options, early_stopping=False)
+    assert abs(model.score(frame, y) - hgb.fit(X, y).score(X, y)) < 0.01
+
+
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        ({"monotonic_cst": [1, 0]}, "monotonic_cst has 2 entries for 4 features"),
+        ({"monotonic_cst": [2, 0, 0, 0]}, "monotonic_cst of 'x0' is 2"),
+        ({"monotonic_cst": {"nope": 1}}, "no feature named 'nope'"),
+        ({"monotonic_cst": "up"}, "monotonic_cst must be"),
+        ({"interaction_cst": [[0, 7]]}, "7 is not a feature index below 4"),
+        ({"interaction_cst": "all"}, "interaction_cst must be"),
+    ],
+)
+def test_bad_constraints_are_named(params, message):
+    X, y = constrained_data(n=200)
+    frame = pd.DataFrame(X, columns=["x0", "x1", "x2", "x3"])
+    with pytest.raises(InvalidParameterError, match=message):
+        quercus.GradientBoostingRegressor(max_iter=2, **params).fit(frame, y)
+
+
+def test_monotonic_constraints_refused_where_they_mean_nothing():
+    X = pd.DataFrame({"colour": ["r", "g", "b"] * 30, "x": np.arange(90.0)})
+    y = np.arange(90) % 3
+    with pytest.raises(InvalidParameterError, match="nominal feature's categories"):
+        quercus.GradientBoostingRegressor(monotonic_cst=[1, 0]).fit(X, y * 1.0)
+    with pytest.raises(InvalidParameterError, match="more than two classes"):
+        quercus.GradientBoostingClassifier(monotonic_cst=[0, 1]).fit(X, y)
+
+
+def test_a_booster_with_step_leaves_saves_and_loads(tmp_path):
+    X, y = constrained_data(n=500)
+    model = quercus.GradientBoostingRegressor(max_iter=5, monotonic_cst=[1, 0, 0, 0]).fit(X, y)
+    assert model.trees_.merged.leaf_model == "step"
+    loaded = quercus.load(model.save(tmp_path / "m.qf"))
+    assert loaded.trees_.merged.leaf_model == "step"
+    np.testing.assert_array_equal(loaded.predict(X), model.predict(X))

@@ -233,6 +233,6 @@ def test_a_split_needs_min_rows_on_each_side():
     for min_rows, left_rows in [(1, 1), (2, 6)]:
         rules = NewtonRules(0.0, 0.0, 0.0, min_rows, True, 1.0, 1.0)
         feature, gain, _, left = best_split(
-            hist, totals, kinds, n_bins, features, 1, rules, goes_left
+            hist, totals, kinds, n_bins, features, 1, rules, goes_left, kinds, -np.inf, np.inf
         )
         assert feature == 0 and gain > 0 and left[2] == left_rows

@@ -96,9 +96,22 @@ def _forest_models() -> dict:
             abalone,
         ),
         # boosters: ensemble files of regression trees weighing the learning rate
-        "gb-playtennis": (quercus.GradientBoostingClassifier(max_iter=3), playtennis),
-        "gb-iris": (quercus.GradientBoostingClassifier(max_iter=2, max_leaf_nodes=4), iris),
+        "gb-playtennis": (
+            quercus.GradientBoostingClassifier(max_iter=3, min_samples_leaf=1),
+            playtennis,
+        ),
+        "gb-iris": (
+            quercus.GradientBoostingClassifier(max_iter=2, max_leaf_nodes=4, min_samples_leaf=1),
+            iris,
+        ),
         "gbr-abalone": (quercus.GradientBoostingRegressor(max_iter=3, max_leaf_nodes=6), abalone),
+        # steps held within monotonic bounds: trees with step leaves
+        "gbr-monotonic": (
+            quercus.GradientBoostingRegressor(
+                max_iter=3, max_leaf_nodes=6, monotonic_cst={"Shell weight": 1}
+            ),
+            abalone,
+        ),
     }
 
 

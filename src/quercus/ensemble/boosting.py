@@ -34,6 +34,7 @@ from functools import partial
 import numpy as np
 
 from ..grow.rows import TrainingRows, TreePlan
+from ..tree import leaves
 from ..tree.leaves import newton_steps
 from ..tree.stack import TreeStack, concatenate, stack_trees
 from .bootstrap import bernoulli_counts
@@ -126,9 +127,13 @@ def leaf_steps(
 ) -> np.ndarray:
     """What each node of ``trees`` (whole iterations: tree ``t`` for raw score ``t %
     n_scores``) adds to the raw scores: its Newton step (regularised by ``l2`` and ``l1``:
-    :func:`~quercus.tree.leaves.newton_steps`) times ``learning_rate`` in its tree's
-    column, shape ``(nodes, n_scores)``."""
-    means = newton_steps(trees.merged.value, l2, l1)
+    :func:`~quercus.tree.leaves.newton_steps`), or the step its tree keeps (step leaves),
+    times ``learning_rate`` in its tree's column, shape ``(nodes, n_scores)``."""
+    merged = trees.merged
+    if merged.leaf_model == leaves.STEP:  # steps the statistics do not give, kept apart
+        means = merged.leaf_params[:, 0]
+    else:
+        means = newton_steps(merged.value, l2, l1)
     steps = np.zeros((trees.merged.node_count, n_scores))
     score = np.repeat(np.arange(len(trees)) % n_scores, np.diff(trees.node_offsets))
     steps[np.arange(len(means)), score] = learning_rate * means

@@ -14,6 +14,7 @@ are dropped. ``train_score_`` and ``validation_score_`` keep every iteration run
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import replace
 
 import numpy as np
@@ -25,6 +26,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._config import LEAF
 from .._parallel import n_threads
 from ..binning.binned import bin_frame
+from ..data.schema import NOMINAL_KIND
 from ..estimators.display import NotebookDisplay
 from ..estimators.params import InvalidParameterError, check_params, size_in_weight
 from ..estimators.spec import DataFacts, growth_spec
@@ -135,11 +137,75 @@ class BaseGradientBoosting(NotebookDisplay, TabularInput, BaseEstimator):
             max_depth=params.max_depth,
             min_child_weight=params.min_leaf,
             min_rows=int(size_in_weight(self.min_samples_leaf, n_rows)),
+            monotonic=self._monotonic(),
+            interactions=self._interactions(),
             l2=params.l2,
             l1=params.l1,
             missing=params.missing,
             max_features=params.max_features,
             seed=0,
+        )
+
+    def _feature_index(self, feature, param: str) -> int:
+        """The column index of ``feature`` (an index or a name) in ``param``."""
+        names = self.schema_.names
+        if isinstance(feature, str):
+            if feature not in names:
+                raise InvalidParameterError(
+                    f"{param}: no feature named {feature!r} (features: {names})", param
+                )
+            return names.index(feature)
+        if isinstance(feature, numbers.Integral) and 0 <= int(feature) < len(names):
+            return int(feature)
+        raise InvalidParameterError(
+            f"{param}: {feature!r} is not a feature index below {len(names)}", param
+        )
+
+    def _monotonic(self) -> tuple | None:
+        """``monotonic_cst`` as one constraint per feature, checked (None: none)."""
+        cst = self.monotonic_cst
+        if cst is None:
+            return None
+        n = len(self.schema_.names)
+        if isinstance(cst, dict):
+            out = [0] * n
+            for feature, value in cst.items():
+                out[self._feature_index(feature, "monotonic_cst")] = value
+        else:
+            out = list(cst)
+            if len(out) != n:
+                raise InvalidParameterError(
+                    f"monotonic_cst has {len(out)} entries for {n} features", "monotonic_cst"
+                )
+        for name, kind, value in zip(self.schema_.names, self.schema_.kinds, out, strict=True):
+            if value not in (-1, 0, 1):
+                raise InvalidParameterError(
+                    f"monotonic_cst of {name!r} is {value!r}: -1, 0 or 1", "monotonic_cst"
+                )
+            if value and kind == NOMINAL_KIND:
+                raise InvalidParameterError(
+                    f"monotonic_cst of {name!r}: a nominal feature's categories have no order "
+                    "(declare it in ordinal_features to constrain it)",
+                    "monotonic_cst",
+                )
+        if any(out) and not self.regression and len(self.classes_) > 2:
+            raise InvalidParameterError(
+                "monotonic_cst does not apply to more than two classes", "monotonic_cst"
+            )
+        return tuple(int(v) for v in out)
+
+    def _interactions(self) -> tuple | None:
+        """``interaction_cst`` as groups of feature indexes (None: none)."""
+        cst = self.interaction_cst
+        n = len(self.schema_.names)
+        if cst is None:
+            return None
+        if cst == "no_interactions":
+            return tuple((f,) for f in range(n))
+        if cst == "pairwise":
+            return tuple((a, b) for a in range(n) for b in range(a + 1, n))
+        return tuple(
+            tuple(self._feature_index(f, "interaction_cst") for f in group) for group in cst
         )
 
     def _tree_params(self) -> dict:
@@ -324,6 +390,16 @@ _PARAMS_DOC = """
         a leaf whose ``|G|`` is below it does not move.
     max_features : None, 'sqrt', 'log2', int or float, default None
         Features drawn at each split (None: all).
+    monotonic_cst : array-like of int or dict, default None
+        A constraint per numeric or ordinal feature (a list in the columns' order, or a
+        dict of feature names): 1, the prediction never goes down as the feature grows;
+        -1, never up; 0, none. Held as LightGBM's and scikit-learn's basic method holds
+        them (a split on such a feature orders its sides' steps, and bounds every step
+        below it by their mean). Not for more than two classes, nor nominal features.
+    interaction_cst : {'pairwise', 'no_interactions'} or list of lists, default None
+        Groups of features (indexes or names) whose members may interact: every path of a
+        tree splits on features of one group only; the features of no group make one more
+        group. ``'no_interactions'``: each feature alone; ``'pairwise'``: every pair.
     subsample : float, default 1.0
         Share of the rows each iteration grows on, drawn anew each iteration (stochastic
         gradient boosting; the draws of a row depend on the seed, the iteration and the
@@ -419,6 +495,8 @@ class GradientBoostingClassifier(ClassifierMixin, BaseGradientBoosting):
         l2_regularization=0.0,
         l1_regularization=0.0,
         max_features=None,
+        monotonic_cst=None,
+        interaction_cst=None,
         subsample=1.0,
         max_bins=255,
         missing="learned",
@@ -444,6 +522,8 @@ class GradientBoostingClassifier(ClassifierMixin, BaseGradientBoosting):
         self.l2_regularization = l2_regularization
         self.l1_regularization = l1_regularization
         self.max_features = max_features
+        self.monotonic_cst = monotonic_cst
+        self.interaction_cst = interaction_cst
         self.subsample = subsample
         self.max_bins = max_bins
         self.missing = missing
@@ -543,6 +623,8 @@ class GradientBoostingRegressor(RegressorMixin, BaseGradientBoosting):
         l2_regularization=0.0,
         l1_regularization=0.0,
         max_features=None,
+        monotonic_cst=None,
+        interaction_cst=None,
         subsample=1.0,
         max_bins=255,
         missing="learned",
@@ -569,6 +651,8 @@ class GradientBoostingRegressor(RegressorMixin, BaseGradientBoosting):
         self.l2_regularization = l2_regularization
         self.l1_regularization = l1_regularization
         self.max_features = max_features
+        self.monotonic_cst = monotonic_cst
+        self.interaction_cst = interaction_cst
         self.subsample = subsample
         self.max_bins = max_bins
         self.missing = missing

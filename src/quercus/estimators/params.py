@@ -114,6 +114,13 @@ def _size(low: int) -> ParamRule:
     )
 
 
+def _sequence(value) -> bool:
+    """A list, tuple, set or 1-d array (not a string)."""
+    if isinstance(value, np.ndarray):
+        return value.ndim == 1
+    return isinstance(value, list | tuple | set | frozenset)
+
+
 def _criteria(estimator) -> tuple:
     """The criterion names the registry lists for the estimator's task."""
     return registry.names(registry.REGRESSION if estimator.regression else registry.CLASSIFICATION)
@@ -330,6 +337,18 @@ PARAM_RULES: dict[str, ParamRule] = {
     "power": _fixed(lambda v: _is_real(v) and 1 < v < 2, "a number in (1, 2)"),
     "verbose": _int_at_least(0),
     "warm_start": _boolean(),
+    "monotonic_cst": _fixed(
+        lambda v: v is None or isinstance(v, dict) or _sequence(v),
+        "None, a dict of feature names to -1, 0 or 1, or one of those per feature",
+    ),
+    "interaction_cst": _fixed(
+        lambda v: (
+            v is None
+            or v in ("pairwise", "no_interactions")
+            or (_sequence(v) and all(_sequence(group) for group in v))
+        ),
+        "None, 'pairwise', 'no_interactions' or groups of features (lists of indexes or names)",
+    ),
 }
 
 

@@ -61,7 +61,14 @@ class NewtonSetup:
     ``max_depth`` levels (-1: no limit); a side needs ``min_child_weight`` of hessian and
     ``min_rows`` rows; ``l2``/``l1`` regularise the gains; missing values take the side
     that gains more (``missing`` LEARNED) or the heavier one; each leaf searches
-    ``max_features`` features drawn by the tree's ``seed`` (all: the number of features)."""
+    ``max_features`` features drawn by the tree's ``seed`` (all: the number of features).
+
+    ``monotonic`` (one entry per feature, or None): +1 keeps the tree's output from going
+    down as the feature grows, -1 from going up (the basic method of LightGBM and
+    scikit-learn: a split on such a feature must order its sides' steps so, and its
+    children's steps are bounded by their mean, down the whole subtree).
+    ``interactions`` (groups of feature indexes, or None): the features of a path from the
+    root must all lie in one group (the features in no group make one more group)."""
 
     max_leaf_nodes: int
     max_depth: int
@@ -72,6 +79,13 @@ class NewtonSetup:
     missing: int
     max_features: int
     seed: int
+    monotonic: tuple | None = None
+    interactions: tuple | None = None
+
+    @property
+    def bounded(self) -> bool:
+        """Whether the leaves' steps may differ from their statistics' Newton steps."""
+        return self.monotonic is not None and any(self.monotonic)
 
 
 class LeafRuns(NamedTuple):
@@ -103,6 +117,9 @@ class _Leaf:
     missing_left: bool = True
     left: np.ndarray | None = None
     goes_left: np.ndarray | None = None
+    lower: float = -np.inf  # bounds of the steps in the leaf's subtree (monotonic)
+    upper: float = np.inf
+    path: frozenset = frozenset()  # the features split on from the root
 
 
 def unit_for(values: np.ndarray, n_rows: int) -> float:
@@ -149,6 +166,10 @@ class NewtonTree:
         to_units(wy, self.rules.r_unit, self.units[:, 0])
         to_units(self.weight, self.rules.h_unit, self.units[:, 1])
         self.n_features = len(bins.kinds)
+        self.constraints = np.zeros(self.n_features, dtype=np.int64)
+        if setup.monotonic is not None:
+            self.constraints[:] = setup.monotonic
+        self.groups = interaction_groups(setup.interactions, self.n_features)
         self.width = int(max(1, np.max(bins.n_bins))) + 1 if self.n_features else 2
         self.spare = np.empty(max(n, 1), dtype=np.int64)
         self.draw = np.empty(max(self.n_features, 1), dtype=np.int64)
@@ -192,7 +213,7 @@ class NewtonTree:
     # -- leaves ---------------------------------------------------------------------------
 
     def _new_node(self, leaf: _Leaf) -> None:
-        self.nodes.append({"depth": leaf.depth, "totals": leaf.totals})
+        self.nodes.append({"depth": leaf.depth, "totals": leaf.totals, "leaf": leaf})
 
     def _search(self, leaf: _Leaf, h_root: float) -> None:
         """Find the leaf's best split, or leave it none (and drop its histograms)."""
@@ -206,11 +227,11 @@ class NewtonTree:
         ):
             leaf.hist = None
             return
-        n_cand = candidate_features(self.n_features, s.max_features, leaf.key, self.rng, self.draw)
+        n_cand = self._candidates(leaf)
         goes_left = np.empty(self.width, dtype=np.bool_)
         feature, gain, missing_left, left = best_split(
             leaf.hist, leaf.totals, self.bins.kinds, self.bins.n_bins, self.draw, n_cand,
-            self.rules, goes_left,
+            self.rules, goes_left, self.constraints, leaf.lower, leaf.upper,
         )  # fmt: skip
         if feature < 0 or not gain > 0.0:
             leaf.hist = None
@@ -218,6 +239,41 @@ class NewtonTree:
         leaf.feature, leaf.gain, leaf.missing_left = int(feature), float(gain), bool(missing_left)
         leaf.improvement = gain / h_root
         leaf.left, leaf.goes_left = left, goes_left
+
+    def _candidates(self, leaf: _Leaf) -> int:
+        """The leaf's candidate features into ``self.draw``, in increasing order: those its
+        path's interaction groups allow, ``max_features`` of them drawn by its key."""
+        s = self.setup
+        if self.groups is None:
+            return candidate_features(
+                self.n_features, s.max_features, leaf.key, self.rng, self.draw
+            )
+        allowed = sorted(set().union(*(g for g in self.groups if leaf.path <= g)))
+        n = candidate_features(len(allowed), s.max_features, leaf.key, self.rng, self.draw)
+        self.draw[:n] = np.asarray(allowed, dtype=np.int64)[self.draw[:n]]
+        return n
+
+    def _child_bounds(self, leaf: _Leaf, kids: list[_Leaf]) -> None:
+        """The children's bounds: their parent's, and on a monotonic feature's split the
+        mean of the two steps as the bound between them."""
+        constraint = self.constraints[leaf.feature]
+        for kid in kids:
+            kid.lower, kid.upper = leaf.lower, leaf.upper
+            kid.path = leaf.path | {leaf.feature}
+        if constraint == 0:
+            return
+        left, right = (self._step(kid) for kid in kids)
+        mid = (left + right) / 2.0
+        if constraint > 0:
+            kids[0].upper, kids[1].lower = mid, mid
+        else:
+            kids[0].lower, kids[1].upper = mid, mid
+
+    def _step(self, leaf: _Leaf) -> float:
+        """The leaf's Newton step held within its bounds."""
+        r, h = leaf.totals[0] * self.rules.r_unit, leaf.totals[1] * self.rules.h_unit
+        value = shrunk_sum(r, self.rules.l1) / (h + self.rules.l2) if h + self.rules.l2 > 0 else 0.0
+        return min(max(value, leaf.lower), leaf.upper)
 
     def _split(self, leaf: _Leaf, h_root: float) -> list[_Leaf]:
         """Apply the leaf's split: order its rows, make its two children and their
@@ -235,6 +291,7 @@ class NewtonTree:
                 leaf.totals - leaf.left,
             ),
         ]  # fmt: skip
+        self._child_bounds(leaf, kids)
         small, large = (kids[0], kids[1]) if mid - leaf.lo <= leaf.hi - mid else kids[::-1]
         small.hist = self.histograms(small.lo, small.hi)
         subtract_into(leaf.hist, small.hist, leaf.hist)
@@ -361,6 +418,8 @@ class NewtonTree:
             rec["n_samples"] = count
             rec["weight"] = values[i, 0]
             rec["impurity"] = self._impurity(values[i])
+            if self.setup.bounded:
+                rec["median"] = self._step(node["leaf"])
             if "feature" in node:
                 rec["feature"] = node["feature"]
                 rec["threshold"] = node.get("threshold", np.nan)
@@ -405,6 +464,16 @@ class NewtonTree:
             return 0.0
         t = shrunk_sum(total, self.rules.l1)
         return max(squares / w - t * t / (w * (w + self.rules.l2)), 0.0)
+
+
+def interaction_groups(interactions, n_features: int) -> list[frozenset] | None:
+    """The interaction groups as sets, the features in none of them as one more group
+    (None for no constraint)."""
+    if interactions is None:
+        return None
+    groups = [frozenset(int(f) for f in group) for group in interactions]
+    rest = frozenset(range(n_features)).difference(*groups)
+    return groups + ([rest] if rest else [])
 
 
 def feature_columns(codes, n_features: int) -> np.ndarray:

@@ -26,7 +26,7 @@ from ..binning.binned import BinnedData, pad_rows
 from ..grow._gradient_rows import add_leaf_values
 from ..grow.grower import grow_binned, growth_setup, tree_from_grown
 from ..grow.newton import feature_columns, grow_newton
-from ..tree import Tree
+from ..tree import Tree, leaves
 from ..tree.stack import TreeStack
 from .bin_routing import add_outputs, in_bin_space
 
@@ -254,6 +254,8 @@ class LocalRows:
             self.distinct.binned, self.columns, bins, y_value, tree_w, setup, pool, self.n_threads
         )
         self.leaf_runs[plan.number] = runs
+        if setup.bounded:  # the leaves' steps are held within bounds: the tree keeps them
+            return Tree.from_grown(grown, regression=True, leaf_model=leaves.STEP)
         return tree_from_grown(grown, spec.params, spec.regression)
 
     def _grow_one(self, spec, plan: TreePlan, weigh: Weigh | None) -> Tree:

@@ -77,8 +77,10 @@ def _restore(booster, fields: dict, weights: np.ndarray) -> None:
     early = fields["do_early_stopping"]
     if len(validation) != (len(train) if early else 0):
         raise ModelError("field ensemble.validation_score: not one score per iteration run")
-    if (booster.trees_.merged.leaf_model != leaves.MEAN) or booster.trees_.merged.fractional:
-        raise ModelError("field arrays: a booster's trees have mean leaves and no fractions")
+    if booster.trees_.merged.leaf_model not in (leaves.MEAN, leaves.STEP):
+        raise ModelError("field arrays: a booster's trees have mean or step leaves")
+    if booster.trees_.merged.fractional:
+        raise ModelError("field arrays: a booster's trees send no fractions of rows")
     rate = float(weights[0])
     if not (rate > 0.0 and (weights == rate).all()):
         raise ModelError(

@@ -224,9 +224,9 @@ def classes_from_dict(doc: dict) -> np.ndarray:
     return labels
 
 
-def leaf_fields(median, regression: bool, linear=None) -> dict:
+def leaf_fields(median, regression: bool, linear=None, step=None) -> dict:
     """The :class:`Tree` fields of a file's leaf model (tree/leaves.py)."""
-    leaf_model, leaf_params = leaves.from_file(median, regression, linear)
+    leaf_model, leaf_params = leaves.from_file(median, regression, linear, step)
     return {"leaf_model": leaf_model, "leaf_params": leaf_params}
 
 

@@ -93,16 +93,19 @@ BITSETS_VERSION = 2
 #: The metadata entry of a forest file.
 FOREST_META_ENTRY = "forest.json"
 _OFFSETS = {"node_offsets": "kind", "child_offsets": "children", "cat_offsets": "cat_table"}
+#: The optional arrays of a one-parameter leaf model (at most one of them).
+_LEAF_PARAMS = ("median", "step")
 # Every array an ensemble file may hold, with the one dtype it must have: the tree's arrays
-# as a model file keeps them (``document.NODE_ARRAYS``, ``value``, ``median`` for the median
-# leaf models' ``leaf_params``, ``document.FLAT_ARRAYS``), then where each tree starts, and
-# each tree's weight.
+# as a model file keeps them (``document.NODE_ARRAYS``, ``value``, ``median`` or ``step``
+# for the ``leaf_params`` of median or step leaves, ``document.FLAT_ARRAYS``), then where
+# each tree starts, and each tree's weight.
 _DTYPES = {
     key: np.dtype(dtype)
     for key, dtype in {
         **NODE_ARRAYS,
         "value": PER_NODE["value"],
         "median": PER_NODE["leaf_params"],
+        "step": PER_NODE["leaf_params"],
         **FLAT_ARRAYS,
         **dict.fromkeys(_OFFSETS, np.int64),
         "tree_weights": np.float64,
@@ -150,7 +153,7 @@ def ensemble_to_dict(model, kind: EnsembleKind) -> tuple[dict, dict]:
     arrays = {
         key: getattr(merged, key).astype(dtype)
         for key, dtype in _DTYPES.items()
-        if key not in _OFFSETS and key not in ("median", "tree_weights")
+        if key not in _OFFSETS and key not in (*_LEAF_PARAMS, "tree_weights")
     }
     arrays |= trees.local_indexes()
     for key, values in leaves.to_file(merged.leaf_model, merged.leaf_params).items():
@@ -340,7 +343,9 @@ def _array_specs(meta: dict, entries: dict) -> dict:
     """Each array's dtype and shape from the metadata, checked against each other and
     against the archive's entries before anything is read."""
     listed = meta["arrays"]
-    required = set(_DTYPES) - {"median"}
+    required = set(_DTYPES) - set(_LEAF_PARAMS)
+    if len(set(listed) & set(_LEAF_PARAMS)) > 1:
+        raise ModelError(f"field arrays: more than one of {list(_LEAF_PARAMS)}")
     entry = metadata_entry(entries)
     if entry == FOREST_META_ENTRY:
         required.discard("tree_weights")
@@ -361,7 +366,8 @@ def _array_specs(meta: dict, entries: dict) -> dict:
     n_trees = training["n_trees"]
     expected = {key: n_nodes for key in NODE_ARRAYS}
     expected |= {key: (n_trees + 1,) for key in _OFFSETS}
-    expected |= {"value": (*n_nodes, n_stats), "median": n_nodes, "tree_weights": (n_trees,)}
+    expected |= {"value": (*n_nodes, n_stats), "tree_weights": (n_trees,)}
+    expected |= dict.fromkeys(_LEAF_PARAMS, n_nodes)
     expected |= {"children": specs["children"][1][:1], "cat_table": specs["cat_table"][1][:1]}
     for key, (_, shape) in specs.items():
         if shape != expected[key] or len(shape) != (2 if key == "value" else 1):
@@ -498,9 +504,10 @@ def _stack(arrays: dict, schema, training: dict, tables: str) -> TreeStack:
     part = {key: arrays.pop(key) for key in (*NODE_ARRAYS, *FLAT_ARRAYS)}
     _check_local_indexes(part, offsets)
     make_global(part["kind"], part, offsets)
-    value, median = arrays["value"], arrays.get("median")
-    if median is not None and not np.isfinite(median).all():
-        raise ModelError("arrays: a median that is not finite")
+    value, median, step = arrays["value"], arrays.get("median"), arrays.get("step")
+    for name, params in (("median", median), ("step", step)):
+        if params is not None and not np.isfinite(params).all():
+            raise ModelError(f"arrays: a {name} that is not finite")
     try:
         check_tree(part, value, schema, training["regression"], tables, TreeBounds(*offsets))
     except ModelError as exc:
@@ -515,7 +522,7 @@ def _stack(arrays: dict, schema, training: dict, tables: str) -> TreeStack:
     merged = Tree(
         **{k: v for k, v in part.items() if k in tree_fields},
         value=value,
-        **leaf_fields(median, training["regression"]),
+        **leaf_fields(median, training["regression"], step=step),
         regression=training["regression"],
         fractional=training["fractional"],
     )

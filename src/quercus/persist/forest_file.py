@@ -38,6 +38,8 @@ def _restore(forest, fields: dict, weights: np.ndarray) -> None:
     _check_seeds(fields["seeds"], n_trees)
     if fields["max_features"] > forest.n_features_in_:
         raise ModelError("field ensemble.max_features: more than the number of features")
+    if forest.trees_.merged.leaf_model == leaves.STEP:
+        raise ModelError("field arrays.step: a forest's trees have no booster's steps")
     if (forest.trees_.merged.leaf_model == leaves.MEDIAN) != (forest.criterion == "absolute_error"):
         raise ModelError("field arrays.median: present exactly when criterion='absolute_error'")
     max_features = forest.estimators_[0].max_features_  # what the parameters give

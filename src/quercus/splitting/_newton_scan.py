@@ -51,6 +51,40 @@ def side_score(r, h, rules):
     return t * t / hh
 
 
+@njit(inline="always")
+def side_value(r, h, rules):
+    """A side's Newton step ``T(R) / (H + l2)`` (0 for no weight)."""
+    hh = h * rules.h_unit + rules.l2
+    if hh <= 0.0:
+        return 0.0
+    return shrunk_sum(r * rules.r_unit, rules.l1) / hh
+
+
+@njit(inline="always")
+def bounded_score(r, h, rules, lower, upper):
+    """A side's score when its step must stay within ``[lower, upper]`` (monotonic
+    constraints): ``2 T(R) v - (H + l2) v**2`` at the step ``v`` held there, which is
+    :func:`side_score` when the step is within the bounds."""
+    v = min(max(side_value(r, h, rules), lower), upper)
+    t = shrunk_sum(r * rules.r_unit, rules.l1)
+    return 2.0 * t * v - (h * rules.h_unit + rules.l2) * v * v
+
+
+@njit(inline="always")
+def _pair_score(rl, hl, rr, hr, rules, bounds):
+    """The two sides' score; with ``bounds`` ``(constraint, lower, upper)`` active, each
+    side's step held within ``[lower, upper]``, and -inf where the steps go against the
+    feature's constraint (+1: left <= right, -1: left >= right)."""
+    constraint, lower, upper = bounds
+    if constraint == 0 and lower == -np.inf and upper == np.inf:
+        return side_score(rl, hl, rules) + side_score(rr, hr, rules)
+    vl = min(max(side_value(rl, hl, rules), lower), upper)
+    vr = min(max(side_value(rr, hr, rules), lower), upper)
+    if (constraint > 0 and vl > vr) or (constraint < 0 and vl < vr):
+        return -np.inf
+    return bounded_score(rl, hl, rules, lower, upper) + bounded_score(rr, hr, rules, lower, upper)
+
+
 @njit(refcounts=False)
 def _present_bins(hist_f, n_bins, order):
     """The codes of the bins with rows, in increasing order, into ``order``; how many."""
@@ -77,11 +111,13 @@ def _by_ratio(hist_f, order, m, keys):
 
 
 @njit(refcounts=False)
-def scan_feature(hist_f, order, m, missing, known, rules):
+def scan_feature(hist_f, order, m, missing, known, rules, bounds):
     """The best cut of one feature whose bins with rows are ``order[:m]`` in scan order:
     ``(score, i, missing_left)``, the sides' scores, the last position on the left (-1 when
     no cut is admissible) and whether the missing rows go left. ``missing`` and ``known``
-    are the sums ``(R, H, rows)`` of the rows with a missing value and of the others."""
+    are the sums ``(R, H, rows)`` of the rows with a missing value and of the others;
+    ``bounds``: the feature's monotonic constraint and the leaf's bounds on a step
+    (:func:`_pair_score`)."""
     h_unit = rules.h_unit
     w_known = known[1] * h_unit
     w_missing = missing[1] * h_unit
@@ -110,16 +146,18 @@ def scan_feature(hist_f, order, m, missing, known, rules):
             continue
         left = rules.learned_missing or wl >= wr
         if not place:
-            score = side_score(rl, hl, rules) + side_score(rr, hr, rules)
+            score = _pair_score(rl, hl, rr, hr, rules, bounds)
         elif left:
-            score = side_score(rl + missing[0], hl + missing[1], rules) + side_score(rr, hr, rules)
+            score = _pair_score(rl + missing[0], hl + missing[1], rr, hr, rules, bounds)
         else:
-            score = side_score(rl, hl, rules) + side_score(rr + missing[0], hr + missing[1], rules)
+            score = _pair_score(rl, hl, rr + missing[0], hr + missing[1], rules, bounds)
         if place and rules.learned_missing:
-            right = side_score(rl, hl, rules) + side_score(rr + missing[0], hr + missing[1], rules)
+            right = _pair_score(rl, hl, rr + missing[0], hr + missing[1], rules, bounds)
             if right > score + GAIN_EPS * max(abs(score), w_all):
                 score = right
                 left = False
+        if score == -np.inf:
+            continue
         if best_i < 0 or score > best_score + max(GAIN_EPS * abs(best_score), tie):
             best_score = score
             best_i = i
@@ -128,17 +166,24 @@ def scan_feature(hist_f, order, m, missing, known, rules):
 
 
 @njit
-def best_split(hist, totals, kinds, n_bins, features, n_features, rules, goes_left):
+def best_split(
+    hist, totals, kinds, n_bins, features, n_features, rules, goes_left, constraints, lower, upper
+):
     """The best split of a leaf with histograms ``hist`` and sums ``totals`` (``(R, H,
     rows)``) over the candidate ``features[:n_features]`` (in increasing order): ``(feature,
     gain, missing_left, left sums)``, feature -1 when no cut is admissible. ``goes_left``
     (of ``hist.shape[1]`` entries, the missing code last) receives the winner's sides: a
     code with no rows at the leaf goes to the heavier side, as do the missing values when
-    the leaf has none."""
+    the leaf has none. ``constraints`` holds each feature's monotonic constraint (+1, -1 or
+    0) and ``[lower, upper]`` the bounds of the leaf's steps (infinite: none)."""
     width = hist.shape[1]
     order = np.empty(width, dtype=np.int64)
     keys = np.empty(width)
-    parent = side_score(totals[0], totals[1], rules)
+    bounded = lower != -np.inf or upper != np.inf
+    if bounded:
+        parent = bounded_score(totals[0], totals[1], rules, lower, upper)
+    else:
+        parent = side_score(totals[0], totals[1], rules)
     best_f = -1
     best_gain = -1.0
     best_left = True
@@ -156,7 +201,8 @@ def best_split(hist, totals, kinds, n_bins, features, n_features, rules, goes_le
             continue
         if kinds[f] == NOMINAL:
             _by_ratio(hist_f, order, m, keys)
-        score, i, missing_left = scan_feature(hist_f, order, m, missing, known, rules)
+        bounds = (np.int64(constraints[f]), lower, upper)
+        score, i, missing_left = scan_feature(hist_f, order, m, missing, known, rules, bounds)
         if i < 0:
             continue
         # The gain per unit of weight, as the compiled grower compares features.

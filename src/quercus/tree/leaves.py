@@ -9,6 +9,10 @@ them is its *leaf model*:
 - ``"median"`` (regression, absolute error): the weighted median target, which the
   statistics cannot give: the grower computes it from the node's rows and the tree keeps it
   as the leaf model's one parameter per node;
+- ``"step"`` (a booster's trees): the leaf's step, which the statistics do not give when
+  it is a quantile of the rows' residuals (absolute error, quantile loss) or a Newton step
+  held within monotonic bounds; the tree keeps it as the one parameter per node (a booster
+  whose steps are the statistics' Newton steps keeps ``"mean"`` leaves);
 - ``"linear"`` (model trees, M5): a linear model of the row's terms
   (:mod:`quercus.tree.terms`). Its parameters per node are the coefficients of the terms,
   the intercept and the model's training RMSE before smoothing (what M5P prints beside each
@@ -29,6 +33,7 @@ from ..criteria.registry import ABSOLUTE_ERROR
 DISTRIBUTION = "distribution"
 MEAN = "mean"
 MEDIAN = "median"
+STEP = "step"
 LINEAR = "linear"
 
 
@@ -41,7 +46,7 @@ def model_for(regression: bool, criterion: int | None = None) -> str:
 
 def check_model(model: str, regression: bool) -> None:
     """Raise ``ValueError`` unless ``model`` is a leaf model of the task."""
-    allowed = (MEAN, MEDIAN, LINEAR) if regression else (DISTRIBUTION,)
+    allowed = (MEAN, MEDIAN, STEP, LINEAR) if regression else (DISTRIBUTION,)
     if model not in allowed:
         task = "regression" if regression else "classification"
         raise ValueError(f"leaf model {model!r} is not one of {task}'s: {', '.join(allowed)}")
@@ -49,7 +54,7 @@ def check_model(model: str, regression: bool) -> None:
 
 def n_params(model: str) -> int:
     """The leaf model's parameters per node (the columns of ``Tree.leaf_params``)."""
-    return 1 if model == MEDIAN else 0
+    return 1 if model in (MEDIAN, STEP) else 0
 
 
 def params_from_grown(
@@ -57,8 +62,8 @@ def params_from_grown(
 ) -> np.ndarray | None:
     """The leaf model's parameters from the grower's node records (``grow/_records.NODE``),
     written into ``out`` (``(n_nodes, n_params(model))``) when given, or None for a model
-    without parameters."""
-    if model != MEDIAN:
+    without parameters. A one-parameter model's value is the record's ``median`` field."""
+    if model not in (MEDIAN, STEP):
         return None
     if out is None:
         out = np.empty((len(nodes), 1))
@@ -69,8 +74,8 @@ def params_from_grown(
 def predictions(model: str, value: np.ndarray, params: np.ndarray | None) -> np.ndarray:
     """What each node predicts, ``(n_nodes, outputs)``: class probabilities (the first
     class for a node of no weight), or the mean or median target (0 for no weight; a linear
-    model's node: its training mean)."""
-    if model == MEDIAN:
+    model's node: its training mean; a step: the step)."""
+    if model in (MEDIAN, STEP):
         return params[:, :1]
     if model in (MEAN, LINEAR):
         w = value[:, 0]
@@ -99,8 +104,9 @@ def linear_predictions(params: np.ndarray, leaf: np.ndarray, terms: np.ndarray) 
 
 
 def name_of_value(model: str) -> str:
-    """The word for a regression leaf's value in the text exports: "mean" or "median"."""
-    return "median" if model == MEDIAN else "mean"
+    """The word for a regression leaf's value in the text exports: "mean", "median" or
+    "step"."""
+    return {MEDIAN: "median", STEP: "step"}.get(model, "mean")
 
 
 def to_file(model: str, params: np.ndarray | None) -> dict:
@@ -109,18 +115,26 @@ def to_file(model: str, params: np.ndarray | None) -> dict:
     its criterion."""
     if model == MEDIAN:
         return {"median": params[:, 0]}
+    if model == STEP:
+        return {"step": params[:, 0]}
     if model == LINEAR:
         return {"linear": params}
     return {}
 
 
 def from_file(
-    median: np.ndarray | None, regression: bool, linear: np.ndarray | None = None
+    median: np.ndarray | None,
+    regression: bool,
+    linear: np.ndarray | None = None,
+    step: np.ndarray | None = None,
 ) -> tuple[str, np.ndarray | None]:
     """``(leaf model, parameters)`` of a model file's tree: its ``median`` field, when
-    present, makes a median leaf model, its ``linear`` field a linear one."""
+    present, makes a median leaf model, its ``linear`` field a linear one, its ``step``
+    field a booster's steps."""
     if linear is not None:
         return LINEAR, linear
+    if step is not None:
+        return STEP, np.asarray(step, dtype=np.float64).reshape(-1, 1)
     if median is not None:
         return MEDIAN, np.asarray(median, dtype=np.float64).reshape(-1, 1)
     return (MEAN if regression else DISTRIBUTION), None
