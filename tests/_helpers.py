@@ -67,6 +67,22 @@ def run_cli(*args, cwd=None, env=None, stdout=subprocess.PIPE, text=True):
     )
 
 
+def in_process(*argv):
+    """``quercus ARGV`` (each argument through ``str``) run in this process, as
+    :func:`quercus.cli.main`: ``(exit status, stdout, stderr)``, which
+    :func:`one_line_error` takes too. Quicker than :func:`run_cli`: the kernels and the
+    modules are loaded once for every run of a test session."""
+    import contextlib
+    import io
+
+    from quercus.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        status = main([*map(str, argv)])
+    return status, out.getvalue(), err.getvalue()
+
+
 def one_line_error(result, status=1):
     """The error message of a failed ``quercus`` run, the last line of its stderr.
 

@@ -20,6 +20,12 @@ _CART_REGRESSOR = [
     }
 ]
 
+# A booster's step size and the size of its trees (LightGBM's num_leaves), the number of
+# iterations fixed and modest, so that the 9 candidates of a 10-fold search take a minute
+# or so on the shipped data sets (more iterations at a lower rate rarely lose: --set
+# max_iter=N or --grid max_iter=... searches it).
+_BOOST = [{"learning_rate": [0.05, 0.1, 0.2], "max_leaf_nodes": [15, 31, 63], "max_iter": [50]}]
+
 #: Each estimator's grids (a ``param_grid`` for ``GridSearchCV``), by its class's name.
 DEFAULT_GRIDS: dict[str, list[dict]] = {
     "ID3Classifier": [
@@ -42,4 +48,6 @@ DEFAULT_GRIDS: dict[str, list[dict]] = {
     # M5's stopping rule (M5P's -M) and whether the leaves' models are smoothed (M5P's -U);
     # pruning stays on: an unpruned model tree has hundreds of linear models.
     "ModelTreeRegressor": [{"min_samples_split": [4, 10, 25], "smoothing": [True, False]}],
+    "GradientBoostingClassifier": _BOOST,
+    "GradientBoostingRegressor": _BOOST,
 }

@@ -130,6 +130,8 @@ LOCAL_LEARNERS = {
     "c45": "C4.5's fractional missing values and pessimistic pruning need the rows in memory",
     "m5": "M5's model trees fit a linear model at every node and prune and smooth them over "
     "the rows in memory",
+    "boost": "gradient boosting on a Dask cluster does not exist yet: a booster learns from "
+    "the rows in memory",
 }
 
 

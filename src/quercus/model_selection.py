@@ -40,7 +40,12 @@ import numpy as np
 from scipy import stats
 
 from ._grids import DEFAULT_GRIDS
-from .ensemble import RandomForestClassifier, RandomForestRegressor
+from .ensemble import (
+    GradientBoostingClassifier,
+    GradientBoostingRegressor,
+    RandomForestClassifier,
+    RandomForestRegressor,
+)
 from .estimators import (
     C45Classifier,
     C45RulesClassifier,
@@ -292,6 +297,8 @@ _GRIDS: dict[type, list[dict]] = {
         ModelTreeRegressor,
         RandomForestClassifier,
         RandomForestRegressor,
+        GradientBoostingClassifier,
+        GradientBoostingRegressor,
     )
 }
 
@@ -322,6 +329,8 @@ def default_grid(estimator) -> list[dict]:
                                    {1, 2, 5} (6 candidates)
     ModelTreeRegressor             ``min_samples_split`` in {4, 10, 25}, ``smoothing`` True or
                                    False (6 candidates)
+    GradientBoostingClassifier,    ``learning_rate`` in {0.05, 0.1, 0.2}, ``max_leaf_nodes`` in
+    GradientBoostingRegressor      {15, 31, 63}, ``max_iter`` fixed at 50 (9 candidates)
     ============================== ===============================================================
 
     ``DecisionTreeClassifier`` and ``DecisionTreeRegressor`` get CART's grids.

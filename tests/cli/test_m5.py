@@ -3,8 +3,6 @@ drives them: fit, show, evaluate, cv and tune on abalone and on a small generate
 task of a numeric target of few integer values, and the errors of a class target, of
 ``--dask`` and of a parameter the model tree does not have."""
 
-import contextlib
-import io
 import json
 
 import numpy as np
@@ -13,7 +11,7 @@ import pytest
 from sklearn.base import clone
 
 import quercus
-from quercus.cli import main
+from _helpers import in_process as cli
 from quercus.cli.evaluate import cv_splits
 from quercus.cli.options import DEFAULT_GRIDS_HELP
 
@@ -22,14 +20,6 @@ M5_PARAMETERS = (
     "leaf_model, max_depth, min_samples_split, n_jobs, nominal_features, ordinal_features, "
     "pruning, smoothing"
 )
-
-
-def cli(*argv):
-    """``quercus ARGV`` in this process: the exit status, stdout and stderr."""
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        status = main([*map(str, argv)])
-    return status, out.getvalue(), err.getvalue()
 
 
 def ok(*argv) -> str:
@@ -235,8 +225,8 @@ def test_a_class_target_is_a_data_error_naming_the_column(work):
     data = work / "colours.csv"
     expected = (
         f"quercus: error: {data}: target 'colour' is nominal with 3 classes (blue, green, red): "
-        "M5 model tree learns numeric targets; use --algorithm id3, c45, c45rules, cart or "
-        "forest for classes"
+        "M5 model tree learns numeric targets; use --algorithm id3, c45, c45rules, cart, "
+        "forest or boost for classes"
     )
     assert error(1, "fit", data, "--algorithm", "m5") == expected
     assert error(1, "cv", data, "--algorithm", "m5") == expected
@@ -250,13 +240,13 @@ def test_m5_with_a_classes_only_algorithm_is_a_data_error(work):
     assert message == (
         f"quercus: error: {data}: target 'y' is numeric with 7 distinct integer values, a "
         "regression for --compare m5 (M5 model tree), but --algorithm c45 (C4.5) learns "
-        "classes: the two cannot be compared (cart and forest learn both)"
+        "classes: the two cannot be compared (cart, forest and boost learn both)"
     )
     message = error(1, "tune", data, "--algorithm", "m5,id3")
     assert message == (
         f"quercus: error: {data}: target 'y' is numeric with 7 distinct integer values, a "
-        "regression for --algorithm m5: ID3 learns classes; use --algorithm cart (or forest) "
-        "for regression, or m5 for a model tree"
+        "regression for --algorithm m5: ID3 learns classes; use --algorithm cart (or forest or "
+        "boost) for regression, or m5 for a model tree"
     )
 
 

@@ -261,7 +261,7 @@ def test_data_errors(work):
     message = one_line_error(run_cli("tune", work / "playtennis.csv", "--folds", 10), 1)
     assert "the largest, 'Yes', has 9: use --folds 9 or fewer" in message
     message = one_line_error(run_cli("tune", work / "numeric.csv", "--algorithm", "cart,id3"), 1)
-    assert "ID3 learns classes; use --algorithm cart (or forest)" in message
+    assert "ID3 learns classes; use --algorithm cart (or forest or boost)" in message
 
 
 @pytest.mark.parametrize(

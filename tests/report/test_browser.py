@@ -243,3 +243,48 @@ def test_long_sets_keep_their_attribute_in_view_and_numbers_short(browser, tmp_p
     decreases = [float(c) for c in cells]
     assert decreases == sorted(decreases, reverse=True)
     assert opened.problems == []
+
+
+def test_a_booster_shows_each_nodes_gradient_hessian_and_gain(browser, tmp_path):
+    from quercus.report import write_report
+
+    X, y = quercus.read_table(quercus.datasets.path("iris"))
+    booster = quercus.GradientBoostingClassifier(max_iter=3, random_state=0).fit(X, y)
+    opened = Opened(browser, write_report(booster, X, y, tmp_path / "booster.html"))
+    options = opened.page.locator("#tree-select option").all_inner_texts()
+    assert (
+        options[0] == f"iteration 1, class Iris-setosa ({booster.trees_.tree(0).node_count} nodes)"
+    )
+    assert len(options) == 6
+    assert "Loss by iteration" in opened.page.locator("#booster").inner_text()
+
+    def fact(key: str) -> float:
+        return float(opened.page.locator(f'#details dd[data-fact="{key}"]').inner_text())
+
+    for k in (0, 4):
+        opened.page.select_option("#tree-select", str(k))
+        tree = booster.trees_.tree(k)
+        assert opened.page.locator("li.node").count() == tree.node_count
+        gains = tree.impurity_decrease()
+        steps = booster.learning_rate_ * tree.value[:, 1] / tree.value[:, 0]
+        for node in range(tree.node_count):
+            opened.click_node(node)
+            assert opened.page.locator("#details h3").inner_text().startswith(f"Node {node}")
+            assert fact("n") == tree.n_node_samples[node]
+            assert fact("G") == pytest.approx(-tree.value[node, 1], rel=1e-5, abs=1e-12)
+            assert fact("H") == pytest.approx(tree.value[node, 0], rel=1e-5)
+            assert fact("step") == pytest.approx(steps[node], rel=1e-5, abs=1e-12)
+            gain = opened.page.locator('#details dd[data-fact="gain"]')
+            if tree.kind[node] == 0:
+                assert gain.count() == 0
+                label = opened.node(node).locator(":scope > .node-row .leaf")
+                assert float(label.inner_text().removeprefix("\u2192 ")) == pytest.approx(
+                    steps[node], rel=1e-5, abs=1e-12
+                )
+            else:
+                assert fact("gain") == pytest.approx(gains[node], rel=1e-5, abs=1e-12)
+    opened.click_node(0)
+    details = opened.page.locator("#details").inner_text()
+    assert "gradient sum G" in details and "Newton gain of the split" in details
+    assert "no candidate splits" in details
+    assert opened.problems == []

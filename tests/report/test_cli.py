@@ -100,3 +100,40 @@ def test_errors_are_one_line(work, capsys, tmp_path):
     assert err.startswith("quercus: error: ") and "Wind" in err and str(other) in err
     assert len(err.strip().splitlines()) == 1
     assert not (tmp_path / "r.html").exists()
+
+
+def test_report_of_a_gradient_booster(work, capsys):
+    out = work / "boost.html"
+    argv = ["report", str(work / "playtennis.csv"), "--algorithm", "boost", "-o", str(out)]
+    # PlayTennis's 14 rows: leaves of one row at least (the booster's default is 20).
+    settings = ["--set", "max_iter=3", "--set", "learning_rate=0.3", "--set", "min_samples_leaf=1"]
+    assert main([*argv, *settings]) == 0
+    assert "report of gradient boosting (GradientBoostingClassifier) written to" in (
+        capsys.readouterr().out
+    )
+    text = out.read_text(encoding="utf-8")
+    assert "<title>gradient boosting on playtennis.csv</title>" in text
+    assert '<section id="booster">' in text and "Loss by iteration" in text
+    X, y = quercus.read_table(work / "playtennis.csv")
+    booster = quercus.GradientBoostingClassifier(
+        max_iter=3, learning_rate=0.3, min_samples_leaf=1, random_state=0
+    ).fit(X, y)
+    data = page_data(out)
+    trees = data["booster"]["trees"]
+    assert [t["name"] for t in trees] == ["iteration 1", "iteration 2", "iteration 3"]
+    first = booster.trees_.tree(0)
+    assert trees[0]["total"] == first.node_count > 1
+    assert trees[0]["newton"]["H"][0] == pytest.approx(first.value[0, 0], rel=1e-5)
+    assert trees[0]["newton"]["gain"][0] == pytest.approx(first.impurity_decrease()[0], rel=1e-5)
+
+
+def test_report_of_a_boosted_regression_with_a_test_file(work, capsys):
+    out = work / "boost-numeric.html"
+    data = str(work / "numeric.csv")
+    argv = ["report", data, "--algorithm", "boost", "--set", "max_iter=4", "--test", data]
+    assert main([*argv, "-o", str(out), "-q"]) == 0
+    text = out.read_text(encoding="utf-8")
+    assert "On the test data (60 rows)" in text
+    page = page_data(out)
+    assert page["regression"] and page["value_name"] == "step"
+    assert [t["name"] for t in page["booster"]["trees"]][:2] == ["iteration 1", "iteration 2"]

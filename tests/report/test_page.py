@@ -359,3 +359,65 @@ def test_long_category_sets_have_a_brief_form():
         )
         assert head == "Neighborhood" and set(names[:-1].split(", ")) <= set(AMES_NEIGHBORHOODS)
     assert briefs >= 2
+
+
+def test_a_booster_shows_its_losses_importances_and_first_trees(tmp_path):
+    from quercus.report.boosting import MAX_BOOSTER_TREES
+
+    X, y = quercus.read_table(quercus.datasets.path("iris"))
+    booster = quercus.GradientBoostingClassifier(max_iter=4, random_state=0).fit(X, y)
+    text = render_report(booster, X, y)
+    sections = [tag[1]["id"] for tag in parsed(text).tags if tag[0] == "section"]
+    assert sections == ["booster", "tree", "evaluation", "importances", "curves"]
+    booster_part = text[text.index('<section id="booster">') : text.index('<section id="tree">')]
+    assert "iterations kept" in booster_part and "Loss by iteration" in booster_part
+    assert "<svg" in booster_part and "no validation loss: early stopping was off" in booster_part
+    importances = text[text.index('<section id="importances">') :]
+    assert "<th>gain</th>" in importances and "<th>splits</th>" in importances
+    for name, gain, count in zip(
+        X.columns, booster.feature_importances_, booster.feature_split_counts_, strict=True
+    ):
+        assert f'<td>{name}</td><td class="num">{gain:.3f}</td>' in importances
+        assert f'<td class="num">{count:,}</td>' in importances
+    data = page_data(text)
+    trees = data["booster"]["trees"]
+    assert "tree" not in data and "forest" not in data and not data["regression"]
+    assert len(trees) == MAX_BOOSTER_TREES  # 12 trees: 4 iterations of 3 classes
+    assert [t["name"] for t in trees[:4]] == [
+        "iteration 1, class Iris-setosa",
+        "iteration 1, class Iris-versicolor",
+        "iteration 1, class Iris-virginica",
+        "iteration 2, class Iris-setosa",
+    ]
+    for t, record in enumerate(trees):
+        tree = booster.trees_.tree(t)
+        kept = record["id"]  # breadth first: every node of these small trees
+        assert sorted(kept) == list(range(tree.node_count))
+        newton = record["newton"]
+        assert newton["n"] == tree.n_node_samples[kept].tolist()
+        assert newton["H"] == pytest.approx(tree.value[kept, 0], rel=1e-5)
+        assert newton["G"] == pytest.approx(-tree.value[kept, 1], rel=1e-5, abs=1e-12)
+        inner = tree.kind[kept] != 0
+        gains = tree.impurity_decrease()[kept]
+        assert [g is None for g in newton["gain"]] == list(~inner)
+        assert [g for g in newton["gain"] if g is not None] == pytest.approx(
+            gains[inner], rel=1e-5, abs=1e-12
+        )
+        # What each leaf adds to its class's raw score: the learning rate times -G / H.
+        steps = booster.learning_rate_ * tree.value[kept, 1] / tree.value[kept, 0]
+        assert record["value"] == pytest.approx(steps, rel=1e-5, abs=1e-12)
+        assert "dist" not in record and "scores" not in record
+    # The bars of the leaves span their steps.
+    leaf_steps = [
+        v for t in trees for v, split in zip(t["value"], t["split"], strict=True) if split < 0
+    ]
+    assert data["value_range"] == [min(leaf_steps), max(leaf_steps)]
+    assert data["value_name"] == "step"
+
+
+def test_a_booster_that_kept_no_tree_is_said(tmp_path):
+    X, y = quercus.read_table(quercus.datasets.path("iris"))
+    booster = quercus.GradientBoostingClassifier(max_iter=2, random_state=0).fit(X, y)
+    booster.trees_ = None  # as early stopping leaves it when no iteration beat the start
+    with pytest.raises(ValueError, match="the booster kept no tree"):
+        render_report(booster, X, y)

@@ -149,8 +149,9 @@ def _algorithm(parser: argparse.ArgumentParser, default: str | None, note: str =
         choices=list(ALGORITHM_CLASSES),
         default=default,
         help="id3, c45 (C4.5), c45rules (C4.5's rules), cart (classification, or a regression "
-        "tree for a numeric target), forest (a random forest of either) or m5 (a model tree, "
-        f"M5P's: a linear model in each leaf; numeric targets only){note}",
+        "tree for a numeric target), forest (a random forest of either), m5 (a model tree, "
+        "M5P's: a linear model in each leaf; numeric targets only) or boost (gradient-boosted "
+        f"trees of either; --set max_iter=N --set learning_rate=F){note}",
     )
 
 
@@ -184,7 +185,10 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     """The parser of ``quercus`` and its subcommands."""
-    parser = _Parser(prog="quercus", description="Decision trees: ID3, C4.5, CART, M5 and forests.")
+    parser = _Parser(
+        prog="quercus",
+        description="Decision trees: ID3, C4.5, CART, M5, forests and gradient boosting.",
+    )
     parser.add_argument("--version", action="version", version=f"quercus {__version__}")
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -229,15 +233,17 @@ def _add_fit(sub, training: list) -> None:
         "commands:run_fit",
         training,
         "learn a model, print it and its training score",
-        "Learn a tree (or a forest) from DATA, print it and its training accuracy (R^2 for "
-        "regression), save it with -o, and evaluate it on a test file with --test. A CART "
+        "Learn a tree (or a forest, or a gradient booster) from DATA, print it (an ensemble: "
+        "its summary) and its training accuracy (R^2 for regression), save it with -o, and "
+        "evaluate it on a test file with --test. A CART "
         "tree, of classes or numbers, is grown readable by default (rpart's settings: at least "
         "20 rows to split, 7 in a leaf, cost-complexity pruning chosen by cross-validation); "
         "--algorithm m5 learns a model tree, as Weka's M5P (a numeric target, also one of a "
         "few integer values, is learned as numbers). With --dask, the rows stay on a Dask "
         "cluster: DATA is a Parquet file or directory, a CSV file, or a glob of either "
         "(data/part*.parquet), which the workers read, and the algorithm is cart, id3 or "
-        "forest (C4.5 and M5 need the rows in memory); the output is a local fit's, and -o "
+        "forest (C4.5, M5 and gradient boosting need the rows in memory); the output is a "
+        "local fit's, and -o "
         "saves the same model file.",
     )
     fit.add_argument("data", metavar="DATA", help=_DATA_HELP + "; with --dask, see above")
@@ -246,7 +252,7 @@ def _add_fit(sub, training: list) -> None:
         "-o",
         "--output",
         metavar="MODEL",
-        help="save the model here (a tree as JSON, a forest as a zip: name it .qf)",
+        help="save the model here (a tree as JSON, a forest or a booster as a zip: name it .qf)",
     )
     fit.add_argument(
         "--test", metavar="TEST", help="also evaluate the model on this data file (as Weka's -T)"
@@ -313,7 +319,8 @@ def _add_model_commands(sub, quiet: argparse.ArgumentParser) -> None:
         "show a saved model as text, rules, DOT, SVG, PNG, JSON or Weka's text",
         "Show a saved tree as text, rules, DOT, SVG, PNG, JSON or as Weka prints it, or "
         "summarise a saved forest (trees, leaves, out-of-bag score, importances) and show its "
-        "tree K with --tree K. SVG is drawn by Graphviz's dot when installed, else by "
+        "tree K with --tree K, or summarise a saved gradient booster (iterations, losses, "
+        "gain importances). SVG is drawn by Graphviz's dot when installed, else by "
         "matplotlib; PNG by matplotlib.",
     )
     show.add_argument("model", metavar="MODEL", help="a model file saved by quercus fit -o")
@@ -416,7 +423,8 @@ def _add_tune(sub, training: list) -> None:
         type=parse_algorithms,
         action="extend",
         default=None,
-        help="the algorithm to tune: id3, c45, c45rules, cart, forest or m5 (default: c45); "
+        help="the algorithm to tune: id3, c45, c45rules, cart, forest, m5 or boost (default: "
+        "c45); "
         "repeat it, or give a list (c45,cart), to search across algorithms (with m5, a "
         "numeric target is a regression for all)",
     )
@@ -447,12 +455,14 @@ def _add_report(sub, training: list) -> None:
         "report:run_report",
         training,
         "learn a model and write its report: one HTML page to open in a browser",
-        "Learn a tree (or a forest) from DATA as quercus fit does, and write its report to -o: "
-        "one self-contained HTML page (no network access) with the tree drawn interactively "
-        "(click a node for its gain table, or why growth stopped there), the rules, the "
-        "confusion matrix and per-class precision and recall (R^2 and RMSE for regression), "
-        "the feature importances, and for a forest its out-of-bag score. The evaluation is on "
-        "the training data unless --test gives a test file.",
+        "Learn a tree (or a forest, or a gradient booster) from DATA as quercus fit does, and "
+        "write its report to -o: one self-contained HTML page (no network access) with the "
+        "tree drawn interactively (click a node for its gain table, or why growth stopped "
+        "there), the rules, the confusion matrix and per-class precision and recall (R^2 and "
+        "RMSE for regression), the feature importances, for a forest its out-of-bag score, and "
+        "for a booster its loss by iteration, its gain importances and split counts, and its "
+        "first trees with each node's gradient and hessian sums and each split's Newton gain. "
+        "The evaluation is on the training data unless --test gives a test file.",
     )
     report.add_argument("data", metavar="DATA", help=_DATA_HELP)
     _algorithm(report, "c45", " (default: c45)")

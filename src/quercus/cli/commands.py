@@ -22,7 +22,7 @@ from ..data import DataError
 from ..data.read import Table, check_readable
 from ..data.schema import NUMERIC_KIND
 from .fitted import (
-    FORESTS,
+    ENSEMBLES,
     as_model_labels,
     check_output,
     describe,
@@ -187,6 +187,12 @@ def run_gain(args, out: TextIO) -> int:
             f"({ALGORITHMS[algorithm].label}) scores its splits on its own terms and records no "
             "trace"
         )
+    if args.trace and ALGORITHMS[algorithm].classifier in ENSEMBLES:
+        raise UsageError(
+            f"--trace follows the growth of one tree; --algorithm {algorithm} "
+            f"({ALGORITHMS[algorithm].label}) grows many: use --algorithm id3, c45, c45rules "
+            "or cart"
+        )
     if args.trace:
         check_settings(algorithm, args.set)
     table = _read_training(args)
@@ -215,8 +221,6 @@ def run_gain(args, out: TextIO) -> int:
         return 0
     regression, y = learning_task(table, algorithm)
     estimator = make_estimator(algorithm, regression, args.set)
-    if isinstance(estimator, FORESTS):
-        raise UsageError("--trace follows one tree: use --algorithm id3, c45, c45rules or cart")
     with Progress(args.quiet) as progress:
         progress.update(
             f"gain: learning {algorithm_name(algorithm, estimator)} from {len(y):,} rows"

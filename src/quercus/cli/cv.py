@@ -76,7 +76,7 @@ def _cv_task(table, algorithm: str, compare: str | None):
             f"{why}, a regression for {option[lead]} {lead} "
             f"({ALGORITHMS[lead].label}), but {option[other]} {other} "
             f"({ALGORITHMS[other].label}) learns classes: the two cannot be compared "
-            "(cart and forest learn both)",
+            "(cart, forest and boost learn both)",
             column=table.schema.target,
             source=table.source,
         )

@@ -13,8 +13,8 @@ naming its address (:class:`~quercus.distributed.estimators.ClusterLostError`), 
 distributed's errors.
 
 Only the algorithms that grow level by level over sums of rows run on Dask: ``cart``,
-``id3`` and ``forest``; those of :data:`quercus.capabilities.LOCAL_LEARNERS` (C4.5, M5)
-need the rows in memory, and so do the command line's defaults that
+``id3`` and ``forest``; those of :data:`quercus.capabilities.LOCAL_LEARNERS` (C4.5, M5,
+gradient boosting) need the rows in memory, and so do the command line's defaults that
 :func:`quercus.capabilities.dask_refusal` refuses (``ccp_alpha='cv'`` of a CART tree,
 ``oob_score=True`` of a forest), which are left out on Dask.
 """

@@ -11,22 +11,33 @@ from sklearn.base import is_regressor
 from .._files import check_writable
 from ..data import DataError
 from ..data.schema import NUMERIC_KIND
-from ..ensemble import RandomForestClassifier, RandomForestRegressor
+from ..ensemble import (
+    GradientBoostingClassifier,
+    GradientBoostingRegressor,
+    RandomForestClassifier,
+    RandomForestRegressor,
+)
 from ..estimators import C45RulesClassifier
 from ..export import export_text
 from .evaluate import evaluate_predictions, format_evaluation
 from .output import to_stdout
 from .progress import Progress
-from .show import forest_summary
+from .show import booster_summary, forest_summary
 from .tasks import read_for_model, target_task
 
 FORESTS = (RandomForestClassifier, RandomForestRegressor)
+BOOSTERS = (GradientBoostingClassifier, GradientBoostingRegressor)
+#: The models of many trees, which have no single tree to trace or print.
+ENSEMBLES = (*FORESTS, *BOOSTERS)
 
 
 def describe(estimator) -> str:
-    """The model as text: the tree, a C4.5rules model's rules, or a forest's summary."""
+    """The model as text: the tree, a C4.5rules model's rules, a forest's or a gradient
+    booster's summary."""
     if isinstance(estimator, FORESTS):
         return forest_summary(estimator)
+    if isinstance(estimator, BOOSTERS):
+        return booster_summary(estimator)
     text = export_text(estimator)
     if isinstance(estimator, C45RulesClassifier):
         text += "\nRules:\n" + estimator.export_rules()

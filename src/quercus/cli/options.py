@@ -54,6 +54,9 @@ ALGORITHM_CLASSES = {
     "cart": AlgorithmClasses("CART", "CARTClassifier", "CARTRegressor"),
     "forest": AlgorithmClasses("random forest", "RandomForestClassifier", "RandomForestRegressor"),
     "m5": AlgorithmClasses("M5 model tree", None, "ModelTreeRegressor"),
+    "boost": AlgorithmClasses(
+        "gradient boosting", "GradientBoostingClassifier", "GradientBoostingRegressor"
+    ),
 }
 
 
@@ -170,15 +173,16 @@ def _grid_text(grid: list[dict]) -> str:
 
 
 def _default_grids_help() -> str:
-    """Each algorithm's default grid, and its regressor's where it has one (an algorithm
-    without a classifier: its regressor's alone), in one text."""
+    """Each algorithm's default grid, and its regressor's where it has one of its own (an
+    algorithm without a classifier: its regressor's alone), in one text."""
     parts = []
     for name, entry in ALGORITHM_CLASSES.items():
         if entry.classifier is None:
             parts.append(f"{name} (regression only): {_grid_text(DEFAULT_GRIDS[entry.regressor])}")
             continue
         grids = [f"{_grid_text(DEFAULT_GRIDS[entry.classifier])}"]
-        if entry.regressor is not None:
+        own = DEFAULT_GRIDS.get(entry.regressor) != DEFAULT_GRIDS[entry.classifier]
+        if entry.regressor is not None and own:
             grids.append(f"for regression {_grid_text(DEFAULT_GRIDS[entry.regressor])}")
         parts.append(f"{name}: {'; '.join(grids)}")
     return ". ".join(parts) + "."

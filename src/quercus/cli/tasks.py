@@ -21,7 +21,12 @@ from ..capabilities import dask_refusal
 from ..data import DataError, read_table
 from ..data.read import Table
 from ..data.schema import NUMERIC_KIND, Schema
-from ..ensemble import RandomForestClassifier, RandomForestRegressor
+from ..ensemble import (
+    GradientBoostingClassifier,
+    GradientBoostingRegressor,
+    RandomForestClassifier,
+    RandomForestRegressor,
+)
 from ..estimators import (
     C45Classifier,
     C45RulesClassifier,
@@ -56,6 +61,8 @@ _CLASSES = {
         RandomForestClassifier,
         RandomForestRegressor,
         ModelTreeRegressor,
+        GradientBoostingClassifier,
+        GradientBoostingRegressor,
     )
 }
 # The algorithms of quercus.cli.options (which names their classes, for the parser) with
@@ -81,6 +88,30 @@ READABLE_CART = {
 }
 # A forest from the command line reports its out-of-bag score, and is the same at every run.
 FOREST_DEFAULTS = {"oob_score": True, "random_state": 0}
+# A booster from the command line is the same at every run (its held-out rows for early
+# stopping, its subsamples and its features' draws are seeded).
+BOOST_DEFAULTS = {"random_state": 0}
+# The parameters of the single trees and the forests that a booster does not have, and what
+# stands for each in a booster (said by --set NAME and --grid NAME for --algorithm boost).
+_UNPRUNED = (
+    "a booster's trees are not pruned: max_leaf_nodes, max_depth, min_samples_leaf and "
+    "min_child_weight bound their size"
+)
+NOT_FOR_BOOST = {
+    "pruning": _UNPRUNED,
+    "ccp_alpha": _UNPRUNED,
+    "confidence": "it sets C4.5's pessimistic pruning, and a booster's trees are not pruned",
+    "significance": "it sets a chi-square test of the splits of a classification tree; a "
+    "booster's trees are regression trees on the gradients",
+    "criterion": "a booster's trees split on the Newton gain of the loss (--set loss=...)",
+    "n_estimators": "a booster grows max_iter iterations (--set max_iter=N)",
+    "min_samples_split": "a booster's nodes are bounded by their leaves' rows and hessian sums "
+    "(--set min_samples_leaf=N --set min_child_weight=F)",
+    "oob_score": "a booster draws no bootstrap samples; early stopping holds out "
+    "validation_fraction of the rows (--set early_stopping=True)",
+    "bootstrap": "a booster draws no bootstrap samples; --set subsample=F grows each "
+    "iteration on a share of the rows",
+}
 
 
 # -- the estimator ------------------------------------------------------------------------------
@@ -109,6 +140,7 @@ def check_settings(
     for name, _ in settings:
         if name in valid:
             continue
+        not_applicable(algorithm, name, option)
         close = difflib.get_close_matches(name, sorted(valid), n=1, cutoff=0.6)
         hint = f" (did you mean {close[0]}?)" if close else ""
         raise UsageError(
@@ -137,6 +169,18 @@ def check_settings(
             raise UsageError(f"{option} {name}: {problems[0]}")
 
 
+def not_applicable(algorithm: str, name: str, option: str = "--set") -> None:
+    """A :class:`UsageError` when the parameter ``name``, which ``algorithm`` does not have,
+    is one of the trees' or the forests' that does not apply to it, saying why and what
+    stands for it (:data:`NOT_FOR_BOOST`); nothing otherwise."""
+    why = NOT_FOR_BOOST.get(name) if algorithm == "boost" else None
+    if why is not None:
+        raise UsageError(
+            f"{option} {name} does not apply to --algorithm boost ({ALGORITHMS['boost'].label}): "
+            f"{why}"
+        )
+
+
 def parameters_of(algorithm: str, regression: bool | None = None) -> set[str]:
     """The parameter names of the estimators ``algorithm`` may build."""
     return {
@@ -154,6 +198,8 @@ def settings_by_algorithm(
     known = {algorithm: parameters_of(algorithm) for algorithm in algorithms}
     for name, _ in settings:
         if not any(name in names for names in known.values()):
+            if len(algorithms) == 1:
+                not_applicable(algorithms[0], name, option)
             valid = sorted(set().union(*known.values()))
             close = difflib.get_close_matches(name, valid, n=1, cutoff=0.6)
             hint = f" (did you mean {close[0]}?)" if close else ""
@@ -195,6 +241,8 @@ def cli_defaults(algorithm: str, regression: bool) -> dict:
         return READABLE_CART
     if algorithm == "forest":
         return FOREST_DEFAULTS
+    if algorithm == "boost":
+        return BOOST_DEFAULTS
     return {}
 
 
@@ -416,12 +464,13 @@ def classes_only(
     source: str, target: str, why: str, algorithm: str, model_trees: bool = True
 ) -> DataError:
     """The error of an ``algorithm`` that learns only classes given a regression target
-    (``why``: :func:`regression_why`); ``model_trees``: whether m5 is offered (not on
-    Dask)."""
+    (``why``: :func:`regression_why`); ``model_trees``: whether the learners that need the
+    rows in memory are offered, m5 and boost (not on Dask)."""
+    others = "forest or boost" if model_trees else "forest"
     m5 = ", or m5 for a model tree" if model_trees else ""
     return DataError(
         f"{source}: target {target!r} is {why}: {ALGORITHMS[algorithm].label} learns classes; "
-        f"use --algorithm cart (or forest) for regression{m5}",
+        f"use --algorithm cart (or {others}) for regression{m5}",
         column=target,
         source=source,
     )

@@ -17,10 +17,17 @@ from ..export.m5p import equations, leaf_numbers
 from ..export.node_scores import STOP_REASONS, score_nodes
 from ..tree import leaves
 from . import page
+from .boosting import (
+    booster_data,
+    booster_section,
+    gain_importances,
+    is_booster,
+    step_range,
+)
 from .evaluation import evaluate, importances
 from .figures import curve_figures, curves_section
 from .pruning import pruned_by, pruning_section
-from .trees import kept_nodes, tree_record
+from .trees import budgeted_records, kept_nodes, tree_record
 
 #: Nodes of a tree drawn in the page (breadth first; deeper nodes are counted, not drawn).
 MAX_NODES = 5_000
@@ -48,8 +55,17 @@ def _check_fitted(estimator) -> None:
     if not (hasattr(estimator, "fit") and hasattr(estimator, "schema_") or is_forest(estimator)):
         if not hasattr(estimator, "fit"):
             raise TypeError(
-                f"expected a quercus tree or forest estimator, got {type(estimator).__name__}"
+                "expected a quercus tree, forest or gradient booster, got "
+                f"{type(estimator).__name__}"
             )
+    if is_booster(estimator):
+        check_is_fitted(estimator, "start_")
+        if estimator.trees_ is None:
+            raise ValueError(
+                "the booster kept no tree (early stopping found no iteration better than the "
+                "start): there is no model to report"
+            )
+        return
     check_is_fitted(estimator, "estimators_" if is_forest(estimator) else "tree_")
 
 
@@ -102,7 +118,15 @@ def _summary(estimator, X, y, regression: bool) -> list[str]:
             f"Classification of {target!r} into {len(estimator.classes_)} classes ({classes}{more})"
         )
     lines = [f"{task}, learned from {size}.", parameters(estimator)]
-    if is_forest(estimator):
+    if is_booster(estimator):
+        trees = estimator.trees_
+        per = estimator.n_trees_per_iteration_
+        each = "" if per == 1 else f" ({per} per iteration, one per class)"
+        lines.append(
+            f"{estimator.n_iter_:,} iterations, {len(trees):,} trees{each}, "
+            f"{trees.n_leaves().mean():,.1f} leaves per tree on average."
+        )
+    elif is_forest(estimator):
         leaves_per_tree = estimator.trees_.n_leaves()
         lines.append(
             f"{len(estimator.trees_)} trees, {leaves_per_tree.mean():,.1f} leaves per tree "
@@ -117,8 +141,10 @@ def _summary(estimator, X, y, regression: bool) -> list[str]:
 
 
 def common_data(estimator, regression: bool) -> dict:
+    booster = is_booster(estimator)
     first = estimator.estimators_[0] if is_forest(estimator) else estimator
-    criterion = registry.get(first.criterion)
+    # A booster's trees are regression trees on the gradients, whatever its task.
+    criterion = registry.get("squared_error" if booster else first.criterion)
     palette = class_colours(1 if regression else len(estimator.classes_))
     data = {
         "features": [str(n) for n in estimator.schema_.names],
@@ -135,9 +161,11 @@ def common_data(estimator, regression: bool) -> dict:
         "open_depth": OPEN_DEPTH,
         "node_budget": f"the page draws at most {MAX_NODES:,} nodes of a tree",
     }
-    if regression:
+    if booster:
+        data["value_name"] = "step"
+    elif regression:
         data["value_name"] = leaves.name_of_value(first.tree_.leaf_model)
-    else:
+    if not regression:
         data["classes"] = [str(c) for c in estimator.classes_.tolist()]
     return data
 
@@ -147,19 +175,27 @@ def value_range(trees) -> list[float]:
     return [float(values.min()), float(values.max())]
 
 
-def _tree_section(forest_select: bool) -> str:
-    hint = (
-        "Click a node to see its rows and, for a single tree, every candidate split scored "
-        "as the tree scores them; \u25b8 opens a branch, \u25be closes it."
-    )
+def _tree_section(ensemble: str | None) -> str:
+    """The tree view, and for an ``ensemble`` ("forest", "booster") the list its trees are
+    chosen from."""
+    if ensemble == "booster":
+        hint = (
+            "Click a node to see its rows, its gradient and hessian sums, its step and its "
+            "split's Newton gain; \u25b8 opens a branch, \u25be closes it."
+        )
+    else:
+        hint = (
+            "Click a node to see its rows and, for a single tree, every candidate split "
+            "scored as the tree scores them; \u25b8 opens a branch, \u25be closes it."
+        )
     select = (
-        '<label>Tree of the forest <select id="tree-select"></select></label>'
-        if forest_select
+        f'<label>Tree of the {ensemble} <select id="tree-select"></select></label>'
+        if ensemble
         else ""
     )
     return page.section(
         "tree",
-        "One tree of the forest" if forest_select else "The tree",
+        f"One tree of the {ensemble}" if ensemble else "The tree",
         page.paragraph(hint, "hint"),
         '<div class="toolbar"><button type="button" id="expand-all">Open all</button>'
         f'<button type="button" id="collapse-all">Close all</button>{select}</div>',
@@ -172,14 +208,7 @@ def _tree_section(forest_select: bool) -> str:
 
 def _forest_data(forest) -> tuple[dict, list[str]]:
     """The trees of the forest that fit in :data:`MAX_FOREST_NODES`, and lines about it."""
-    trees = []
-    used = 0
-    for est in forest.estimators_:
-        room = min(MAX_NODES, MAX_FOREST_NODES - used)
-        if trees and room < min(est.tree_.node_count, MAX_NODES):
-            break
-        trees.append(tree_record(est, max(room, 1)))
-        used += len(trees[-1]["id"])
+    trees = budgeted_records(forest.estimators_, MAX_NODES, MAX_FOREST_NODES)
     n = len(forest.estimators_)
     shown = f"all {n} trees" if len(trees) == n else f"trees 0 to {len(trees) - 1} of {n}"
     note = (
@@ -202,20 +231,16 @@ def _forest_facts(forest, regression: bool) -> str:
         facts.insert(0, (what, f"{forest.oob_score_:.4f}"))
     else:
         facts.insert(0, (what, "not computed (fit with oob_score=True)"))
-    cards = "".join(
-        f'<div class="card"><div class="big">{page.escape(value)}</div>{page.escape(name)}</div>'
-        for name, value in facts
-    )
     note = page.paragraph(
         "The out-of-bag score rates each row by the trees that did not see it in their "
         "bootstrap sample: an estimate on unseen data without a test set.",
         "hint",
     )
-    return page.section("forest", "The forest", f'<div class="cards">{cards}</div>', note)
+    return page.section("forest", "The forest", page.cards(facts), note)
 
 
 def _rules(estimator) -> str | None:
-    if is_forest(estimator):
+    if is_forest(estimator) or is_booster(estimator):
         return None
     lines = [line for line in estimator.export_rules().splitlines() if line.strip()]
     if hasattr(estimator, "rules_"):
@@ -246,8 +271,8 @@ def _rules(estimator) -> str | None:
 def render_report(
     estimator, X, y, *, X_test=None, y_test=None, sample_weight=None, title=None
 ) -> str:
-    """The report of a fitted tree or forest on ``X, y`` as the text of an HTML page (see
-    :func:`write_report`)."""
+    """The report of a fitted tree, forest or gradient booster on ``X, y`` as the text of an
+    HTML page (see :func:`write_report`)."""
     _check_fitted(estimator)
     _checked_data(estimator, X, y, "X")
     if X_test is not None or y_test is not None:
@@ -256,79 +281,96 @@ def render_report(
         _checked_data(estimator, X_test, y_test, "X_test")
     regression = is_regressor(estimator)
     forest = is_forest(estimator)
-    model_tree = not forest and hasattr(estimator, "terms_")  # linear models in the leaves
+    booster = is_booster(estimator)
+    # A model tree: linear models in the leaves.
+    model_tree = not (forest or booster) and hasattr(estimator, "terms_")
     data = common_data(estimator, regression)
     sections = []
-    if forest:
+    if booster:
+        data["booster"] = booster_data(estimator, MAX_NODES, MAX_FOREST_NODES)
+        data["value_range"] = step_range(data["booster"]["trees"])
+        sections.append(booster_section(estimator, regression))
+    elif forest:
         data["forest"], _ = _forest_data(estimator)
-        trees = [estimator.trees_.merged]  # every tree's nodes
+        if regression:
+            data["value_range"] = value_range([estimator.trees_.merged])  # every tree's nodes
         sections.append(_forest_facts(estimator, regression))
     else:
-        # A model tree's splits are searched on its terms, an oblique tree's over weighted
-        # sums (also where it kept none: they were candidates, and scoring its nodes again
-        # would need them): neither is a table of single attributes.
-        searched_oblique = estimator.get_params().get("split") == "oblique"
-        oblique = estimator.tree_.oblique is not None or searched_oblique
-        # Only the nodes the page shows are scored: a deep tree has far more.
-        shown = kept_nodes(estimator.tree_, MAX_NODES)
-        scores = (
-            None
-            if model_tree or oblique
-            else score_nodes(estimator, X, y, sample_weight, nodes=shown)
-        )
-        data["tree"] = tree_record(estimator, MAX_NODES, scores, pruned_by(estimator))
-        if model_tree:
-            data["tree_note"] = (
-                "A model tree's candidate splits are not shown: they are scored on its terms"
-                " (filled values, ranked categories)."
-            )
-        elif oblique:
-            data["tree_note"] = (
-                "The candidate splits are not shown: an oblique split is searched over "
-                "weighted sums of the numeric features, not among single attributes."
-            )
-        trees = [estimator.tree_]
-    if regression:
-        data["value_range"] = value_range(trees)
-    sections.append(_tree_section(forest))
+        _tree_data(estimator, X, y, sample_weight, data, model_tree)
+        if regression:
+            data["value_range"] = value_range([estimator.tree_])
+    sections.append(_tree_section("booster" if booster else "forest" if forest else None))
     if model_tree:
         sections.append(_leaf_models(estimator))
     held_out = X_test is not None
     source = "test" if held_out else "training"
+    X_scored, y_scored = (X_test, y_test) if held_out else (X, y)
     sections.append(
-        page.evaluation_section(
-            evaluate(
-                estimator, X_test if held_out else X, y_test if held_out else y, source, regression
-            )
-        )
+        page.evaluation_section(evaluate(estimator, X_scored, y_scored, source, regression))
     )
     # A model tree's leaves use attributes that no split tests: see MODEL_TREE_IMPORTANCE.
     importance = importances(
         estimator,
-        X_test if held_out else X,
-        y_test if held_out else y,
+        X_scored,
+        y_scored,
         source,
-        permutation=forest or model_tree,
+        permutation=forest or booster or model_tree,
         impurity=not model_tree,
     )
     if model_tree:
         importance.note = MODEL_TREE_IMPORTANCE
+    if booster:
+        importance = gain_importances(importance, estimator)
     sections.append(page.importance_section(importance))
     rules = _rules(estimator)
     if rules:
         sections.append(rules)
     if model_tree and hasattr(estimator, "smoothing"):  # M5's pruning and smoothing
         sections.append(_model_tree_pruning(estimator))
-    elif not forest:
+    elif not (forest or booster):
         sections.append(pruning_section(estimator))
-    # The overfitting curve follows a pruning sequence, which M5's pruning does not make.
+    # The overfitting curve follows a pruning sequence, which M5's pruning does not make,
+    # nor an ensemble's trees.
     figures = curve_figures(
-        estimator, X, y, X_test, y_test, sample_weight, forest, pruning_curve=not model_tree
+        estimator,
+        X,
+        y,
+        X_test,
+        y_test,
+        sample_weight,
+        forest,
+        pruning_curve=not (model_tree or booster),
     )
     if figures:
         sections.append(curves_section(figures))
     title = title or f"{type(estimator).__name__}: {target_name(estimator, y)}"
     return page.page(title, _layout(title, _summary(estimator, X, y, regression), sections), data)
+
+
+def _tree_data(estimator, X, y, sample_weight, data: dict, model_tree: bool) -> None:
+    """Set the page's data of a single tree: its record with the candidate splits of the
+    nodes shown, where they are scored on single attributes, else a note saying why not."""
+    # A model tree's splits are searched on its terms, an oblique tree's over weighted
+    # sums (also where it kept none: they were candidates, and scoring its nodes again
+    # would need them): neither is a table of single attributes.
+    searched_oblique = estimator.get_params().get("split") == "oblique"
+    oblique = estimator.tree_.oblique is not None or searched_oblique
+    # Only the nodes the page shows are scored: a deep tree has far more.
+    shown = kept_nodes(estimator.tree_, MAX_NODES)
+    scores = (
+        None if model_tree or oblique else score_nodes(estimator, X, y, sample_weight, nodes=shown)
+    )
+    data["tree"] = tree_record(estimator, MAX_NODES, scores, pruned_by(estimator))
+    if model_tree:
+        data["tree_note"] = (
+            "A model tree's candidate splits are not shown: they are scored on its terms"
+            " (filled values, ranked categories)."
+        )
+    elif oblique:
+        data["tree_note"] = (
+            "The candidate splits are not shown: an oblique split is searched over "
+            "weighted sums of the numeric features, not among single attributes."
+        )
 
 
 def _leaf_models(estimator) -> str:

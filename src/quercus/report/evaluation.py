@@ -88,11 +88,20 @@ def evaluate(estimator, X, y, source: str, regression: bool) -> Evaluation:
     return Evaluation(source, len(truth), scores)
 
 
+#: What the impurity importances of a tree or a forest are, said under their table.
+IMPURITY_NOTE = (
+    "Impurity decrease: the weighted impurity each attribute's splits remove, normalised to "
+    "sum to 1."
+)
+
+
 @dataclass
 class Importances:
     """Each attribute's importance: impurity decrease (normalised; None where it does not
-    describe the model), and for a forest or a model tree the mean drop of its score when
-    the attribute's values are shuffled (with their standard deviation over the repeats), on
+    describe the model; ``impurity_name`` and ``impurity_note`` say what it is: a booster's
+    is its gain), for a booster the number of ``splits`` on each attribute, and for a
+    forest, a booster or a model tree the mean drop of its score when the attribute's
+    values are shuffled (with their standard deviation over the repeats), on
     ``permutation_source`` data; ``note``: why the page shows the measures it shows."""
 
     names: list[str]
@@ -101,6 +110,9 @@ class Importances:
     permutation_std: np.ndarray | None = None
     permutation_source: str | None = None
     note: str | None = None
+    impurity_name: str = "impurity decrease"
+    impurity_note: str = IMPURITY_NOTE
+    splits: np.ndarray | None = None
 
 
 def importances(

@@ -110,15 +110,39 @@ def curve_figures(
     return figures
 
 
+def boosting_figure(booster) -> Figure:
+    """A gradient booster's training (and validation) loss by iteration, the iteration it
+    kept marked (:func:`quercus.plot.boosting_curve`)."""
+    from .. import plot  # matplotlib is imported by the drawing (_draw says if it is missing)
+
+    title = "Loss by iteration"
+    if booster.do_early_stopping_:
+        caption = (
+            "The mean loss on the training rows and on the validation rows after each "
+            "iteration; early stopping kept the iterations up to the lowest validation loss."
+        )
+    else:
+        caption = (
+            "The mean loss on the training rows after each iteration (no validation loss: "
+            "early stopping was off; --set early_stopping=True holds out "
+            "validation_fraction of the rows and draws their loss too)."
+        )
+    return _draw(title, caption, lambda ax: plot.boosting_curve(booster, ax=ax))
+
+
+def figure_html(fig: Figure) -> str:
+    """One figure with its title and caption, or the reason it is missing."""
+    parts = [f'<div class="curve"><h4>{page.escape(fig.title)}</h4>']
+    if fig.svg is not None:
+        parts.append(
+            f"<figure>{fig.svg}<figcaption>{page.escape(fig.caption)}</figcaption></figure>"
+        )
+    for note in fig.notes:
+        parts.append(page.paragraph(note, "warning" if fig.svg is None else "note"))
+    parts.append("</div>")
+    return "".join(parts)
+
+
 def curves_section(figures: list[Figure]) -> str:
-    parts = []
-    for fig in figures:
-        parts.append(f'<div class="curve"><h4>{page.escape(fig.title)}</h4>')
-        if fig.svg is not None:
-            parts.append(
-                f"<figure>{fig.svg}<figcaption>{page.escape(fig.caption)}</figcaption></figure>"
-            )
-        for note in fig.notes:
-            parts.append(page.paragraph(note, "warning" if fig.svg is None else "note"))
-        parts.append("</div>")
-    return page.section("curves", "Curves", '<div class="curves">' + "".join(parts) + "</div>")
+    parts = "".join(figure_html(fig) for fig in figures)
+    return page.section("curves", "Curves", f'<div class="curves">{parts}</div>')

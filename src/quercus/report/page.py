@@ -102,6 +102,18 @@ def table(heads: list[str], rows: list[list[str]], cls: str = "", numeric=()) ->
     return f"<table{attribute}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
+def cards(facts: list[tuple[str, str]]) -> str:
+    """A row of cards, each a big value over its name (both escaped here)."""
+    return (
+        '<div class="cards">'
+        + "".join(
+            f'<div class="card"><div class="big">{escape(value)}</div>{escape(name)}</div>'
+            for name, value in facts
+        )
+        + "</div>"
+    )
+
+
 def evaluation_section(evaluation: Evaluation) -> str:
     """The confusion matrix and per-class scores, or R^2, RMSE and MAE."""
     rows = f"{evaluation.n:,} rows"
@@ -116,19 +128,12 @@ def evaluation_section(evaluation: Evaluation) -> str:
         where = paragraph(f"On the test data ({rows}), which the model did not learn from.")
     scores = evaluation.scores
     if not isinstance(scores, ClassScores):
-        cards = (
-            '<div class="cards">'
-            + "".join(
-                f'<div class="card"><div class="big">{escape(value)}</div>{escape(name)}</div>'
-                for name, value in (
-                    ("R\u00b2", number(scores.r2)),
-                    ("root mean squared error", significant(scores.rmse)),
-                    ("mean absolute error", significant(scores.mae)),
-                )
-            )
-            + "</div>"
-        )
-        return section("evaluation", "Evaluation", where, cards)
+        facts = [
+            ("R\u00b2", number(scores.r2)),
+            ("root mean squared error", significant(scores.rmse)),
+            ("mean absolute error", significant(scores.mae)),
+        ]
+        return section("evaluation", "Evaluation", where, cards(facts))
     labels = [str(c) for c in scores.labels]
     matrix = ['<table class="confusion"><thead><tr><th>true \\ predicted</th>']
     matrix += [f'<th class="num">{escape(c)}</th>' for c in labels]
@@ -170,12 +175,14 @@ def _bar(value: float, largest: float, cls: str = "hbar") -> str:
 
 def importance_section(imp: Importances) -> str:
     """The attributes' importances as bars, largest first (by impurity decrease, or by
-    permutation where the impurity decrease is not shown)."""
+    permutation where the impurity decrease is not shown), and a booster's split counts."""
     first = imp.impurity if imp.impurity is not None else imp.permutation
     order = np.argsort(-first, kind="stable")
     heads = ["attribute"]
     if imp.impurity is not None:
-        heads += ["impurity decrease", ""]
+        heads += [imp.impurity_name, ""]
+    if imp.splits is not None:
+        heads.append("splits")
     if imp.permutation is not None:
         heads += ["permutation", ""]
     rows = []
@@ -186,6 +193,8 @@ def importance_section(imp: Importances) -> str:
                 f'<td class="num">{imp.impurity[j]:.3f}</td>',
                 f'<td class="barcell">{_bar(imp.impurity[j], imp.impurity.max())}</td>',
             ]
+        if imp.splits is not None:
+            cells.append(f'<td class="num">{int(imp.splits[j]):,}</td>')
         if imp.permutation is not None:
             spread = f"{imp.permutation[j]:.3f} \u00b1 {imp.permutation_std[j]:.3f}"
             bar = _bar(imp.permutation[j], imp.permutation.max(), "hbar second")
@@ -194,13 +203,7 @@ def importance_section(imp: Importances) -> str:
     head = "".join(f"<th>{escape(h)}</th>" for h in heads)
     notes = [paragraph(imp.note, "hint")] if imp.note else []
     if imp.impurity is not None:
-        notes.append(
-            paragraph(
-                "Impurity decrease: the weighted impurity each attribute's splits remove, "
-                "normalised to sum to 1.",
-                "hint",
-            )
-        )
+        notes.append(paragraph(imp.impurity_note, "hint"))
     if imp.permutation is not None:
         notes.append(
             paragraph(

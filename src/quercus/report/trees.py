@@ -163,6 +163,22 @@ def tree_record(
     return record
 
 
+def budgeted_records(models, max_nodes: int, budget: int) -> list[dict]:
+    """The :func:`tree_record` of each of ``models`` (fitted tree estimators, or anything
+    with their ``tree_`` and ``schema_``) in order while their nodes fit ``budget`` in all,
+    each cut at ``max_nodes``: the first always (cut to the budget), a later one only
+    whole or cut at ``max_nodes``."""
+    records: list[dict] = []
+    used = 0
+    for model in models:
+        room = min(max_nodes, budget - used)
+        if records and room < min(model.tree_.node_count, max_nodes):
+            break
+        records.append(tree_record(model, max(room, 1)))
+        used += len(records[-1]["id"])
+    return records
+
+
 def _split_words(split: str, name: str) -> str:
     """The split of a candidate without its attribute's name (the table names it): ``*``
     for one branch per value, the threshold of ``<= threshold``, ``in {...}`` as it is."""

@@ -58,6 +58,13 @@
     return palette[k % palette.length];
   }
 
+  // Whether a tree's nodes hold values, not class distributions: a regression tree, or a
+  // booster's tree (a regression tree on the gradients, whatever the task), whose value is
+  // the step a node adds to the raw score.
+  function valued(t) {
+    return data.regression || Boolean(t.newton);
+  }
+
   // -- one tree ------------------------------------------------------------------------------
 
   function TreeView(tree, options) {
@@ -105,7 +112,7 @@
       model.title = t.model[i];
       return model;
     }
-    if (data.regression) return el("span", "leaf value", "\u2192 " + value(t.value[i]));
+    if (valued(t)) return el("span", "leaf value", "\u2192 " + value(t.value[i]));
     var k = t.pred[i];
     var pill = el("span", "leaf", "\u2192 " + data.classes[k]);
     pill.style.background = colour(k);
@@ -116,13 +123,13 @@
   TreeView.prototype.bar = function (i) {
     var t = this.tree;
     var bar = el("span", "bar");
-    if (data.regression) {
+    if (valued(t)) {
       var span = data.value_range[1] - data.value_range[0];
       var at = span > 0 ? (t.value[i] - data.value_range[0]) / span : 0.5;
       var mark = el("span", "mark");
       mark.style.left = (100 * at).toFixed(1) + "%";
       bar.appendChild(mark);
-      bar.title = "value " + value(t.value[i]) + " within the range of the leaves";
+      bar.title = data.value_name + " " + value(t.value[i]) + " within the range of the leaves";
       return bar;
     }
     var dist = dense(t.dist[i]);
@@ -164,7 +171,8 @@
     row.appendChild(t.parent[i] < 0 ? el("span", "edge", "all rows") : edgeLabel(t, i));
     row.appendChild(this.label(i));
     row.appendChild(this.bar(i));
-    row.appendChild(el("span", "weight", amount(t.w[i])));
+    // A booster's node: its rows (its weight is its hessian sum, in its details).
+    row.appendChild(el("span", "weight", t.newton ? String(t.newton.n[i]) : amount(t.w[i])));
     if (t.hidden[i] > 0) {
       row.appendChild(el("span", "hidden-note", t.hidden[i] + " nodes below not shown"));
     }
@@ -300,6 +308,17 @@
     return table;
   }
 
+  // A booster's node: its rows, gradient and hessian sums, the step it adds to the raw score
+  // as a leaf, and its split's Newton gain.
+  function newtonFacts(t, i, fact) {
+    var n = t.newton;
+    fact("rows", String(n.n[i]), "n");
+    fact("gradient sum G", value(n.G[i]), "G");
+    fact("hessian sum H", value(n.H[i]), "H");
+    fact(t.split[i] >= 0 ? "step, were it a leaf" : "step", value(t.value[i]), "step");
+    if (t.split[i] >= 0) fact("Newton gain of the split", value(n.gain[i]), "gain");
+  }
+
   function showDetails(view, i) {
     var t = view.tree;
     var box = document.getElementById("details");
@@ -317,18 +336,23 @@
       box.appendChild(ol);
     }
     var facts = el("dl", "facts");
-    function fact(name, value) {
+    function fact(name, value, key) {
       facts.appendChild(el("dt", null, name));
-      facts.appendChild(el("dd", null, value));
+      var dd = el("dd", null, value);
+      if (key) dd.dataset.fact = key;
+      facts.appendChild(dd);
     }
-    fact("training weight", amount(t.w[i]));
-    if (data.regression) fact(data.value_name, value(t.value[i]));
+    if (t.newton) newtonFacts(t, i, fact);
+    else fact("training weight", amount(t.w[i]));
+    if (t.newton) {
+      // newtonFacts said the step
+    } else if (data.regression) fact(data.value_name, value(t.value[i]));
     else fact("predicts", data.classes[t.pred[i]]);
     if (t.model && t.model[i]) fact("model", t.model[i]);
     var scores = t.scores ? t.scores[i] : null;
     if (scores) fact("rows of the data here", scores.n + (scores.w !== scores.n ? " (weight " + amount(scores.w) + ")" : ""));
     box.appendChild(facts);
-    if (!data.regression) box.appendChild(distributionTable(view, i));
+    if (!valued(t)) box.appendChild(distributionTable(view, i));
     if (t.hidden[i] > 0) {
       box.appendChild(el("p", "note", t.hidden[i] + " nodes below this one are not in the page (" + data.node_budget + ")."));
     }
@@ -363,18 +387,21 @@
   }
 
   if (data.tree) show(data.tree, { noScores: data.tree_note });
+  // A forest's or a booster's trees, one at a time from the list.
+  var ensemble = data.forest || data.booster;
   var select = document.getElementById("tree-select");
-  if (data.forest && select) {
-    data.forest.trees.forEach(function (tree, k) {
-      var option = el("option", null, "tree " + k + " (" + tree.total + " nodes)");
+  if (ensemble && select) {
+    ensemble.trees.forEach(function (tree, k) {
+      var name = tree.name || "tree " + k;
+      var option = el("option", null, name + " (" + tree.total + " nodes)");
       option.value = String(k);
       select.appendChild(option);
     });
-    var showForestTree = function () {
-      show(data.forest.trees[Number(select.value)], { noScores: data.forest.note });
+    var showChosenTree = function () {
+      show(ensemble.trees[Number(select.value)], { noScores: ensemble.note });
     };
-    select.addEventListener("change", showForestTree);
-    showForestTree();
+    select.addEventListener("change", showChosenTree);
+    showChosenTree();
   }
   Array.prototype.forEach.call(document.querySelectorAll("button.goto"), function (button) {
     button.addEventListener("click", function () {
