@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 from boosting_twin import TwinSettings, boost_twin
 from sklearn.ensemble import HistGradientBoostingClassifier, HistGradientBoostingRegressor
+from sklearn.metrics import accuracy_score, roc_auc_score
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import quercus
@@ -180,14 +181,131 @@ def test_nominal_and_missing_values():
         ({"max_iter": 0}, "max_iter must be an integer >= 1"),
         ({"subsample": 1.5}, "subsample must be a float in"),
         ({"early_stopping": "yes"}, "early_stopping must be"),
-        ({"scoring": "roc_auc"}, "scoring must be"),
+        ({"scoring": "roc_auk"}, "scoring must be 'loss'"),
         ({"missing": "fractional"}, "missing must be one of 'learned', 'majority'"),
+        ({"loss": "quantile"}, "loss='quantile' needs the quantile to predict"),
+        ({"nominal_smoothing": -1.0}, "nominal_smoothing must be a number >= 0"),
+        ({"max_split_categories": 0}, "max_split_categories must be None or an integer >= 1"),
+        ({"loss": "quantile", "quantile": 1.0}, r"quantile must be None or in \(0, 1\)"),
     ],
 )
 def test_bad_parameters_are_named(params, message):
     X, signal = binned_data(n=200)
     with pytest.raises(InvalidParameterError, match=message):
         quercus.GradientBoostingRegressor(**params).fit(X, signal)
+
+
+@pytest.mark.parametrize(("loss", "quantile"), [("absolute_error", None), ("quantile", 0.9)])
+def test_quantile_leaves_equal_hist_gradient_boosting(loss, quantile):
+    """The trees grow on the gradients' signs, then each leaf takes the quantile of its rows'
+    residuals: 20 iterations on heavy-tailed noise equal HGB's, row for row (unweighted
+    quantiles interpolate as NumPy's percentile, as HGB's do)."""
+    X, signal = binned_data(seed=7)
+    y = signal + 0.5 * np.random.default_rng(7).standard_t(2, len(signal))
+    settings = {"max_iter": 20, "learning_rate": 0.1, "early_stopping": False}
+    settings |= {"max_leaf_nodes": 8, "loss": loss, "quantile": quantile}
+    ours = quercus.GradientBoostingRegressor(**settings).fit(X, y)
+    theirs = HistGradientBoostingRegressor(max_bins=255, **settings).fit(X, y)
+    assert ours.trees_.merged.leaf_model == "step"  # the leaves keep their quantiles
+    assert len(np.unique(ours.predict(X))) > 100
+    np.testing.assert_allclose(ours.predict(X), theirs.predict(X), rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.parametrize("quantile", [0.1, 0.9])
+def test_quantile_loss_covers_its_share_of_new_rows(quantile, tmp_path):
+    """A model of the q-quantile has about q of new rows at or below its predictions, its
+    pinball loss is below that of the constant quantile, and its file keeps its leaves."""
+    X, signal = binned_data(n=12_000, seed=8)
+    noise = np.random.default_rng(8).standard_t(3, len(signal))
+    y = signal + noise * (0.5 + X[:, 3] / 40)  # the spread grows with x3
+    train, test = slice(0, 9000), slice(9000, None)
+    model = quercus.GradientBoostingRegressor(
+        loss="quantile", quantile=quantile, max_iter=60, max_leaf_nodes=8
+    ).fit(X[train], y[train])
+    assert abs(np.mean(y[train] <= model.predict(X[train])) - quantile) < 0.005
+    predicted = model.predict(X[test])
+    assert abs(np.mean(y[test] <= predicted) - quantile) < 0.02
+
+    def pinball(prediction):
+        r = y[test] - prediction
+        return np.mean(np.maximum(quantile * r, (quantile - 1) * r))
+
+    assert pinball(predicted) < 0.9 * pinball(np.quantile(y[train], quantile))
+    loaded = quercus.load(model.save(tmp_path / "quantile.qf"))
+    np.testing.assert_array_equal(loaded.predict(X[test]), predicted)
+
+
+@pytest.mark.parametrize(("early_stopping", "subsample"), [(False, 1.0), (True, 0.7)])
+def test_warm_start_goes_on_to_the_model_of_one_fit(early_stopping, subsample):
+    """25 iterations, then warm_start up to 60, make the model of 60 in one fit, bit for
+    bit: the same held-out rows, the trees' seeds and subsamples numbered on, and the
+    training rows' scores (out-of-sample rows' too) as prediction gives them."""
+    X, signal = binned_data(seed=9)
+    X = X + np.random.default_rng(9).normal(0, 0.01, X.shape)  # many bins a leaf leaves empty
+    y = (signal > np.median(signal)).astype(int)
+    settings = {"early_stopping": early_stopping, "subsample": subsample, "random_state": 3}
+    settings |= {"validation_fraction": 0.2, "n_iter_no_change": 40}
+    whole = quercus.GradientBoostingClassifier(max_iter=60, **settings).fit(X, y)
+    resumed = quercus.GradientBoostingClassifier(max_iter=25, warm_start=True, **settings)
+    resumed.fit(X, y)
+    first_trees = resumed.trees_
+    resumed.set_params(max_iter=60).fit(X, y)
+    assert resumed.n_iter_ == whole.n_iter_ > 25
+    assert len(resumed.trees_) == whole.n_iter_
+    np.testing.assert_array_equal(resumed.decision_function(X), whole.decision_function(X))
+    np.testing.assert_array_equal(resumed.train_score_, whole.train_score_)
+    np.testing.assert_array_equal(resumed.validation_score_, whole.validation_score_)
+    np.testing.assert_array_equal(resumed.trees_.merged.value[: first_trees.merged.node_count],
+                                  first_trees.merged.value)  # fmt: skip
+    trees = resumed.trees_
+    assert resumed.fit(X, y).trees_ is trees  # no more iterations asked for: nothing added
+
+
+def test_warm_start_refuses_what_would_change_the_fitted_trees():
+    X, signal = binned_data(n=300, seed=10)
+    y = (signal > np.median(signal)).astype(int)
+    model = quercus.GradientBoostingClassifier(max_iter=10, warm_start=True).fit(X, y)
+    with pytest.raises(InvalidParameterError, match="max_iter=5 is below the 10 iterations"):
+        model.set_params(max_iter=5).fit(X, y)
+    with pytest.raises(InvalidParameterError, match="learning_rate of the fitted trees"):
+        model.set_params(max_iter=20, learning_rate=0.3).fit(X, y)
+    with pytest.raises(ValueError, match="warm_start goes on with the classes of the first"):
+        model.set_params(learning_rate=0.1).fit(X, y + 1)
+    np.testing.assert_array_equal(model.classes_, [0, 1])
+    assert model.fit(X, y).n_iter_ == 20
+
+
+def test_early_stopping_on_a_scorer():
+    """``scoring`` a scorer's name: each iteration's validation score is the scorer's value
+    of the model of that iteration, and the model keeps the best one."""
+    X, signal = binned_data(seed=11)
+    y = (signal + RNG.normal(0, 0.5, len(signal)) > np.median(signal)).astype(int)
+    train, val = slice(0, 2000), slice(2000, None)
+    model = quercus.GradientBoostingClassifier(
+        max_iter=200, scoring="roc_auc", n_iter_no_change=5, learning_rate=0.3
+    ).fit(X[train], y[train], X_val=X[val], y_val=y[val])
+    staged = [roc_auc_score(y[val], s) for s in model.staged_decision_function(X[val])]
+    np.testing.assert_allclose(model.validation_score_[1 : model.n_iter_ + 1], staged)
+    assert len(model.validation_score_) == model.n_iter_ + 6 < 201  # it stopped early
+    best = model.validation_score_.max()
+    assert model.validation_score_[model.n_iter_] == best
+    assert np.all(model.validation_score_[model.n_iter_ + 1 :] <= best + 1e-7)
+    # the estimator's own score (accuracy), and a callable scorer
+    by_score = quercus.GradientBoostingClassifier(max_iter=20, scoring=None).fit(
+        X[train], y[train], X_val=X[val], y_val=y[val]
+    )
+    last = list(by_score.staged_predict(X[val]))[-1]
+    assert by_score.validation_score_[by_score.n_iter_] == accuracy_score(y[val], last)
+    calls = []
+
+    def scorer(estimator, X_, y_):
+        calls.append(len(y_))
+        return -np.mean(np.abs(estimator.predict_proba(X_)[:, 1] - y_))
+
+    quercus.GradientBoostingClassifier(max_iter=4, scoring=scorer, n_iter_no_change=10).fit(
+        X[train], y[train], X_val=X[val], y_val=y[val]
+    )
+    assert calls == [1000] * 5
 
 
 def test_regression_losses_fit():

@@ -136,8 +136,14 @@ def test_weighted_quantile():
     v = np.array([3.0, 1.0, 2.0, 10.0])
     assert losses.weighted_quantile(v, np.ones(4), 0.5) == 2.5  # even count: the middle pair
     assert losses.weighted_quantile(v, np.array([1.0, 1.0, 1.0, 5.0]), 0.5) == 10.0
-    assert losses.weighted_quantile(v, np.ones(4), 0.1) == 1.0
-    assert losses.weighted_quantile(v, np.ones(4), 0.9) == 10.0
+    # equal weights: interpolated as NumPy's percentile (position q (n - 1) = 0.3 and 2.7)
+    assert losses.weighted_quantile(v, np.ones(4), 0.1) == pytest.approx(1.3)
+    assert losses.weighted_quantile(v, np.full(4, 2.5), 0.9) == pytest.approx(7.9)
+    # unequal weights: the first value whose cumulative weight reaches q of the total
+    assert losses.weighted_quantile(v, np.array([1.0, 2.0, 1.0, 1.0]), 0.1) == 1.0
+    assert losses.weighted_quantile(v, np.array([1.0, 2.0, 1.0, 1.0]), 0.7) == 3.0
+    # rows of weight 0 count for nothing
+    assert losses.weighted_quantile(v, np.array([1.0, 1.0, 0.0, 1.0]), 0.5) == 3.0
     many = RNG.normal(size=1001)
     assert losses.weighted_quantile(many, np.ones(1001), 0.5) == np.median(many)
 

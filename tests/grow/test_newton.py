@@ -5,6 +5,7 @@ rows equal to scores routed on the codes."""
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import replace
 
 import numpy as np
@@ -13,6 +14,7 @@ import pytest
 
 import quercus
 from _helpers import assert_same_tree
+from quercus._config import NOMINAL
 from quercus.binning.binned import bin_frame
 from quercus.data.encode import infer_schema
 from quercus.estimators.spec import DataFacts, growth_spec
@@ -236,3 +238,80 @@ def test_a_split_needs_min_rows_on_each_side():
             hist, totals, kinds, n_bins, features, 1, rules, goes_left, kinds, -np.inf, np.inf
         )
         assert feature == 0 and gain > 0 and left[2] == left_rows
+
+
+def nominal_split(hist_f, smoothing, min_rows, cap):
+    """NumPy twin of a nominal feature's regularised scan (no missing values, l2 = l1 = 0,
+    one row a side): the categories of at least ``min_rows`` rows sorted by ``R / (H +
+    smoothing)`` (stable), every prefix whose smaller side holds at most ``cap`` of them
+    (None: any) the left side, the rest (the unsorted categories too) the right; the best
+    ``(score, left categories)``, the first of equal scores."""
+    present = np.flatnonzero(hist_f[:, 2] > 0)
+    scanned = present[hist_f[present, 2] >= min_rows]
+    keys = hist_f[scanned, 0] / (hist_f[scanned, 1] + smoothing)
+    order = scanned[np.argsort(keys, kind="stable")]
+    total = hist_f.sum(axis=0)
+    best = (-np.inf, None)
+    for i in range(len(order) - 1):
+        if cap is not None and min(i + 1, len(order) - 1 - i) > cap:
+            continue
+        left = hist_f[order[: i + 1]].sum(axis=0)
+        right = total - left
+        score = left[0] ** 2 / left[1] + right[0] ** 2 / right[1]
+        if score > best[0] * (1 + 1e-12) + 1e-12:
+            best = (score, set(order[: i + 1].tolist()))
+    return best
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_nominal_splits_regularised_as_their_numpy_twin(seed):
+    """The scan of a nominal feature: without regularisation, Fisher's order finds the best
+    of all two-subset partitions (checked against every one of them); with smoothing, a
+    least number of rows a category and a cap on the smaller side, it finds what its
+    NumPy twin finds, and the left-out categories go right."""
+    rng = np.random.default_rng(seed)
+    n_categories = 9
+    hist = np.zeros((1, n_categories + 1, 3), dtype=np.int64)
+    rows = rng.integers(1, 40, n_categories)
+    rows[rng.random(n_categories) < 0.2] = 0  # categories absent from the node
+    hist[0, :n_categories, 2] = rows
+    hist[0, :n_categories, 1] = rows * rng.integers(1, 4, n_categories)
+    hist[0, :n_categories, 0] = rng.integers(-30, 30, n_categories) * rows
+    totals = hist[0].sum(axis=0)
+    kinds = np.array([NOMINAL], dtype=np.int64)
+    n_bins = np.array([n_categories])
+    features = np.zeros(1, dtype=np.int64)
+    goes_left = np.empty(n_categories + 1, dtype=np.bool_)
+    present = np.flatnonzero(rows > 0)
+    no_constraint = np.zeros(1, dtype=np.int64)
+
+    def kernel(smoothing, min_rows, cap):
+        rules = NewtonRules(0.0, 0.0, 0.0, 1, True, 1.0, 1.0, smoothing, min_rows, cap)
+        feature, gain, _, left = best_split(
+            hist, totals, kinds, n_bins, features, 1, rules, goes_left, no_constraint,
+            -np.inf, np.inf,
+        )  # fmt: skip
+        parent = totals[0] ** 2 / totals[1]
+        sides = set(present[goes_left[present]].tolist())
+        return feature, gain + parent, sides, left
+
+    feature, score, sides, _ = kernel(0.0, 0, -1)
+    every = max(
+        sum(hist[0, present[np.array(pick, bool)], 0]) ** 2
+        / max(sum(hist[0, present[np.array(pick, bool)], 1]), 1)
+        + sum(hist[0, present[~np.array(pick, bool)], 0]) ** 2
+        / max(sum(hist[0, present[~np.array(pick, bool)], 1]), 1)
+        for pick in itertools.product([0, 1], repeat=len(present))
+        if 0 < sum(pick) < len(present)
+    )
+    assert feature == 0 and score == pytest.approx(every, rel=1e-12)
+    for smoothing, min_rows, cap in [(10.0, 0, None), (0.0, 15, None), (5.0, 10, 2), (0, 0, 1)]:
+        twin_score, twin_left = nominal_split(hist[0, :n_categories], smoothing, min_rows, cap)
+        feature, score, sides, left = kernel(smoothing, min_rows, -1 if cap is None else cap)
+        if twin_left is None:
+            assert feature == -1
+            continue
+        assert feature == 0 and score == pytest.approx(twin_score, rel=1e-12)
+        assert sides == twin_left and left[2] == rows[sorted(twin_left)].sum()
+        if min_rows:  # the categories of too few rows go right
+            assert not goes_left[present[rows[present] < min_rows]].any()

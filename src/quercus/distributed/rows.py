@@ -183,6 +183,8 @@ class DaskRows:
 
     def start_scores(self, initial) -> None:
         initial = np.atleast_1d(np.asarray(initial, dtype=np.float64))
+        if initial.ndim != 1:
+            raise ValueError("rows on a cluster start from one set of scores for all")
         self.scores = [
             self.client.submit(_initial_scores, n, initial) for n in self.ingested.n_rows
         ]
@@ -212,6 +214,14 @@ class DaskRows:
             ]
         )
         return functools.reduce(operator.add, sums)
+
+    def leaf_values(self, per_leaf: PerRows) -> list:
+        """Refused: a leaf's quantile of residuals is not a sum over partitions."""
+        raise ValueError(
+            "the absolute error and the quantile loss set each leaf to a quantile of its "
+            "rows' residuals, which is not a sum over partitions: fit them on the rows in "
+            "memory"
+        )
 
     def _scores(self) -> list:
         return self.scores if self.scores is not None else [None] * len(self.ingested.parts)

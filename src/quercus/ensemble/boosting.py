@@ -11,9 +11,10 @@ Each iteration (Friedman 2001; the Newton form of XGBoost and LightGBM):
    statistics are ``H`` and ``-G``, its squared-error gain is Newton's gain
    ``G_L**2 / H_L + G_R**2 / H_R - G**2 / H`` (halved) and its mean ``-G / H`` is the
    Newton step;
-3. the leaves' steps times the learning rate are added to the rows' raw scores, on their
-   bin codes (:meth:`TrainingRows.add_scores`); for absolute error and the quantile loss
-   each leaf's step is first set to the weighted quantile of its rows' residuals;
+3. the leaves' steps times the learning rate are added to the rows' raw scores
+   (:meth:`TrainingRows.add_scores`); for absolute error and the quantile loss each
+   leaf's step is first set to the weighted quantile of its rows' residuals
+   (:meth:`TrainingRows.leaf_values`: the tree keeps these steps, step leaves);
 4. the loss on the training rows (:meth:`TrainingRows.reduce`) and on the validation rows
    is recorded, and with early stopping the loop ends once the validation loss has not
    gone down by more than ``tol`` for ``n_iter_no_change`` iterations.
@@ -28,7 +29,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 
 import numpy as np
@@ -38,7 +39,7 @@ from ..tree import leaves
 from ..tree.leaves import newton_steps
 from ..tree.stack import TreeStack, concatenate, stack_trees
 from .bootstrap import bernoulli_counts
-from .losses import Loss
+from .losses import Loss, weighted_quantile
 from .tree_sums import pack_trees, sum_trees
 
 logger = logging.getLogger(__name__)
@@ -73,6 +74,29 @@ class Validation:
     y: np.ndarray
     w: np.ndarray
     scores: np.ndarray | None = None
+    #: What early stopping lowers, from the rows' raw scores (None: the loss).
+    metric: Callable[[np.ndarray], float] | None = None
+
+    def value(self, loss: Loss) -> float:
+        """The value early stopping lowers at the rows' current raw scores."""
+        if self.metric is None:
+            return loss.value(self.y, self.scores, self.w)
+        return float(self.metric(self.scores))
+
+
+@dataclass(frozen=True)
+class Resume:
+    """A booster's state to go on from (``warm_start``): its ``start`` and its ``trees``
+    of ``iterations`` iterations, the training and validation rows' raw scores with them,
+    and the losses recorded up to them (``validation_loss`` empty without validation)."""
+
+    start: np.ndarray
+    trees: TreeStack
+    iterations: int
+    train_scores: np.ndarray
+    validation_scores: np.ndarray | None
+    train_loss: list
+    validation_loss: list
 
 
 @dataclass
@@ -140,6 +164,24 @@ def leaf_steps(
     return steps
 
 
+def residual_quantile(q: float, y_class, y_value, w, scores) -> float:
+    """The weighted ``q``-quantile of some rows' residuals ``y - raw`` (a leaf's step for
+    the absolute error and the quantile loss)."""
+    return weighted_quantile(y_value - scores[:, 0], w, q)
+
+
+def quantile_leaves(rows: TrainingRows, trees: TreeStack, q: float) -> TreeStack:
+    """``trees`` (just grown on ``rows``) with step leaves: each leaf's step the weighted
+    ``q``-quantile of its rows' residuals, an inner node's its Newton step (shown, never
+    added)."""
+    merged = trees.merged
+    params = newton_steps(merged.value)[:, None]
+    for t, (nodes, values) in enumerate(rows.leaf_values(partial(residual_quantile, q))):
+        params[trees.node_offsets[t] + nodes, 0] = values
+    merged = replace(merged, leaf_model=leaves.STEP, leaf_params=params)
+    return replace(trees, merged=merged)
+
+
 def validation_scores(val: Validation, trees: TreeStack, steps: np.ndarray) -> None:
     """Add the iteration's ``trees`` (with their ``steps``) to the validation rows' raw
     scores, routed on their raw values as prediction routes them."""
@@ -162,40 +204,55 @@ def boost(
     *,
     validation: Validation | None = None,
     on_iteration: Callable[[int, Boosted], None] | None = None,
+    resume: Resume | None = None,
 ) -> Boosted:
     """Boost trees grown as ``spec`` (a :class:`~quercus.grow.grower.GrowthSpec` of a
     regression tree) on ``rows`` for ``loss`` (``classes``: the rows' targets are class
     codes); early stopping on ``validation`` when ``settings.n_iter_no_change`` is set.
 
     Returns the :class:`Boosted` trees of the best iteration: with early stopping, the
-    iterations after the lowest validation loss are dropped."""
+    iterations after the lowest validation loss are dropped. With ``resume``, the loop goes
+    on from its iterations (tree seeds and subsamples numbered on from them: ``max_iter``
+    iterations in two fits make the model of one)."""
     k = loss.n_scores
-    start = _start_scores(rows, loss, classes)
-    result = Boosted(start=start)
-    rows.start_scores(start)
     retarget = partial(newton_targets, loss, classes)
     sums = partial(loss_sums, loss, classes)
     weigh = None
     if settings.subsample < 1.0:
         weigh = partial(subsample_weights, settings.seed, settings.subsample, k)
-    result.train_loss.append(_mean(rows.reduce(sums)))
-    if validation is not None:
-        validation.scores = np.tile(start, (len(validation.matrix), 1))
-        result.validation_loss.append(loss.value(validation.y, validation.scores, validation.w))
-    stacks, best = [], 0
-    for it in range(settings.max_iter):
+    if resume is None:
+        start = _start_scores(rows, loss, classes)
+        result = Boosted(start=start)
+        rows.start_scores(start)
+        result.train_loss.append(_mean(rows.reduce(sums)))
+        if validation is not None:
+            validation.scores = np.tile(start, (len(validation.matrix), 1))
+            result.validation_loss.append(validation.value(loss))
+        first, stacks = 0, []
+    else:
+        first = resume.iterations
+        result = Boosted(start=resume.start, train_loss=list(resume.train_loss))
+        rows.start_scores(resume.train_scores)
+        if validation is not None:
+            validation.scores = resume.validation_scores
+            result.validation_loss = list(resume.validation_loss)
+        stacks = [resume.trees]
+    best = first
+    for it in range(first, settings.max_iter):
         rows.retarget(retarget)
         plans = [
             TreePlan(it * k + j, _tree_seed(settings.seed, it * k + j), target=j) for j in range(k)
         ]
         trees = stack_trees(list(rows.grow(spec, plans, weigh)))
+        if loss.leaf_quantile is not None:
+            trees = quantile_leaves(rows, trees, loss.leaf_quantile)
         step = leaf_steps(trees, k, settings.learning_rate, settings.l2, settings.l1)
         rows.add_scores(trees, step)
         stacks.append(trees)
         result.train_loss.append(_mean(rows.reduce(sums)))
         if validation is not None:
             validation_scores(validation, trees, step)
-            result.validation_loss.append(loss.value(validation.y, validation.scores, validation.w))
+            result.validation_loss.append(validation.value(loss))
             if result.validation_loss[-1] < result.validation_loss[best] - settings.tol:
                 best = it + 1
         else:
@@ -206,8 +263,8 @@ def boost(
             logger.info("early stop after %d iterations, best %d", it + 1, best)
             break
     result.best_iteration = best
-    if best:
-        result.trees = concatenate(stacks[:best])
+    if best:  # (a resumed fit's first stack holds its first iterations)
+        result.trees = concatenate(stacks[: best - first + (first > 0)])
     return result
 
 
@@ -230,11 +287,14 @@ def _tree_seed(seed: int, tree: int) -> int:
 __all__ = [
     "BoostSettings",
     "Boosted",
+    "Resume",
     "Validation",
     "boost",
     "leaf_steps",
     "loss_sums",
     "newton_targets",
+    "quantile_leaves",
+    "residual_quantile",
     "subsample_weights",
     "validation_scores",
 ]

@@ -14,11 +14,13 @@ are dropped. ``train_score_`` and ``validation_score_`` keep every iteration run
 
 from __future__ import annotations
 
+import copy
 import numbers
 from dataclasses import replace
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.metrics import check_scoring, get_scorer_names
 from sklearn.model_selection import train_test_split
 from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import check_is_fitted
@@ -40,7 +42,7 @@ from ..estimators.validate import (
 from ..grow.newton import NewtonSetup
 from ..grow.rows import LocalRows
 from ..persist.booster_file import save_booster
-from .boosting import BoostSettings, Validation, boost, leaf_steps
+from .boosting import BoostSettings, Resume, Validation, boost, leaf_steps
 from .forest import draw_base_seed
 from .losses import Loss, classification_loss, regression_loss
 from .tree_sums import PackedCache, pack_trees, sum_trees
@@ -49,9 +51,25 @@ from .tree_sums import PackedCache, pack_trees, sum_trees
 #: scikit-learn's HistGradientBoosting does.
 AUTO_EARLY_STOPPING_ROWS = 10_000
 
-#: The regression losses the booster fits (absolute error and the quantile loss, which
-#: set their leaves to quantiles of residuals, are not offered yet).
-BOOSTED_REGRESSION_LOSSES = ("squared_error", "huber", "poisson", "gamma", "tweedie")
+#: The regression losses the booster fits.
+BOOSTED_REGRESSION_LOSSES = (
+    "squared_error",
+    "absolute_error",
+    "quantile",
+    "huber",
+    "poisson",
+    "gamma",
+    "tweedie",
+)
+
+
+def at_scores(model, raw: np.ndarray):
+    """A copy of ``model`` whose raw scores on any rows are ``raw``: what a scorer scores
+    while the model is being fitted (its predictions at these scores)."""
+    view = copy.copy(model)
+    view.start_ = np.zeros(raw.shape[1])
+    view._raw_scores = lambda X: raw
+    return view
 
 
 class BaseGradientBoosting(NotebookDisplay, TabularInput, BaseEstimator):
@@ -66,16 +84,27 @@ class BaseGradientBoosting(NotebookDisplay, TabularInput, BaseEstimator):
         a held-out ``validation_fraction`` of the rows when ``early_stopping`` says so."""
         check_params(self)
         self._check_boosting_params()
-        typed = self._validate_X(X, reset=True)
+        resuming = self._resuming()
+        if resuming and self.max_iter == self.n_iter_:
+            return self  # warm_start with no more iterations asked for: nothing to add
+        typed = self._validate_X(X, reset=not resuming)
         self._note_target(y)
         y = as_1d(y, len(typed))
         w = self._check_sample_weight(sample_weight, len(y))
         if not (w > 0).any():
             raise ValueError("sample_weight is zero for every sample: nothing to learn from")
+        fitted_classes = getattr(self, "classes_", None) if resuming else None
         y_class, y_value = self._encode_target(y)
+        if fitted_classes is not None and not np.array_equal(fitted_classes, self.classes_):
+            self.classes_ = fitted_classes
+            raise ValueError(
+                "warm_start goes on with the classes of the first fit "
+                f"{fitted_classes.tolist()}: y has other classes"
+            )
         w = self._with_class_weight(w, y)
         loss = self._loss()
-        self.base_seed_ = draw_base_seed(self.random_state)
+        if not resuming:  # a fit that goes on holds out the same rows
+            self.base_seed_ = draw_base_seed(self.random_state)
         train, validation = self._validation(typed, y_class, X_val, y_val, sample_weight_val)
         threads = n_threads(self.n_jobs)
         fit_rows = typed if isinstance(train, slice) else typed.iloc[train]  # no copy of all
@@ -84,6 +113,9 @@ class BaseGradientBoosting(NotebookDisplay, TabularInput, BaseEstimator):
         self.do_early_stopping_ = validation is not None
         if validation is not None and isinstance(validation, tuple):
             validation = self._held_out(typed, validation[0], y_class, y_value, w)
+        if validation is not None and self.scoring != "loss":
+            validation.metric = self._scored_metric(validation)
+        resume = self._resume(self._routing_matrix(fit_rows), validation) if resuming else None
         del data
         facts = DataFacts.of(rows.tables, rows.total_weight, 3)
         spec = growth_spec(self._tree_params(), True, facts, seed=0).with_params(
@@ -105,7 +137,7 @@ class BaseGradientBoosting(NotebookDisplay, TabularInput, BaseEstimator):
         )
         boosted = boost(
             rows, spec, loss, not self.regression, settings, validation=validation,
-            on_iteration=self._progress(),
+            on_iteration=self._progress(), resume=resume,
         )  # fmt: skip
         self.start_ = boosted.start
         self.trees_ = boosted.trees
@@ -119,13 +151,77 @@ class BaseGradientBoosting(NotebookDisplay, TabularInput, BaseEstimator):
         self.train_score_ = -np.asarray(boosted.train_loss)
         self.validation_score_ = -np.asarray(boosted.validation_loss)
         self._packing = PackedCache()
+        self._fitted_loss = self._loss_params()
         return self
 
-    def _check_boosting_params(self) -> None:
-        if self.scoring != "loss":
+    def _loss_params(self) -> dict:
+        """The parameters that make the loss (its link included)."""
+        names = ("loss", "quantile", "huber_delta", "power", "monotonic_cst")
+        return {name: getattr(self, name, None) for name in names}
+
+    def _resuming(self) -> bool:
+        """Whether this fit goes on from the fitted trees (``warm_start``), after checking
+        that it can: as many iterations or more, the same loss and step sizes."""
+        if not (self.warm_start and hasattr(self, "start_")):
+            return False
+        if self.max_iter < self.n_iter_:
             raise InvalidParameterError(
-                f"scoring must be 'loss' (early stopping on the validation loss), got "
-                f"{self.scoring!r}",
+                f"max_iter={self.max_iter} is below the {self.n_iter_} iterations fitted: "
+                "warm_start adds iterations, it does not remove them",
+                "max_iter",
+            )
+        fitted = {
+            "learning_rate": self.learning_rate_,
+            "l2_regularization": self.l2_regularization_,
+            "l1_regularization": self.l1_regularization_,
+            **getattr(self, "_fitted_loss", {}),
+        }
+        for name, value in fitted.items():
+            now = getattr(self, name, None)
+            if not (now is value or now == value):
+                raise InvalidParameterError(
+                    f"warm_start goes on with the {name} of the fitted trees ({value!r}), "
+                    f"got {now!r}: set it back, or fit anew with warm_start=False",
+                    name,
+                )
+        return self.trees_ is not None
+
+    def _resume(self, train_matrix, validation) -> Resume:
+        """The fitted state this fit goes on from, on the training rows (``train_matrix``)
+        and the ``validation`` rows."""
+        kept = self.n_iter_ + 1  # losses before the first tree and after each kept iteration
+        val_scores = None if validation is None else self._scores_of(validation.matrix)
+        return Resume(
+            start=self.start_,
+            trees=self.trees_,
+            iterations=self.n_iter_,
+            train_scores=self._scores_of(train_matrix),
+            validation_scores=val_scores,
+            train_loss=list(-self.train_score_[:kept]),
+            validation_loss=[] if validation is None else list(-self.validation_score_[:kept]),
+        )
+
+    def _scored_metric(self, validation: Validation):
+        """Minus ``scoring`` (a scikit-learn scorer, or its name) of the model at some raw
+        scores of the ``validation`` rows, as a function of those scores."""
+        scorer = check_scoring(self, scoring=self.scoring)
+        y = validation.y if self.regression else self.classes_[validation.y]
+        weighted = {} if np.all(validation.w == 1.0) else {"sample_weight": validation.w}
+
+        def metric(raw: np.ndarray) -> float:
+            return -float(scorer(at_scores(self, raw), validation.matrix, y, **weighted))
+
+        return metric
+
+    def _check_boosting_params(self) -> None:
+        scoring = self.scoring
+        if scoring is None or scoring == "loss" or callable(scoring):
+            return
+        if not (isinstance(scoring, str) and scoring in get_scorer_names()):
+            raise InvalidParameterError(
+                "scoring must be 'loss' (early stopping on the validation loss), None (the "
+                "estimator's score), a scikit-learn scorer's name or a scorer, got "
+                f"{scoring!r}",
                 "scoring",
             )
 
@@ -144,6 +240,11 @@ class BaseGradientBoosting(NotebookDisplay, TabularInput, BaseEstimator):
             missing=params.missing,
             max_features=params.max_features,
             seed=0,
+            nominal_smoothing=float(self.nominal_smoothing),
+            min_category_rows=int(self.min_category_rows),
+            max_split_categories=-1
+            if self.max_split_categories is None
+            else int(self.max_split_categories),
         )
 
     def _feature_index(self, feature, param: str) -> int:
@@ -302,7 +403,10 @@ class BaseGradientBoosting(NotebookDisplay, TabularInput, BaseEstimator):
     def _raw_scores(self, X) -> np.ndarray:
         """The raw scores of the rows of ``X``, shape (rows, n_trees_per_iteration_)."""
         check_is_fitted(self, "start_")
-        matrix = self._predict_matrix(X)
+        return self._scores_of(self._predict_matrix(X))
+
+    def _scores_of(self, matrix: np.ndarray) -> np.ndarray:
+        """The raw scores of the rows of a routing ``matrix``."""
         out = np.tile(self.start_, (len(matrix), 1))
         if self.trees_ is not None:
             sum_trees(self._packed, matrix, out)
@@ -412,12 +516,29 @@ _PARAMS_DOC = """
         do); ``'majority'``, the side of more hessian weight. A split whose node saw no
         missing value sends them to its heavier side.
     nominal_features, ordinal_features :
-        Which columns are nominal or ordinal, as for the single trees; nominal features
-        split into two subsets of categories ordered by their mean working target.
+        Which columns are nominal or ordinal, as for the single trees; a nominal feature
+        splits into two subsets of its categories, found by a scan of the categories in
+        the order of their ``G / (H + nominal_smoothing)`` (any number of categories).
+    nominal_smoothing : float, default 10.0
+        Added to each category's hessian sum when the categories are ordered: a category
+        of little weight is ranked near 0, not at an extreme (LightGBM's ``cat_smooth``).
+    min_category_rows : int, default 10
+        A category with fewer rows in a node is not placed by the scan; it goes to the
+        right side (as in LightGBM and scikit-learn's HistGradientBoosting).
+    max_split_categories : int or None, default 32
+        The smaller side of a nominal split holds at most this many categories
+        (LightGBM's ``max_cat_threshold``); None: no limit.
+    warm_start : bool, default False
+        A fitted booster's next ``fit`` goes on from its trees up to ``max_iter``
+        iterations (raise ``max_iter`` first) instead of starting anew; the same rows are
+        held out for early stopping, and the trees' seeds and subsamples go on from the
+        first fit's, so that fitting 50 then 100 iterations makes the model of 100. The
+        loss, learning rate, regularisation and classes must stay those of the first fit.
     early_stopping : 'auto', bool, default 'auto'
-        Stop when the validation loss has not improved by more than ``tol`` for
-        ``n_iter_no_change`` iterations; ``'auto'``: on for more than 10,000 rows. The
-        model keeps the trees up to its best iteration.
+        Stop when the validation loss (or ``scoring``) has not improved by more than
+        ``tol`` for ``n_iter_no_change`` iterations; ``'auto'``: on for more than 10,000
+        rows. The model keeps the trees up to its best iteration: prediction uses the
+        best iteration, not the last one run.
     validation_fraction : float, default 0.1
         Share of the rows held out for early stopping (stratified for classes), unless
         ``X_val, y_val`` are given to ``fit``.
@@ -425,8 +546,12 @@ _PARAMS_DOC = """
         Iterations without improvement before early stopping ends the fit.
     tol : float, default 1e-7
         The least decrease of the validation loss that counts as an improvement.
-    scoring : 'loss', default 'loss'
-        What early stopping watches: the validation loss.
+    scoring : 'loss', str, callable or None, default 'loss'
+        What early stopping watches on the validation rows: ``'loss'``, the loss; a
+        scikit-learn scorer's name (``'roc_auc'``, ``'neg_mean_absolute_error'``...) or a
+        scorer ``scorer(estimator, X, y)``, greater is better; None, the estimator's
+        ``score`` (accuracy or R^2). ``validation_score_`` records it; ``train_score_``
+        is always minus the training loss.
     n_jobs : int or None, default None
         Threads (None: 1; -1: every core). The model does not depend on it.
     random_state : int, RandomState or None
@@ -452,7 +577,8 @@ _ATTRIBUTES_DOC = """
         Trees grown at each iteration: the number of classes above two, else 1.
     train_score_, validation_score_ : ndarray
         Minus the loss before the first tree and after each iteration run (the
-        validation's with early stopping).
+        validation's with early stopping; there, ``scoring``'s value when it is not
+        ``'loss'``).
     do_early_stopping_ : bool
         Whether the fit stopped early on validation rows (held out, or ``X_val``).
     feature_importances_ : ndarray of shape (n_features,)
@@ -502,6 +628,10 @@ class GradientBoostingClassifier(ClassifierMixin, BaseGradientBoosting):
         missing="learned",
         nominal_features=None,
         ordinal_features=None,
+        nominal_smoothing=10.0,
+        min_category_rows=10,
+        max_split_categories=32,
+        warm_start=False,
         early_stopping="auto",
         validation_fraction=0.1,
         n_iter_no_change=10,
@@ -529,6 +659,10 @@ class GradientBoostingClassifier(ClassifierMixin, BaseGradientBoosting):
         self.missing = missing
         self.nominal_features = nominal_features
         self.ordinal_features = ordinal_features
+        self.nominal_smoothing = nominal_smoothing
+        self.min_category_rows = min_category_rows
+        self.max_split_categories = max_split_categories
+        self.warm_start = warm_start
         self.early_stopping = early_stopping
         self.validation_fraction = validation_fraction
         self.n_iter_no_change = n_iter_no_change
@@ -595,11 +729,16 @@ class GradientBoostingRegressor(RegressorMixin, BaseGradientBoosting):
     __doc__ = (
         """Gradient-boosted trees for a numeric target.
 
-    Losses: ``'squared_error'``; ``'huber'`` (``huber_delta``); and on the log of the
-    mean, ``'poisson'``, ``'gamma'`` and ``'tweedie'`` (``power`` in (1, 2)).
+    Losses: ``'squared_error'``; ``'absolute_error'`` and ``'quantile'`` (``quantile``),
+    whose trees grow on the gradients' signs and whose leaves are then set to the weighted
+    median, or quantile, of their rows' residuals (Friedman 2001); ``'huber'``
+    (``huber_delta``); and on the log of the mean, ``'poisson'``, ``'gamma'`` and
+    ``'tweedie'`` (``power`` in (1, 2)).
 """
         + _PARAMS_DOC
-        + """    huber_delta : float, default 1.0
+        + """    quantile : float, default None
+        The quantile ``loss='quantile'`` predicts, in (0, 1).
+    huber_delta : float, default 1.0
         Residuals beyond it count linearly in the Huber loss.
     power : float, default 1.5
         The Tweedie power.
@@ -630,11 +769,16 @@ class GradientBoostingRegressor(RegressorMixin, BaseGradientBoosting):
         missing="learned",
         nominal_features=None,
         ordinal_features=None,
+        nominal_smoothing=10.0,
+        min_category_rows=10,
+        max_split_categories=32,
+        warm_start=False,
         early_stopping="auto",
         validation_fraction=0.1,
         n_iter_no_change=10,
         tol=1e-7,
         scoring="loss",
+        quantile=None,
         huber_delta=1.0,
         power=1.5,
         n_jobs=None,
@@ -658,11 +802,16 @@ class GradientBoostingRegressor(RegressorMixin, BaseGradientBoosting):
         self.missing = missing
         self.nominal_features = nominal_features
         self.ordinal_features = ordinal_features
+        self.nominal_smoothing = nominal_smoothing
+        self.min_category_rows = min_category_rows
+        self.max_split_categories = max_split_categories
+        self.warm_start = warm_start
         self.early_stopping = early_stopping
         self.validation_fraction = validation_fraction
         self.n_iter_no_change = n_iter_no_change
         self.tol = tol
         self.scoring = scoring
+        self.quantile = quantile
         self.huber_delta = huber_delta
         self.power = power
         self.n_jobs = n_jobs
@@ -674,7 +823,16 @@ class GradientBoostingRegressor(RegressorMixin, BaseGradientBoosting):
         return np.zeros(len(values), dtype=np.int32), values
 
     def _loss(self) -> Loss:
-        return regression_loss(self.loss, huber_delta=self.huber_delta, power=self.power)
+        if self.loss == "quantile" and self.quantile is None:
+            raise InvalidParameterError(
+                "loss='quantile' needs the quantile to predict: quantile=0.9, say", "quantile"
+            )
+        return regression_loss(
+            self.loss,
+            quantile_alpha=0.5 if self.quantile is None else float(self.quantile),
+            huber_delta=self.huber_delta,
+            power=self.power,
+        )
 
     def predict(self, X) -> np.ndarray:
         """The predicted mean of each row."""

@@ -71,10 +71,19 @@ class Loss:
 
 
 def weighted_quantile(values: np.ndarray, w: np.ndarray, q: float) -> float:
-    """The weighted ``q``-quantile of ``values``: the smallest value whose cumulative weight
-    (in increasing order of the values) reaches ``q`` of the total; the mean of the two
-    middle values where the cumulative weight equals ``q`` exactly (the median of an even
-    number of equal weights)."""
+    """The weighted ``q``-quantile of ``values`` (rows of weight 0 left out).
+
+    Rows of equal weights: NumPy's default percentile, interpolated linearly between the
+    two values around position ``q (n - 1)`` (HistGradientBoosting's without sample
+    weights; the median of an even count is the mean of the middle pair). Unequal
+    weights: the smallest value whose cumulative weight (in increasing order of the
+    values) reaches ``q`` of the total, the mean of the two values around it where the
+    cumulative weight equals ``q`` of the total exactly."""
+    kept = w > 0
+    if not kept.all():
+        values, w = values[kept], w[kept]
+    if w.min() == w.max():
+        return float(np.percentile(values, 100.0 * q))
     order = np.argsort(values, kind="stable")
     v = values[order]
     cum = np.cumsum(w[order])

@@ -332,8 +332,21 @@ PARAM_RULES: dict[str, ParamRule] = {
     ),
     "n_iter_no_change": _int_at_least(1),
     "tol": _fixed(lambda v: _is_real(v) and v >= 0, "a number >= 0"),
-    "scoring": _choice("loss"),
+    # a scorer's name is checked by the booster against scikit-learn's list
+    "scoring": _fixed(
+        lambda v: v is None or isinstance(v, str) or callable(v),
+        "'loss', None, a scikit-learn scorer's name or a scorer",
+    ),
     "huber_delta": _fixed(lambda v: _is_real(v) and v > 0, "a number > 0"),
+    "quantile": _fixed(lambda v: v is None or (_is_real(v) and 0 < v < 1), "None or in (0, 1)"),
+    "nominal_smoothing": _fixed(lambda v: _is_real(v) and v >= 0, "a number >= 0"),
+    "min_category_rows": _int_at_least(0),
+    "max_split_categories": _fixed(
+        lambda v: (
+            v is None or (isinstance(v, numbers.Integral) and not isinstance(v, bool) and v >= 1)
+        ),
+        "None or an integer >= 1",
+    ),
     "power": _fixed(lambda v: _is_real(v) and 1 < v < 2, "a number in (1, 2)"),
     "verbose": _int_at_least(0),
     "warm_start": _boolean(),

@@ -68,7 +68,9 @@ class NewtonSetup:
     scikit-learn: a split on such a feature must order its sides' steps so, and its
     children's steps are bounded by their mean, down the whole subtree).
     ``interactions`` (groups of feature indexes, or None): the features of a path from the
-    root must all lie in one group (the features in no group make one more group)."""
+    root must all lie in one group (the features in no group make one more group).
+    ``nominal_smoothing``, ``min_category_rows`` and ``max_split_categories`` regularise
+    the nominal splits (``splitting/_newton_scan.py``; 0, 0 and -1: not at all)."""
 
     max_leaf_nodes: int
     max_depth: int
@@ -81,6 +83,9 @@ class NewtonSetup:
     seed: int
     monotonic: tuple | None = None
     interactions: tuple | None = None
+    nominal_smoothing: float = 0.0
+    min_category_rows: int = 0
+    max_split_categories: int = -1
 
     @property
     def bounded(self) -> bool:
@@ -160,6 +165,9 @@ class NewtonTree:
             setup.missing == LEARNED,
             unit_for(wy, n),
             unit_for(self.weight, n),
+            float(setup.nominal_smoothing),
+            int(setup.min_category_rows),
+            int(setup.max_split_categories),
         )
         # Each row's R and H in whole units, side by side (one cache line for both).
         self.units = np.empty((len(wy), 2), dtype=np.int64)
@@ -346,7 +354,9 @@ class NewtonTree:
 
     def _threshold(self, leaf: _Leaf) -> float:
         """The threshold between the last bin with rows on the left and the first on the
-        right (ordinal: between their codes)."""
+        right (ordinal: between their codes). When rows of weight 0 took no part (a
+        subsample), between the last bin on the left and the next bin: those rows reach
+        the node too, and each must go where its bin goes."""
         f = leaf.feature
         n_codes = int(self.bins.n_bins[f])
         present = leaf.hist[f, :n_codes, 2] > 0
@@ -355,6 +365,8 @@ class NewtonTree:
         hi_code = int(np.flatnonzero(present & ~goes)[0])
         if self.bins.kinds[f] != NUMERIC:
             return lo_code + 0.5
+        if len(self.rows) < len(self.weight):
+            hi_code = lo_code + 1
         a = float(self.bins.bin_hi[f, lo_code])
         b = float(self.bins.bin_lo[f, hi_code])
         t = a + (b / 2.0 - a / 2.0)  # halves first: b - a overflows near the float limits

@@ -73,12 +73,18 @@ class TrainingRows(Protocol):
         rows' targets, or after :meth:`retarget` on their working targets."""
 
     def start_scores(self, initial: np.ndarray) -> None:
-        """Give every row the scores ``initial`` (one per output)."""
+        """Give every row the scores ``initial`` (one per output), or each row its own
+        (``initial`` of shape ``(n_rows, outputs)``: a booster going on from its trees)."""
 
     def add_scores(self, trees: TreeStack, values: np.ndarray) -> None:
         """Add to each row's scores the ``values`` (one row per node of the stack's merged
         nodes) of the leaf it reaches in each of ``trees``, routed on its bin codes
         (:mod:`quercus.grow.bin_routing`)."""
+
+    def leaf_values(self, per_leaf: PerRows) -> list:
+        """For each tree of the last :meth:`grow` (in order), ``(leaves, values)``: its
+        leaves' node ids and ``per_leaf`` (:data:`PerRows`) of each leaf's rows (the rows
+        the tree grew on). Rows that are not a sum over partitions: in this process only."""
 
     def retarget(self, targets: Retarget) -> None:
         """Replace the working targets and weights the trees grow on by ``targets`` of the
@@ -295,6 +301,11 @@ class LocalRows:
     def start_scores(self, initial) -> None:
         self._per_row("scores")
         initial = np.atleast_1d(np.asarray(initial, dtype=np.float64))
+        if initial.ndim == 2:
+            if len(initial) != self.n_rows:
+                raise ValueError(f"{len(initial)} rows of scores for {self.n_rows} rows")
+            self.scores = initial.copy()
+            return
         self.scores = np.tile(initial, (self.n_rows, 1))
 
     def add_scores(self, trees: TreeStack, values: np.ndarray) -> None:
@@ -328,6 +339,22 @@ class LocalRows:
     def reduce(self, per_rows: PerRows):
         d = self.distinct
         return per_rows(d.y_class, d.y_value, self.w, self.scores)
+
+    def leaf_values(self, per_leaf: PerRows) -> list:
+        if not self.leaf_runs:
+            raise ValueError("leaf values need the leaves' rows of trees the Newton learner grew")
+        d = self.distinct
+        out = []
+        for number in sorted(self.leaf_runs):
+            run = self.leaf_runs[number]
+            values = np.empty(len(run.nodes))
+            for i, (lo, hi) in enumerate(zip(run.starts, run.ends, strict=True)):
+                rows = run.rows[lo:hi]
+                values[i] = per_leaf(
+                    d.y_class[rows], d.y_value[rows], self.w[rows], self.scores[rows]
+                )
+            out.append((run.nodes, values))
+        return out
 
 
 __all__ = [

@@ -8,8 +8,14 @@ their number, in whole units (``grow/_gradient_rows.py``). A side of a split sco
 is its sides' scores less the leaf's.
 
 Each feature's bins are scanned in order: numeric and ordinal features by code, nominal
-ones by the ratio ``R / H`` of each category (Fisher's order, exact for a squared error),
-each prefix the left side. The rules are the compiled grower's for a regression tree with
+ones by the ratio ``R / (H + smoothing)`` of each category (Fisher's order, exact for a
+squared error without smoothing), each prefix the left side. Nominal splits are
+regularised as LightGBM's and HGB's are: the smoothing pulls the ratio of a category of
+little hessian towards 0; a category with fewer than ``min_category_rows`` rows in the
+leaf is not placed by the scan and goes right; and the smaller side of a cut holds at
+most ``max_split_categories`` categories (LightGBM's scan from both ends).
+
+The rules are the compiled grower's for a regression tree with
 the same statistics (``splitting/_scan.py``), so both grow the same tree: each side needs
 known weight of at least ``min_child_weight`` (and, here, ``min_rows`` rows); the missing
 rows join the side that gains more (``learned``; left on ties) or the heavier one
@@ -39,6 +45,9 @@ class NewtonRules(NamedTuple):
     learned_missing: bool
     r_unit: float
     h_unit: float
+    nominal_smoothing: float = 0.0
+    min_category_rows: int = 0
+    max_split_categories: int = -1
 
 
 @njit(inline="always")
@@ -96,14 +105,27 @@ def _present_bins(hist_f, n_bins, order):
     return m
 
 
-@njit
-def _by_ratio(hist_f, order, m, keys):
-    """``order[:m]`` sorted by each category's ``R / H`` (ties by code: a stable sort of
-    codes in increasing order)."""
+@njit(refcounts=False)
+def _supported(hist_f, order, m, min_rows):
+    """``order[:m]`` less the categories of fewer than ``min_rows`` rows; how many stay."""
+    kept = 0
     for i in range(m):
         c = order[i]
-        h = hist_f[c, 1]
-        keys[i] = hist_f[c, 0] / h if h > 0 else 0.0
+        if hist_f[c, 2] >= min_rows:
+            order[kept] = c
+            kept += 1
+    return kept
+
+
+@njit
+def _by_ratio(hist_f, order, m, keys, rules):
+    """``order[:m]`` sorted by each category's ``R / (H + smoothing)`` (ties by code: a
+    stable sort of codes in increasing order)."""
+    smoothing = rules.nominal_smoothing
+    for i in range(m):
+        c = order[i]
+        h = hist_f[c, 1] * rules.h_unit + smoothing
+        keys[i] = hist_f[c, 0] * rules.r_unit / h if h > 0 else 0.0
     index = np.argsort(keys[:m], kind="mergesort")
     sorted_codes = order[:m][index]
     for i in range(m):
@@ -111,10 +133,11 @@ def _by_ratio(hist_f, order, m, keys):
 
 
 @njit(refcounts=False)
-def scan_feature(hist_f, order, m, missing, known, rules, bounds):
+def scan_feature(hist_f, order, m, missing, known, rules, bounds, cap=-1):
     """The best cut of one feature whose bins with rows are ``order[:m]`` in scan order:
     ``(score, i, missing_left)``, the sides' scores, the last position on the left (-1 when
-    no cut is admissible) and whether the missing rows go left. ``missing`` and ``known``
+    no cut is admissible) and whether the missing rows go left; with ``cap >= 0``, only the
+    cuts whose smaller side holds at most ``cap`` bins. ``missing`` and ``known``
     are the sums ``(R, H, rows)`` of the rows with a missing value and of the others;
     ``bounds``: the feature's monotonic constraint and the leaf's bounds on a step
     (:func:`_pair_score`)."""
@@ -135,6 +158,8 @@ def scan_feature(hist_f, order, m, missing, known, rules, bounds):
         rl += hist_f[c, 0]
         hl += hist_f[c, 1]
         nl += hist_f[c, 2]
+        if cap >= 0 and i + 1 > cap and m - 1 - i > cap:
+            continue
         rr = known[0] - rl
         hr = known[1] - hl
         nr = known[2] - nl
@@ -174,7 +199,8 @@ def best_split(
     gain, missing_left, left sums)``, feature -1 when no cut is admissible. ``goes_left``
     (of ``hist.shape[1]`` entries, the missing code last) receives the winner's sides: a
     code with no rows at the leaf goes to the heavier side, as do the missing values when
-    the leaf has none. ``constraints`` holds each feature's monotonic constraint (+1, -1 or
+    the leaf has none; a category left out of the scan (too few rows) goes right.
+    ``constraints`` holds each feature's monotonic constraint (+1, -1 or
     0) and ``[lower, upper]`` the bounds of the leaf's steps (infinite: none)."""
     width = hist.shape[1]
     order = np.empty(width, dtype=np.int64)
@@ -197,12 +223,15 @@ def best_split(
         missing = hist_f[width - 1]
         known = totals - missing
         m = _present_bins(hist_f, n_bins[f], order)
+        cap = -1
+        if kinds[f] == NOMINAL:
+            m = _supported(hist_f, order, m, rules.min_category_rows)
+            _by_ratio(hist_f, order, m, keys, rules)
+            cap = rules.max_split_categories
         if m < 2:
             continue
-        if kinds[f] == NOMINAL:
-            _by_ratio(hist_f, order, m, keys)
         bounds = (np.int64(constraints[f]), lower, upper)
-        score, i, missing_left = scan_feature(hist_f, order, m, missing, known, rules, bounds)
+        score, i, missing_left = scan_feature(hist_f, order, m, missing, known, rules, bounds, cap)
         if i < 0:
             continue
         # The gain per unit of weight, as the compiled grower compares features.
@@ -224,6 +253,10 @@ def best_split(
         best_left = heavier_left
     for c in range(width):
         goes_left[c] = heavier_left
+    if kinds[best_f] == NOMINAL:  # the categories the scan left out are on the right
+        for c in range(n_bins[best_f]):
+            if hist_f[c, 2] > 0:
+                goes_left[c] = False
     for t in range(best_m):
         goes_left[best_order[t]] = t <= best_i
     goes_left[width - 1] = best_left
