@@ -6,10 +6,10 @@ classes) and ``reg`` (make_regression), each ``--rows`` rows (default 1,000,000)
 features, random_state 0, 20% held out as the test set.
 
 Settings mapped to one model: 100 iterations, at most 31 leaves grown best first,
-learning rate 0.1, 255 bins, no early stopping, no L2, a leaf's hessian sum at least 1e-3,
-and since quercus has no least number of rows in a leaf yet, none for the peers either
-(LightGBM ``min_child_samples=1``, HGB ``min_samples_leaf=1``; XGBoost has no such
-parameter). ``--threads`` sets every library's threads (quercus ``n_jobs``, LightGBM
+learning rate 0.1, 255 bins, no early stopping, no L2, a leaf's hessian sum at least 1e-3
+and at least 20 rows in a leaf (quercus's and HGB's ``min_samples_leaf=20``, LightGBM's
+``min_child_samples=20``, the defaults of all three; XGBoost has no such parameter).
+``--threads`` sets every library's threads (quercus ``n_jobs``, LightGBM
 ``num_threads``, XGBoost ``n_jobs``, HGB through ``OMP_NUM_THREADS``).
 
 Each cell prints its fit and predict times (wall clock, after a warm-up fit of quercus's
@@ -66,6 +66,7 @@ def make_model(model: str, size: str, threads: int):
             max_leaf_nodes=LEAVES,
             learning_rate=RATE,
             max_bins=BINS,
+            min_samples_leaf=20,
             early_stopping=False,
             n_jobs=threads,
             random_state=0,
@@ -79,7 +80,7 @@ def make_model(model: str, size: str, threads: int):
             num_leaves=LEAVES,
             learning_rate=RATE,
             max_bin=BINS,
-            min_child_samples=1,
+            min_child_samples=20,
             min_child_weight=1e-3,
             reg_lambda=0.0,
             num_threads=threads,
@@ -109,7 +110,7 @@ def make_model(model: str, size: str, threads: int):
         max_leaf_nodes=LEAVES,
         learning_rate=RATE,
         max_bins=BINS,
-        min_samples_leaf=1,
+        min_samples_leaf=20,
         early_stopping=False,
         random_state=0,
     )

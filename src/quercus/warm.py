@@ -111,6 +111,19 @@ def warm_steps(large: bool = True) -> list[WarmStep]:
         quercus.ModelTreeRegressor().fit(numbers, numbers["u"] * 2).predict(numbers)
         quercus.ModelTreeRegressor().fit(mixed, y_value).predict(mixed)
 
+    def boosting():
+        # The Newton learner, its split search with and without bounds, step leaves.
+        settings = {"max_iter": 3, "min_samples_leaf": 5, "early_stopping": False}
+        for X, y in ((mixed, y_mixed), (numbers, y_numbers), (numbers, numbers["u"] > 0.5)):
+            model = quercus.GradientBoostingClassifier(**settings).fit(X, y)
+            model.predict_proba(X)
+            list(model.staged_predict(X))
+        three = np.digitize(numbers["u"], [-0.5, 0.5])
+        quercus.GradientBoostingClassifier(**settings).fit(numbers, three).predict(numbers)
+        for extra in ({}, {"loss": "quantile", "quantile": 0.8}, {"monotonic_cst": [1]}):
+            X = mixed[["x"]] if extra else mixed  # (monotonic: a numeric feature)
+            quercus.GradientBoostingRegressor(**settings, **extra).fit(X, y_value).predict(X)
+
     def large_data():
         # From ONE_BYTE_MIN_ROWS rows on, numeric bins take 1-byte codes: other signatures.
         X = rng.normal(size=(LARGE_ROWS, 3))
@@ -118,6 +131,9 @@ def warm_steps(large: bool = True) -> list[WarmStep]:
         quercus.DecisionTreeClassifier(max_depth=3).fit(X, y).predict(X)
         quercus.DecisionTreeRegressor(max_depth=3).fit(X, X[:, 1]).predict(X)
         quercus.RandomForestClassifier(n_estimators=2, max_depth=3, random_state=0).fit(
+            X, y
+        ).predict(X)
+        quercus.GradientBoostingClassifier(max_iter=2, early_stopping=False, n_jobs=2).fit(
             X, y
         ).predict(X)
 
@@ -128,6 +144,7 @@ def warm_steps(large: bool = True) -> list[WarmStep]:
         WarmStep("random forests", forests),
         WarmStep("oblique and look-ahead splits", split_kinds),
         WarmStep("model trees", model_trees),
+        WarmStep("gradient boosting", boosting),
     ]
     if large:
         steps.append(WarmStep(f"{LARGE_ROWS:,} rows (1-byte bin codes)", large_data))

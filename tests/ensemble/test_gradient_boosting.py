@@ -160,6 +160,22 @@ def test_same_model_for_any_thread_count_and_keyed_subsamples():
     assert not np.array_equal(one.decision_function(X), other.fit(X, y).decision_function(X))
 
 
+def test_progress_reports_change_nothing(capsys):
+    """``verbose`` prints each iteration's losses (recorded at once, not by the next
+    iteration's pass over the rows), and the model and its record stay the same."""
+    X, signal = binned_data(seed=12)
+    y = (signal > np.median(signal)).astype(int)
+    options = {"max_iter": 6, "early_stopping": True, "n_iter_no_change": 10, "random_state": 0}
+    quiet = quercus.GradientBoostingClassifier(**options).fit(X, y)
+    loud = quercus.GradientBoostingClassifier(verbose=1, **options).fit(X, y)
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 6 and lines[-1].startswith("[6/6] train loss ")
+    assert f"{-quiet.train_score_[-1]:.5f}" in lines[-1]
+    np.testing.assert_array_equal(loud.decision_function(X), quiet.decision_function(X))
+    np.testing.assert_array_equal(loud.train_score_, quiet.train_score_)
+    np.testing.assert_array_equal(loud.validation_score_, quiet.validation_score_)
+
+
 def test_nominal_and_missing_values():
     n = 3000
     colour = RNG.choice(["red", "green", "blue", "grey", "pink"], n)

@@ -169,3 +169,30 @@ def test_log_link_losses_need_a_positive_mean():
         losses.poisson().start(np.zeros(5), np.ones(5))
     with pytest.raises(ValueError, match="both classes"):
         losses.binary_log_loss().start(np.ones(5), np.ones(5))
+
+
+@pytest.mark.parametrize("name", ["squared_error", "binary", "multinomial"])
+def test_fused_targets_equal_their_numpy_twin(name):
+    """A loss's one-pass kernel (``fused``) gives the working targets and weights that
+    ``newton_targets`` makes of its NumPy gradients, and the loss sum of its NumPy value,
+    also at raw scores far beyond where the logistic saturates and for rows of weight 0."""
+    from quercus.ensemble.boosting import loss_sums, newton_targets
+
+    n = 2000
+    w = RNG.uniform(0.0, 3.0, n)
+    w[::50] = 0.0
+    if name == "squared_error":
+        loss, classes = losses.regression_loss("squared_error"), False
+        y_class, y_value = np.zeros(n, dtype=np.int32), RNG.normal(size=n)
+    else:
+        k = 2 if name == "binary" else 4
+        loss, classes = losses.classification_loss("log_loss", k), True
+        y_class, y_value = RNG.integers(0, k, n).astype(np.int32), np.zeros(n)
+    raw = RNG.normal(scale=3.0, size=(n, loss.n_scores))
+    raw[:20] *= 300.0  # scores of 1,000 and more: hessians that underflow
+    target, weight, sums = loss.fused(y_class if classes else y_value, raw, w)
+    twin_target, twin_weight = newton_targets(loss, classes, y_class, y_value, w, raw)
+    np.testing.assert_allclose(target, twin_target, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(weight, twin_weight, rtol=1e-12, atol=0.0)
+    assert np.array_equal(weight == 0.0, twin_weight == 0.0)
+    np.testing.assert_allclose(sums, loss_sums(loss, classes, y_class, y_value, w, raw), rtol=1e-12)

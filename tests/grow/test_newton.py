@@ -144,6 +144,7 @@ def test_same_tree_on_any_number_of_threads(monkeypatch):
     rows, spec = rows_and_spec(X, y, w)
     spec = replace(spec, newton=newton_setup(spec))
     monkeypatch.setattr(newton, "THREADED_ROWS", 50)
+    monkeypatch.setattr(newton, "THREADED_PARTITION_ROWS", 50)
     one = next(rows.grow(spec, [TreePlan(0, 7)]))
     rows.n_threads = 2
     two = next(rows.grow(spec, [TreePlan(0, 7)]))

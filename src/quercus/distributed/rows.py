@@ -200,7 +200,7 @@ class DaskRows:
             for part, scores in zip(self.ingested.parts, self.scores, strict=True)
         ]
 
-    def retarget(self, targets: Retarget) -> None:
+    def retarget(self, targets: Retarget):
         self.working = [
             self.client.submit(_retargeted, targets, part, scores)
             for part, scores in zip(self.ingested.parts, self._scores(), strict=True)
@@ -247,7 +247,8 @@ def _added_scores(part, scores, packed, n_features: int, missing: int) -> np.nda
 
 def _retargeted(targets: Retarget, part, scores) -> tuple:
     _, y_class, y_value, w = part
-    y, w_work = (np.asarray(a, dtype=np.float64) for a in targets(y_class, y_value, w, scores))
+    out = targets(y_class, y_value, w, scores)  # (a sum beyond the two is not gathered)
+    y, w_work = (np.asarray(a, dtype=np.float64) for a in out[:2])
     return y.reshape(len(w), -1), w_work.reshape(len(w), -1)
 
 

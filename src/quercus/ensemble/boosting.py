@@ -129,6 +129,19 @@ def newton_targets(
     return target, np.where(positive, h, 0.0)
 
 
+def fused_targets(loss: Loss, classes: bool, y_class, y_value, w, scores) -> tuple:
+    """:func:`newton_targets` and :func:`loss_sums` of some rows in one pass (a
+    :data:`~quercus.grow.rows.Retarget` that gives the loss at the same scores too), for a
+    loss with a ``fused`` kernel."""
+    return loss.fused(y_class if classes else y_value, scores, w)
+
+
+def fused_loss_sums(loss: Loss, classes: bool, y_class, y_value, w, scores) -> np.ndarray:
+    """:func:`loss_sums` by the loss's ``fused`` kernel (the same arithmetic as
+    :func:`fused_targets`' sums)."""
+    return fused_targets(loss, classes, y_class, y_value, w, scores)[2]
+
+
 def loss_sums(loss: Loss, classes: bool, y_class, y_value, w, scores) -> np.ndarray:
     """``[weighted loss sum, weight]`` of some rows (a :data:`~quercus.grow.rows.PerRows`),
     whose ratio over all the rows is the mean loss."""
@@ -215,8 +228,13 @@ def boost(
     on from its iterations (tree seeds and subsamples numbered on from them: ``max_iter``
     iterations in two fits make the model of one)."""
     k = loss.n_scores
-    retarget = partial(newton_targets, loss, classes)
-    sums = partial(loss_sums, loss, classes)
+    fused = loss.fused is not None
+    retarget = partial(fused_targets if fused else newton_targets, loss, classes)
+    sums = partial(fused_loss_sums if fused else loss_sums, loss, classes)  # (same arithmetic)
+    # With a fused kernel, the loss after an iteration is recorded by the next iteration's
+    # pass over the rows for the gradients; else, or when a progress report wants it at
+    # once, by a pass of its own.
+    deferred = fused and on_iteration is None
     weigh = None
     if settings.subsample < 1.0:
         weigh = partial(subsample_weights, settings.seed, settings.subsample, k)
@@ -224,7 +242,8 @@ def boost(
         start = _start_scores(rows, loss, classes)
         result = Boosted(start=start)
         rows.start_scores(start)
-        result.train_loss.append(_mean(rows.reduce(sums)))
+        if not deferred:
+            result.train_loss.append(_mean(rows.reduce(sums)))
         if validation is not None:
             validation.scores = np.tile(start, (len(validation.matrix), 1))
             result.validation_loss.append(validation.value(loss))
@@ -238,8 +257,13 @@ def boost(
             result.validation_loss = list(resume.validation_loss)
         stacks = [resume.trees]
     best = first
+    recorded = resume is not None or not deferred  # the loss at the rows' scores is
     for it in range(first, settings.max_iter):
-        rows.retarget(retarget)
+        at_scores = rows.retarget(retarget)
+        if not recorded:
+            result.train_loss.append(
+                _mean(at_scores) if at_scores is not None else _mean(rows.reduce(sums))
+            )
         plans = [
             TreePlan(it * k + j, _tree_seed(settings.seed, it * k + j), target=j) for j in range(k)
         ]
@@ -249,7 +273,9 @@ def boost(
         step = leaf_steps(trees, k, settings.learning_rate, settings.l2, settings.l1)
         rows.add_scores(trees, step)
         stacks.append(trees)
-        result.train_loss.append(_mean(rows.reduce(sums)))
+        recorded = not deferred
+        if recorded:
+            result.train_loss.append(_mean(rows.reduce(sums)))
         if validation is not None:
             validation_scores(validation, trees, step)
             result.validation_loss.append(validation.value(loss))
@@ -262,6 +288,8 @@ def boost(
         if validation is not None and _stopped(result.validation_loss, best, settings):
             logger.info("early stop after %d iterations, best %d", it + 1, best)
             break
+    if not recorded:
+        result.train_loss.append(_mean(rows.reduce(sums)))
     result.best_iteration = best
     if best:  # (a resumed fit's first stack holds its first iterations)
         result.trees = concatenate(stacks[: best - first + (first > 0)])
@@ -290,6 +318,8 @@ __all__ = [
     "Resume",
     "Validation",
     "boost",
+    "fused_loss_sums",
+    "fused_targets",
     "leaf_steps",
     "loss_sums",
     "newton_targets",

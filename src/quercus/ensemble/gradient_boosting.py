@@ -44,23 +44,18 @@ from ..grow.rows import LocalRows
 from ..persist.booster_file import save_booster
 from .boosting import BoostSettings, Resume, Validation, boost, leaf_steps
 from .forest import draw_base_seed
-from .losses import Loss, classification_loss, regression_loss
+from .losses import (
+    CLASSIFICATION_LOSSES,
+    REGRESSION_LOSSES,
+    Loss,
+    classification_loss,
+    regression_loss,
+)
 from .tree_sums import PackedCache, pack_trees, sum_trees
 
 #: Fits of more rows than this stop early by default (``early_stopping='auto'``), as
 #: scikit-learn's HistGradientBoosting does.
 AUTO_EARLY_STOPPING_ROWS = 10_000
-
-#: The regression losses the booster fits.
-BOOSTED_REGRESSION_LOSSES = (
-    "squared_error",
-    "absolute_error",
-    "quantile",
-    "huber",
-    "poisson",
-    "gamma",
-    "tweedie",
-)
 
 
 def at_scores(model, raw: np.ndarray):
@@ -606,7 +601,7 @@ class GradientBoostingClassifier(ClassifierMixin, BaseGradientBoosting):
     )
 
     regression = False
-    supported_losses = ("log_loss",)
+    supported_losses = CLASSIFICATION_LOSSES
 
     def __init__(
         self,
@@ -747,7 +742,7 @@ class GradientBoostingRegressor(RegressorMixin, BaseGradientBoosting):
     )
 
     regression = True
-    supported_losses = BOOSTED_REGRESSION_LOSSES
+    supported_losses = REGRESSION_LOSSES
 
     def __init__(
         self,
@@ -847,7 +842,6 @@ class GradientBoostingRegressor(RegressorMixin, BaseGradientBoosting):
 
 __all__ = [
     "AUTO_EARLY_STOPPING_ROWS",
-    "BOOSTED_REGRESSION_LOSSES",
     "GradientBoostingClassifier",
     "GradientBoostingRegressor",
 ]

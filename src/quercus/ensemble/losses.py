@@ -23,6 +23,12 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import expit, logsumexp, xlogy
 
+from ._loss_kernels import (
+    binary_log_loss_targets,
+    multinomial_log_loss_targets,
+    squared_error_targets,
+)
+
 #: Names of the regression losses, in the order the docstrings list them.
 REGRESSION_LOSSES = (
     "squared_error",
@@ -59,6 +65,10 @@ class Loss:
       or the class probabilities, shape ``(rows, classes)``.
     - ``leaf_quantile``: None, or the quantile of the residuals ``y - raw`` (weighted) that
       each leaf's value is set to after the tree is grown.
+    - ``fused``: None, or ``fused(y, raw, w) -> (target, weight, [loss sum, weight sum])``:
+      the Newton working targets ``-g / h`` and weights ``h`` (as
+      :func:`quercus.ensemble.boosting.newton_targets` makes them from ``gradients``) and
+      the weighted loss sum, in one pass (:mod:`quercus.ensemble._loss_kernels`).
     """
 
     name: str
@@ -68,6 +78,7 @@ class Loss:
     value: Callable[[np.ndarray, np.ndarray, np.ndarray], float]
     predict: Callable[[np.ndarray], np.ndarray]
     leaf_quantile: float | None = None
+    fused: Callable[[np.ndarray, np.ndarray, np.ndarray], tuple] | None = None
 
 
 def weighted_quantile(values: np.ndarray, w: np.ndarray, q: float) -> float:
@@ -93,6 +104,21 @@ def weighted_quantile(values: np.ndarray, w: np.ndarray, q: float) -> float:
     if cum[i] == target and i + 1 < len(v):
         return 0.5 * (v[i] + v[i + 1])
     return float(v[i])
+
+
+def _fused(kernel) -> Callable:
+    """A loss's ``fused`` from one of :mod:`quercus.ensemble._loss_kernels`."""
+
+    def run(y, raw, w):
+        raw = np.ascontiguousarray(raw, dtype=np.float64)
+        target = np.empty_like(raw)
+        weight = np.empty_like(raw)
+        total, weights = kernel(
+            np.ascontiguousarray(y), raw, np.ascontiguousarray(w, dtype=np.float64), target, weight
+        )
+        return target, weight, np.array([total, weights])
+
+    return run
 
 
 def _mean(values: np.ndarray, w: np.ndarray) -> float:
@@ -126,6 +152,7 @@ def squared_error() -> Loss:
         gradients,
         value,
         lambda raw: raw[:, 0],
+        fused=_fused(squared_error_targets),
     )
 
 
@@ -315,7 +342,9 @@ def binary_log_loss() -> Loss:
         p = expit(raw[:, 0])
         return np.column_stack([1.0 - p, p])
 
-    return Loss("log_loss", 1, start, gradients, value, predict)
+    return Loss(
+        "log_loss", 1, start, gradients, value, predict, fused=_fused(binary_log_loss_targets)
+    )
 
 
 def multinomial_log_loss(n_classes: int) -> Loss:
@@ -339,7 +368,10 @@ def multinomial_log_loss(n_classes: int) -> Loss:
     def value(y, raw, w):
         return _mean(logsumexp(raw, axis=1) - raw[np.arange(len(raw)), y], w)
 
-    return Loss("log_loss", n_classes, start, gradients, value, _softmax)
+    return Loss(
+        "log_loss", n_classes, start, gradients, value, _softmax,
+        fused=_fused(multinomial_log_loss_targets),
+    )  # fmt: skip
 
 
 def _softmax(raw):

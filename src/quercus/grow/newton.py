@@ -53,6 +53,9 @@ from ._settings import Bins
 
 #: A leaf of at least this many rows sums its histograms on several threads.
 THREADED_ROWS = 10_000
+#: A leaf of at least this many rows is partitioned on several threads (below it, putting
+#: the threads' runs together costs more than the threads save: ``bench/README.md``).
+THREADED_PARTITION_ROWS = 400_000
 
 
 @dataclass(frozen=True)
@@ -210,8 +213,9 @@ class NewtonTree:
             self.pool.submit(
                 add_rows, *args, cuts[i], cuts[i + 1], self.units, self.n_features, targets[i],
             )
-            for i in range(parts)
+            for i in range(1, parts)
         ]  # fmt: skip
+        add_rows(*args, cuts[0], cuts[1], self.units, self.n_features, out)  # this thread's
         for job in jobs:
             job.result()
         for part in extra:
@@ -315,7 +319,7 @@ class NewtonTree:
         order: on several threads for a large leaf, each ordering a run of the rows, the
         runs' sides then put together."""
         lo, hi = leaf.lo, leaf.hi
-        parts = self._parts(hi - lo)
+        parts = self._parts(hi - lo) if hi - lo >= THREADED_PARTITION_ROWS else 1
         cuts = np.linspace(lo, hi, parts + 1).astype(np.int64)
         column = self.columns[leaf.feature]
         goes_left = leaf.goes_left.view(np.uint8)
@@ -327,7 +331,8 @@ class NewtonTree:
         if parts == 1:
             n_left = run(0)
         else:
-            n_lefts = [job.result() for job in [self.pool.submit(run, i) for i in range(parts)]]
+            jobs = [self.pool.submit(run, i) for i in range(1, parts)]
+            n_lefts = [run(0)] + [job.result() for job in jobs]
             runs = list(zip(cuts[:-1], cuts[:-1] + n_lefts, cuts[1:], strict=True))
             self.rows[lo:hi] = np.concatenate(
                 [self.rows[a:m] for a, m, _ in runs] + [self.rows[m:b] for _, m, b in runs]

@@ -52,7 +52,8 @@ class TreePlan(NamedTuple):
 
 #: ``targets(y_class, y_value, w, scores) -> (y, w)``: the working targets and weights of
 #: some rows from their class codes, targets, weights and scores, each of shape (rows,) or
-#: (rows, columns) (a booster's: the Newton step's target and weight of every row).
+#: (rows, columns) (a booster's: the Newton step's target and weight of every row); it may
+#: give a third item, a sum over the rows (the loss at the same scores).
 Retarget = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], tuple]
 #: ``per_rows(y_class, y_value, w, scores)``: a sum over some rows (a number or an array),
 #: added up over all the rows (a loss, a count).
@@ -86,9 +87,11 @@ class TrainingRows(Protocol):
         leaves' node ids and ``per_leaf`` (:data:`PerRows`) of each leaf's rows (the rows
         the tree grew on). Rows that are not a sum over partitions: in this process only."""
 
-    def retarget(self, targets: Retarget) -> None:
+    def retarget(self, targets: Retarget):
         """Replace the working targets and weights the trees grow on by ``targets`` of the
-        rows (:data:`Retarget`)."""
+        rows (:data:`Retarget`); returns what ``targets`` gives beyond them (the loss at
+        the same scores), summed over all the rows, or None where it gives nothing more
+        or the rows cannot sum it in the same pass."""
 
     def reduce(self, per_rows: PerRows):
         """``per_rows`` summed over all the rows (:data:`PerRows`)."""
@@ -329,12 +332,13 @@ class LocalRows:
             self.distinct.binned, n_features, self.tables.mapper.missing, packed, self.scores
         )
 
-    def retarget(self, targets: Retarget) -> None:
+    def retarget(self, targets: Retarget):
         self._per_row("working targets")
         d = self.distinct
-        y, w = targets(d.y_class, d.y_value, self.w, self.scores)
-        y, w = (np.asarray(a, dtype=np.float64) for a in (y, w))
+        out = targets(d.y_class, d.y_value, self.w, self.scores)
+        y, w = (np.asarray(a, dtype=np.float64) for a in out[:2])
         self.working = (y.reshape(self.n_rows, -1), w.reshape(self.n_rows, -1))
+        return out[2] if len(out) > 2 else None
 
     def reduce(self, per_rows: PerRows):
         d = self.distinct
