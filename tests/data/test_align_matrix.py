@@ -21,22 +21,7 @@ CATEGORIES = ("a", "b", "2", "10")
 # Values a prediction file or frame may hold: categories, missing markers, unseen values,
 # and numbers that are the text of a category (2.0 is the category "2").
 VALUES = [
-    "a",
-    "b",
-    "2",
-    "10",
-    "",
-    "?",
-    " ? ",
-    "c",
-    "A",
-    " a",
-    None,
-    np.nan,
-    2.0,
-    10.0,
-    3.0,
-    2.5,
+    "a", "b", "2", "10", "", "?", " ? ", "c", "A", " a", None, np.nan, 2.0, 10.0, 3.0, 2.5,
 ]
 
 
