@@ -53,6 +53,10 @@ from .losses import (
 )
 from .tree_sums import PackedCache, pack_trees, sum_trees
 
+#: The least rows of a category placed by a nominal split's scan (``min_category_rows=None``,
+#: at most ``min_samples_leaf``): scikit-learn's HistGradientBoosting's.
+DEFAULT_CATEGORY_ROWS = 10
+
 #: Fits of more rows than this stop early by default (``early_stopping='auto'``), as
 #: scikit-learn's HistGradientBoosting does.
 AUTO_EARLY_STOPPING_ROWS = 10_000
@@ -223,11 +227,15 @@ class BaseGradientBoosting(NotebookDisplay, TabularInput, BaseEstimator):
     def _newton_setup(self, params, n_rows: int) -> NewtonSetup:
         """How each iteration's tree grows (``grow/newton.py``), from the trees'
         validated parameters, on ``n_rows`` training rows."""
+        min_rows = int(size_in_weight(self.min_samples_leaf, n_rows))
+        min_category_rows = self.min_category_rows
+        if min_category_rows is None:
+            min_category_rows = min(DEFAULT_CATEGORY_ROWS, min_rows)
         return NewtonSetup(
             max_leaf_nodes=params.max_leaf_nodes,
             max_depth=params.max_depth,
             min_child_weight=params.min_leaf,
-            min_rows=int(size_in_weight(self.min_samples_leaf, n_rows)),
+            min_rows=min_rows,
             monotonic=self._monotonic(),
             interactions=self._interactions(),
             l2=params.l2,
@@ -236,7 +244,7 @@ class BaseGradientBoosting(NotebookDisplay, TabularInput, BaseEstimator):
             max_features=params.max_features,
             seed=0,
             nominal_smoothing=float(self.nominal_smoothing),
-            min_category_rows=int(self.min_category_rows),
+            min_category_rows=int(min_category_rows),
             max_split_categories=-1
             if self.max_split_categories is None
             else int(self.max_split_categories),
@@ -517,9 +525,12 @@ _PARAMS_DOC = """
     nominal_smoothing : float, default 10.0
         Added to each category's hessian sum when the categories are ordered: a category
         of little weight is ranked near 0, not at an extreme (LightGBM's ``cat_smooth``).
-    min_category_rows : int, default 10
+    min_category_rows : int or None, default None
         A category with fewer rows in a node is not placed by the scan; it goes to the
-        right side (as in LightGBM and scikit-learn's HistGradientBoosting).
+        right side (as in LightGBM and scikit-learn's HistGradientBoosting, whose least
+        is 10). None: 10, or the rows of ``min_samples_leaf`` where they are fewer (a
+        model of a few rows, grown with ``min_samples_leaf=1``, splits on every
+        category).
     max_split_categories : int or None, default 32
         The smaller side of a nominal split holds at most this many categories
         (LightGBM's ``max_cat_threshold``); None: no limit.
@@ -624,7 +635,7 @@ class GradientBoostingClassifier(ClassifierMixin, BaseGradientBoosting):
         nominal_features=None,
         ordinal_features=None,
         nominal_smoothing=10.0,
-        min_category_rows=10,
+        min_category_rows=None,
         max_split_categories=32,
         warm_start=False,
         early_stopping="auto",
@@ -765,7 +776,7 @@ class GradientBoostingRegressor(RegressorMixin, BaseGradientBoosting):
         nominal_features=None,
         ordinal_features=None,
         nominal_smoothing=10.0,
-        min_category_rows=10,
+        min_category_rows=None,
         max_split_categories=32,
         warm_start=False,
         early_stopping="auto",

@@ -340,7 +340,12 @@ PARAM_RULES: dict[str, ParamRule] = {
     "huber_delta": _fixed(lambda v: _is_real(v) and v > 0, "a number > 0"),
     "quantile": _fixed(lambda v: v is None or (_is_real(v) and 0 < v < 1), "None or in (0, 1)"),
     "nominal_smoothing": _fixed(lambda v: _is_real(v) and v >= 0, "a number >= 0"),
-    "min_category_rows": _int_at_least(0),
+    "min_category_rows": _fixed(
+        lambda v: (
+            v is None or (isinstance(v, numbers.Integral) and not isinstance(v, bool) and v >= 0)
+        ),
+        "None or an integer >= 0",
+    ),
     "max_split_categories": _fixed(
         lambda v: (
             v is None or (isinstance(v, numbers.Integral) and not isinstance(v, bool) and v >= 1)
