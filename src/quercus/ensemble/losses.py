@@ -111,8 +111,9 @@ def _fused(kernel) -> Callable:
 
     def run(y, raw, w):
         raw = np.ascontiguousarray(raw, dtype=np.float64)
-        target = np.empty_like(raw)
-        weight = np.empty_like(raw)
+        # Column-major: each raw score's tree reads its column of targets as one run.
+        target = np.empty(raw.shape, order="F")
+        weight = np.empty(raw.shape, order="F")
         total, weights = kernel(
             np.ascontiguousarray(y), raw, np.ascontiguousarray(w, dtype=np.float64), target, weight
         )
