@@ -196,3 +196,17 @@ def test_fused_targets_equal_their_numpy_twin(name):
     np.testing.assert_allclose(weight, twin_weight, rtol=1e-12, atol=0.0)
     assert np.array_equal(weight == 0.0, twin_weight == 0.0)
     np.testing.assert_allclose(sums, loss_sums(loss, classes, y_class, y_value, w, raw), rtol=1e-12)
+
+
+def test_fused_targets_do_not_depend_on_the_threads():
+    """The rows are cut in blocks whatever the threads: the same targets, weights and loss
+    sums, bit for bit, on one thread and on three."""
+    n = 3 * losses.FUSED_BLOCK_ROWS + 17
+    loss = losses.classification_loss("log_loss", 3)
+    y = RNG.integers(0, 3, n).astype(np.int32)
+    raw = RNG.normal(size=(n, 3))
+    w = RNG.uniform(0.5, 2.0, n)
+    one = loss.fused(y, raw, w, 1)
+    three = loss.fused(y, raw, w, 3)
+    for a, b in zip(one, three, strict=True):
+        np.testing.assert_array_equal(a, b)

@@ -53,7 +53,8 @@ class BoostSettings:
     rows each iteration grows on (1: all); ``seed`` keys the subsample's and the trees'
     draws; early stopping after ``n_iter_no_change`` iterations without a validation loss
     lower than the best by more than ``tol`` (``n_iter_no_change`` None: no early
-    stopping)."""
+    stopping); ``n_threads`` for the gradients' pass over the rows (the model does not
+    depend on it)."""
 
     learning_rate: float
     max_iter: int
@@ -63,6 +64,7 @@ class BoostSettings:
     seed: int = 0
     n_iter_no_change: int | None = None
     tol: float = 1e-7
+    n_threads: int = 1
 
 
 @dataclass
@@ -129,17 +131,21 @@ def newton_targets(
     return target, np.where(positive, h, 0.0)
 
 
-def fused_targets(loss: Loss, classes: bool, y_class, y_value, w, scores) -> tuple:
+def fused_targets(
+    loss: Loss, classes: bool, y_class, y_value, w, scores, n_threads: int = 1
+) -> tuple:
     """:func:`newton_targets` and :func:`loss_sums` of some rows in one pass (a
     :data:`~quercus.grow.rows.Retarget` that gives the loss at the same scores too), for a
-    loss with a ``fused`` kernel."""
-    return loss.fused(y_class if classes else y_value, scores, w)
+    loss with a ``fused`` kernel, on ``n_threads`` threads."""
+    return loss.fused(y_class if classes else y_value, scores, w, n_threads)
 
 
-def fused_loss_sums(loss: Loss, classes: bool, y_class, y_value, w, scores) -> np.ndarray:
+def fused_loss_sums(
+    loss: Loss, classes: bool, y_class, y_value, w, scores, n_threads: int = 1
+) -> np.ndarray:
     """:func:`loss_sums` by the loss's ``fused`` kernel (the same arithmetic as
     :func:`fused_targets`' sums)."""
-    return fused_targets(loss, classes, y_class, y_value, w, scores)[2]
+    return fused_targets(loss, classes, y_class, y_value, w, scores, n_threads)[2]
 
 
 def loss_sums(loss: Loss, classes: bool, y_class, y_value, w, scores) -> np.ndarray:
@@ -229,8 +235,12 @@ def boost(
     iterations in two fits make the model of one)."""
     k = loss.n_scores
     fused = loss.fused is not None
-    retarget = partial(fused_targets if fused else newton_targets, loss, classes)
-    sums = partial(fused_loss_sums if fused else loss_sums, loss, classes)  # (same arithmetic)
+    if fused:
+        retarget = partial(fused_targets, loss, classes, n_threads=settings.n_threads)
+        sums = partial(fused_loss_sums, loss, classes, n_threads=settings.n_threads)
+    else:
+        retarget = partial(newton_targets, loss, classes)
+        sums = partial(loss_sums, loss, classes)
     # With a fused kernel, the loss after an iteration is recorded by the next iteration's
     # pass over the rows for the gradients; else, or when a progress report wants it at
     # once, by a pass of its own.

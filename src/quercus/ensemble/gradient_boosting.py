@@ -133,6 +133,7 @@ class BaseGradientBoosting(NotebookDisplay, TabularInput, BaseEstimator):
             seed=self.base_seed_,
             n_iter_no_change=int(self.n_iter_no_change) if validation is not None else None,
             tol=float(self.tol),
+            n_threads=threads,
         )
         boosted = boost(
             rows, spec, loss, not self.regression, settings, validation=validation,

@@ -18,6 +18,7 @@ quantile of its rows' residuals, as Friedman (2001) does for least absolute devi
 from __future__ import annotations
 
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -65,7 +66,8 @@ class Loss:
       or the class probabilities, shape ``(rows, classes)``.
     - ``leaf_quantile``: None, or the quantile of the residuals ``y - raw`` (weighted) that
       each leaf's value is set to after the tree is grown.
-    - ``fused``: None, or ``fused(y, raw, w) -> (target, weight, [loss sum, weight sum])``:
+    - ``fused``: None, or ``fused(y, raw, w, n_threads=1) -> (target, weight, [loss sum,
+      weight sum])``:
       the Newton working targets ``-g / h`` and weights ``h`` (as
       :func:`quercus.ensemble.boosting.newton_targets` makes them from ``gradients``) and
       the weighted loss sum, in one pass (:mod:`quercus.ensemble._loss_kernels`).
@@ -106,18 +108,37 @@ def weighted_quantile(values: np.ndarray, w: np.ndarray, q: float) -> float:
     return float(v[i])
 
 
-def _fused(kernel) -> Callable:
-    """A loss's ``fused`` from one of :mod:`quercus.ensemble._loss_kernels`."""
+#: Rows of one call of a ``fused`` kernel: the blocks a pass is cut into, whatever the
+#: threads, so that the loss sums (one per block, then added in order) do not depend on them.
+FUSED_BLOCK_ROWS = 1 << 16
 
-    def run(y, raw, w):
+
+def _fused(kernel) -> Callable:
+    """A loss's ``fused`` from one of :mod:`quercus.ensemble._loss_kernels`: the rows in
+    blocks of :data:`FUSED_BLOCK_ROWS`, on ``n_threads`` threads."""
+
+    def run(y, raw, w, n_threads: int = 1):
         raw = np.ascontiguousarray(raw, dtype=np.float64)
+        y = np.ascontiguousarray(y)
+        w = np.ascontiguousarray(w, dtype=np.float64)
         # Column-major: each raw score's tree reads its column of targets as one run.
         target = np.empty(raw.shape, order="F")
         weight = np.empty(raw.shape, order="F")
-        total, weights = kernel(
-            np.ascontiguousarray(y), raw, np.ascontiguousarray(w, dtype=np.float64), target, weight
-        )
-        return target, weight, np.array([total, weights])
+        starts = range(0, len(raw), FUSED_BLOCK_ROWS)
+        sums = np.zeros((max(len(starts), 1), 2))
+
+        def block(i: int) -> None:
+            a = starts[i]
+            b = a + FUSED_BLOCK_ROWS
+            sums[i] = kernel(y[a:b], raw[a:b], w[a:b], target[a:b], weight[a:b])
+
+        if n_threads > 1 and len(starts) > 1:
+            with ThreadPoolExecutor(n_threads) as pool:
+                list(pool.map(block, range(len(starts))))
+        else:
+            for i in range(len(starts)):
+                block(i)
+        return target, weight, sums.sum(axis=0)
 
     return run
 
