@@ -24,6 +24,8 @@ from quercus.grow._gradient_rows import (
     add_rows,
     add_rows_by_column,
     partition_rows,
+    row_units,
+    scan_rows,
     to_units,
 )
 from quercus.grow.newton import NewtonSetup, unit_for
@@ -224,6 +226,27 @@ def test_whole_units_never_overflow_and_round_by_half_a_unit():
     assert np.abs(units).astype(float).sum() < UNIT_CEILING
     assert np.all(np.abs(units * unit - values) <= unit / 2)
     assert unit_for(np.zeros(3), 3) == 1.0
+
+
+def test_row_units_equal_their_numpy_twin():
+    """The learner's set-up in one pass each: the rows of positive weight and the largest
+    ``|w y|`` and ``w`` (``scan_rows``), then each row's ``R`` and ``H`` in units
+    (``row_units``), as NumPy and ``to_units`` make them."""
+    rng = np.random.default_rng(3)
+    target = rng.normal(size=5000) * 10.0 ** rng.integers(-5, 5, 5000)
+    weight = rng.uniform(0.0, 2.0, 5000)
+    weight[::7] = 0.0
+    rows = np.empty(5000, dtype=np.int64)
+    n, top_r, top_h = scan_rows(target, weight, rows)
+    np.testing.assert_array_equal(rows[:n], np.flatnonzero(weight > 0))
+    assert (top_r, top_h) == (np.abs(weight * target).max(), weight.max())
+    units = np.empty((5000, 2), dtype=np.int64)
+    row_units(target, weight, 1e-6, 1e-9, units)
+    twin = np.empty(5000, dtype=np.int64)
+    to_units(weight * target, 1e-6, twin)
+    np.testing.assert_array_equal(units[:, 0], twin)
+    to_units(weight, 1e-9, twin)
+    np.testing.assert_array_equal(units[:, 1], twin)
 
 
 def test_a_split_needs_min_rows_on_each_side():

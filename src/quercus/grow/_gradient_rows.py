@@ -39,6 +39,36 @@ def to_units(values, unit, out):
         out[i] = np.int64(np.rint(values[i] / unit))
 
 
+@njit(refcounts=False)
+def scan_rows(target, weight, rows):
+    """The rows of positive ``weight``, their numbers into ``rows`` (from index 0), and the
+    largest ``|weight * target|`` and ``weight`` among them: ``(count, top_r, top_h)``, in
+    one pass."""
+    n = 0
+    top_r = 0.0
+    top_h = 0.0
+    for i in range(weight.shape[0]):
+        w = weight[i]
+        if w > 0.0:
+            rows[n] = i
+            n += 1
+            r = abs(w * target[i])
+            if r > top_r:
+                top_r = r
+            if w > top_h:
+                top_h = w
+    return n, top_r, top_h
+
+
+@njit(refcounts=False)
+def row_units(target, weight, r_unit, h_unit, units):
+    """Each row's ``R = weight * target`` and ``H = weight`` in whole units (as
+    :func:`to_units` makes them), side by side in ``units``."""
+    for i in range(weight.shape[0]):
+        units[i, 0] = np.int64(np.rint(weight[i] * target[i] / r_unit))
+        units[i, 1] = np.int64(np.rint(weight[i] / h_unit))
+
+
 #: Rows gathered at a time by :func:`add_rows`.
 GATHER_ROWS = 256
 

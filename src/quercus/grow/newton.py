@@ -46,8 +46,9 @@ from ._gradient_rows import (
     largest_magnitude,
     leaf_sums_of_squares,
     partition_rows,
+    row_units,
+    scan_rows,
     subtract_into,
-    to_units,
 )
 from ._records import NODE, TRACE, GrownArrays
 from ._settings import Bins
@@ -139,7 +140,11 @@ def unit_for(values: np.ndarray, n_rows: int) -> float:
     """The grid of :func:`~._gradient_rows.to_units` for ``values`` summed over at most
     ``n_rows`` rows: the least power of two with which no sum of whole units reaches
     :data:`~._gradient_rows.UNIT_CEILING`."""
-    top = largest_magnitude(values)
+    return unit_of_largest(largest_magnitude(values), n_rows)
+
+
+def unit_of_largest(top: float, n_rows: int) -> float:
+    """:func:`unit_for` values whose largest magnitude is ``top``."""
     if top <= 0.0:
         return 1.0
     # In logarithms: top * n_rows may overflow.
@@ -162,25 +167,24 @@ class NewtonTree:
         self.n_threads = max(1, int(n_threads)) if pool is not None else 1
         self.target = np.asarray(target, dtype=np.float64)
         self.weight = np.asarray(weight, dtype=np.float64)
-        self.rows = np.flatnonzero(self.weight > 0.0).astype(np.int64)
-        n = len(self.rows)
-        wy = self.weight * self.target
+        rows = np.empty(len(self.weight), dtype=np.int64)
+        n, top_r, top_h = scan_rows(self.target, self.weight, rows)
+        self.rows = rows[:n]
         self.rules = NewtonRules(
             float(setup.l2),
             float(setup.l1),
             float(setup.min_child_weight),
             int(setup.min_rows),
             setup.missing == LEARNED,
-            unit_for(wy, n),
-            unit_for(self.weight, n),
+            unit_of_largest(top_r, n),
+            unit_of_largest(top_h, n),
             float(setup.nominal_smoothing),
             int(setup.min_category_rows),
             int(setup.max_split_categories),
         )
         # Each row's R and H in whole units, side by side (one cache line for both).
-        self.units = np.empty((len(wy), 2), dtype=np.int64)
-        to_units(wy, self.rules.r_unit, self.units[:, 0])
-        to_units(self.weight, self.rules.h_unit, self.units[:, 1])
+        self.units = np.empty((len(self.weight), 2), dtype=np.int64)
+        row_units(self.target, self.weight, self.rules.r_unit, self.rules.h_unit, self.units)
         self.n_features = len(bins.kinds)
         self.constraints = np.zeros(self.n_features, dtype=np.int64)
         if setup.monotonic is not None:
