@@ -11,11 +11,12 @@ before it leaves: ``month``, ``day``, ``sched_dep_time``, ``sched_arr_time``, ``
 ``dest`` (105) (nominal). The departure time and delay are left out: they tell the answer.
 20% held out (``train_test_split``, random_state 0, stratified).
 
-The one model: 100 iterations, at most 31 leaves, learning rate 0.1, 255 bins, at least 20
-rows a leaf, a leaf's hessian sum at least 1e-3, no early stopping; each library's own
-regularisation of nominal splits at its defaults. The nominal columns reach LightGBM, XGBoost
-and HGB as pandas categoricals (their native splits), quercus as text with
-``nominal_features``, and LightGBM's one-hot row as 0/1 columns (``pandas.get_dummies``).
+The one model, ``bench/boosting.py``'s: 100 iterations, at most 31 leaves, learning rate
+0.1, 255 bins, at least 20 rows a leaf, a leaf's hessian sum at least 1e-3, no early
+stopping; each library's own regularisation of nominal splits at its defaults. The nominal
+columns reach LightGBM, XGBoost and HGB as pandas categoricals (their native splits),
+quercus as text with ``nominal_features``, and LightGBM's one-hot row as 0/1 columns
+(``pandas.get_dummies``).
 
 Each cell prints its fit and predict times (wall clock; quercus after a warm-up fit on
 60,000 rows that compiles its kernels), its peak memory during the fit and its test AUC.
@@ -34,13 +35,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from boosting import ITERATIONS, LEAVES, WARMUP_ROWS  # noqa: E402
+from boosting import make_model as boosting_model  # noqa: E402
 from cells import chosen, last_error_line, markdown_table, run_json  # noqa: E402
 
 MODELS = ("quercus", "lightgbm", "lightgbm-onehot", "xgboost", "hgb")
 NUMERIC = ["month", "day", "sched_dep_time", "sched_arr_time", "hour", "minute", "distance"]
 NOMINAL = ["carrier", "origin", "dest"]
-ITERATIONS, LEAVES, RATE, BINS, MIN_ROWS = 100, 31, 0.1, 255, 20
-WARMUP_ROWS = 60_000  # (bench/boosting.py's)
 DATASETS = Path(
     os.environ.get("QUERCUS_DATASETS", Path(__file__).resolve().parents[2] / "shared" / "datasets")
 )
@@ -69,62 +70,15 @@ def load(model: str):
 
 
 def make_model(model: str, threads: int):
+    """``bench/boosting.py``'s model of two classes, told which columns are nominal."""
+    base = boosting_model("lightgbm" if model.startswith("lightgbm") else model, "clf2", threads)
     if model == "quercus":
-        import quercus
-
-        return quercus.GradientBoostingClassifier(
-            max_iter=ITERATIONS,
-            max_leaf_nodes=LEAVES,
-            learning_rate=RATE,
-            max_bins=BINS,
-            min_samples_leaf=MIN_ROWS,
-            nominal_features=NOMINAL,
-            early_stopping=False,
-            n_jobs=threads,
-            random_state=0,
-        )
-    if model.startswith("lightgbm"):
-        import lightgbm
-
-        return lightgbm.LGBMClassifier(
-            n_estimators=ITERATIONS,
-            num_leaves=LEAVES,
-            learning_rate=RATE,
-            max_bin=BINS,
-            min_child_samples=MIN_ROWS,
-            min_child_weight=1e-3,
-            reg_lambda=0.0,
-            num_threads=threads,
-            verbose=-1,
-        )
+        return base.set_params(nominal_features=NOMINAL)
     if model == "xgboost":
-        import xgboost
-
-        return xgboost.XGBClassifier(
-            n_estimators=ITERATIONS,
-            tree_method="hist",
-            grow_policy="lossguide",
-            max_leaves=LEAVES,
-            max_depth=0,
-            learning_rate=RATE,
-            max_bin=BINS,
-            min_child_weight=1e-3,
-            reg_lambda=0.0,
-            enable_categorical=True,
-            n_jobs=threads,
-        )
-    from sklearn.ensemble import HistGradientBoostingClassifier
-
-    return HistGradientBoostingClassifier(
-        max_iter=ITERATIONS,
-        max_leaf_nodes=LEAVES,
-        learning_rate=RATE,
-        max_bins=BINS,
-        min_samples_leaf=MIN_ROWS,
-        categorical_features="from_dtype",
-        early_stopping=False,
-        random_state=0,
-    )
+        return base.set_params(enable_categorical=True)
+    if model == "hgb":
+        return base.set_params(categorical_features="from_dtype")
+    return base  # LightGBM takes a frame's categorical columns as nominal by default
 
 
 def cell(model: str, threads: int) -> dict:

@@ -289,6 +289,8 @@ def test_warm_start_refuses_what_would_change_the_fitted_trees():
         model.set_params(learning_rate=0.1).fit(X, y + 1)
     np.testing.assert_array_equal(model.classes_, [0, 1])
     assert model.fit(X, y).n_iter_ == 20
+    with pytest.raises(InvalidParameterError, match="which did not stop early"):
+        model.set_params(max_iter=30, early_stopping=True).fit(X, y)
 
 
 def test_early_stopping_on_a_scorer():

@@ -190,6 +190,13 @@ class BaseGradientBoosting(NotebookDisplay, TabularInput, BaseEstimator):
         """The fitted state this fit goes on from, on the training rows (``train_matrix``)
         and the ``validation`` rows."""
         kept = self.n_iter_ + 1  # losses before the first tree and after each kept iteration
+        if validation is not None and len(self.validation_score_) < kept:
+            raise InvalidParameterError(
+                "warm_start goes on as the first fit, which did not stop early: the "
+                "validation losses of its iterations are not known (set early_stopping=False "
+                "and give no X_val, or fit anew with warm_start=False)",
+                "early_stopping",
+            )
         val_scores = None if validation is None else self._scores_of(validation.matrix)
         return Resume(
             start=self.start_,
