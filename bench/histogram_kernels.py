@@ -1,21 +1,18 @@
-"""The Newton learner's histogram kernels alone, and two variants measured for the next
-step, by the share of the rows a leaf holds.
+"""The Newton learner's histogram kernel alone, beside the same kernel without its
+prefetch, by the share of the rows a leaf holds.
 
 Run from the repository root, on a quiet machine:
 
     .venv/bin/python bench/histogram_kernels.py [--rows 800000] [--features 20]
 
-Random bin codes (255 bins, row-major and one column per feature, as the learner holds them)
-and random whole-unit sums; for each share of the rows (a sorted random subset, as a leaf's
-rows are), each kernel sums the subset's histograms, best of 6 runs, after a pass over 64 MB
-that pushes the data out of the caches (as an iteration's other passes do). Printed: ns a row.
+Random bin codes (255 bins, row-major and padded, as the learner holds them) and random
+whole-unit sums; for each share of the rows (a sorted random subset, as a leaf's rows are),
+each kernel sums the subset's histograms, best of 6 runs, after a pass over 64 MB that pushes
+the data out of the caches (as an iteration's other passes do). Printed: ns a row.
 
-- ``rows``: ``add_rows``, the learner's row-by-row kernel (rows gathered 256 at a time);
-- ``columns``: ``add_rows_by_column``, one feature at a time from the feature columns;
-- ``rows, no count``: ``add_rows`` without the row count (two sums a bin, not three);
-- ``rows, words``: ``add_rows`` gathering a row's codes 8 bytes at a time.
-
-The last two are written here, not in quercus: they are measured, not used.
+- ``rows``: ``add_rows``, the learner's kernel (rows gathered 256 at a time, each asked for
+  ``PREFETCH_ROWS`` rows ahead);
+- ``rows, no prefetch``: the same without asking ahead (written here: the kernel before it).
 """
 
 from __future__ import annotations
@@ -30,14 +27,14 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from quercus._config import njit  # noqa: E402
-from quercus.grow._gradient_rows import GATHER_ROWS, add_rows, add_rows_by_column  # noqa: E402
+from quercus.grow._gradient_rows import GATHER_ROWS, add_rows  # noqa: E402
 
 SHARES = [1, 2, 4, 8, 12, 20, 32, 50, 100]
 
 
 @njit
-def add_rows_no_count(codes, rows, lo, hi, units, n_features, out):
-    """``add_rows`` with two sums a bin (``out[..., :2]``), no count."""
+def add_rows_no_prefetch(codes, rows, lo, hi, units, n_features, out):
+    """``add_rows`` without asking for the rows ahead."""
     last = out.shape[1] - 1
     width = codes.shape[1]
     block_codes = np.empty((GATHER_ROWS, width), dtype=codes.dtype)
@@ -48,32 +45,6 @@ def add_rows_no_count(codes, rows, lo, hi, units, n_features, out):
             r = rows[start + i]
             for k in range(width):
                 block_codes[i, k] = codes[r, k]
-            block_units[i, 0] = units[r, 0]
-            block_units[i, 1] = units[r, 1]
-        for i in range(m):
-            g = block_units[i, 0]
-            h = block_units[i, 1]
-            for f in range(n_features):
-                c = min(np.int64(block_codes[i, f]), last)
-                out[f, c, 0] += g
-                out[f, c, 1] += h
-
-
-@njit
-def add_rows_words(words, rows, lo, hi, units, n_features, out):
-    """``add_rows`` on the codes viewed as 8-byte words (``words``: uint64, a row's padded
-    codes), a row gathered a word at a time."""
-    last = out.shape[1] - 1
-    n_words = words.shape[1]
-    block_words = np.empty((GATHER_ROWS, n_words), dtype=np.uint64)
-    block_codes = block_words.view(np.uint8)
-    block_units = np.empty((GATHER_ROWS, 2), dtype=np.int64)
-    for start in range(lo, hi, GATHER_ROWS):
-        m = min(start + GATHER_ROWS, hi) - start
-        for i in range(m):
-            r = rows[start + i]
-            for k in range(n_words):
-                block_words[i, k] = words[r, k]
             block_units[i, 0] = units[r, 0]
             block_units[i, 1] = units[r, 1]
         for i in range(m):
@@ -96,21 +67,14 @@ def main(argv=None) -> int:
     width = -(-p // 8) * 8  # padded to whole words, as the learner's codes are
     codes = np.zeros((n, width), dtype=np.uint8)
     codes[:, :p] = rng.integers(0, 255, (n, p))
-    columns = np.ascontiguousarray(codes[:, :p].T)
-    words = codes.view(np.uint64)
     units = rng.integers(-(2**40), 2**40, (n, 2)).astype(np.int64)
-    ordered = np.empty((n, 2), dtype=np.int64)
     flush = np.ones(8_000_000)
 
     kernels = {
         "rows": lambda rows, out: add_rows(codes, rows, 0, len(rows), units, p, out),
-        "columns": lambda rows, out: add_rows_by_column(
-            columns, rows, 0, len(rows), units, p, out, ordered
-        ),
-        "rows, no count": lambda rows, out: add_rows_no_count(
+        "rows, no prefetch": lambda rows, out: add_rows_no_prefetch(
             codes, rows, 0, len(rows), units, p, out
         ),
-        "rows, words": lambda rows, out: add_rows_words(words, rows, 0, len(rows), units, p, out),
     }
     print(f"{n:,} rows x {p} features; ns a row, best of 6\n")
     print("| leaf's share of the rows | " + " | ".join(kernels) + " |")
@@ -127,10 +91,9 @@ def main(argv=None) -> int:
                 start = time.perf_counter()
                 run(rows, out)
                 best = min(best, time.perf_counter() - start)
-            sums = out[:, :, :2]
             if reference is None:
-                reference = sums.copy()
-            elif not np.array_equal(sums, reference):
+                reference = out.copy()
+            elif not np.array_equal(out, reference):
                 raise AssertionError("the kernels disagree")
             cells.append(f"{best * 1e9 / len(rows):.1f}")
         label = "all" if share == 1 else f"1 in {share}"

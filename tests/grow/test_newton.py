@@ -22,7 +22,6 @@ from quercus.grow import newton
 from quercus.grow._gradient_rows import (
     UNIT_CEILING,
     add_rows,
-    add_rows_by_column,
     partition_rows,
     row_units,
     scan_rows,
@@ -174,7 +173,7 @@ def test_scores_added_by_leaf_rows_equal_scores_routed_on_codes():
 @pytest.mark.parametrize("dtype", [np.uint8, np.uint16])
 def test_histograms_equal_their_numpy_twin(dtype):
     """Every feature's bins (the missing code at the last one) sum the rows' units and
-    count them, for rows in any order, by rows and by columns alike."""
+    count them, for rows in any order."""
     rng = np.random.default_rng(0)
     n, p, n_bins = 500, 3, 9
     missing = np.iinfo(dtype).max
@@ -184,10 +183,6 @@ def test_histograms_equal_their_numpy_twin(dtype):
     rows = rng.permutation(n)[:300].astype(np.int64)
     out = np.zeros((p, n_bins + 1, 3), dtype=np.int64)
     add_rows(codes, rows, 50, 280, units, p, out)
-    by_column = np.zeros_like(out)
-    columns = np.ascontiguousarray(codes.T)
-    add_rows_by_column(columns, rows, 50, 280, units, p, by_column, np.empty((230, 2), np.int64))
-    np.testing.assert_array_equal(by_column, out)
     expected = np.zeros_like(out)
     for f in range(p):
         c = np.minimum(codes[rows[50:280], f].astype(np.int64), n_bins)

@@ -42,7 +42,6 @@ from ._gradient_rows import (
     UNIT_CEILING,
     add_into,
     add_rows,
-    add_rows_by_column,
     largest_magnitude,
     leaf_sums_of_squares,
     partition_rows,
@@ -55,10 +54,6 @@ from ._settings import Bins
 
 #: A leaf of at least this many rows sums its histograms on several threads.
 THREADED_ROWS = 10_000
-#: Leaves holding a share of the tree's rows within these bounds are summed one feature
-#: at a time (:func:`~quercus.grow._gradient_rows.add_rows_by_column`), the others row by
-#: row (``bench/README.md``).
-BY_COLUMN_SHARE = (1 / 40, 1 / 3)
 #: A leaf of at least this many rows is partitioned on several threads (below it, putting
 #: the threads' runs together costs more than the threads save: ``bench/README.md``).
 THREADED_PARTITION_ROWS = 400_000
@@ -192,7 +187,6 @@ class NewtonTree:
         self.groups = interaction_groups(setup.interactions, self.n_features)
         self.width = int(max(1, np.max(bins.n_bins))) + 1 if self.n_features else 2
         self.spare = np.empty(max(n, 1), dtype=np.int64)
-        self.ordered = np.empty((max(n, 1), 2), dtype=np.int64)  # a leaf's units, in order
         self.draw = np.empty(max(self.n_features, 1), dtype=np.int64)
         self.rng = np.zeros(1, dtype=np.uint64)
         self.nodes: list[dict] = []
@@ -209,29 +203,22 @@ class NewtonTree:
 
     def histograms(self, lo: int, hi: int) -> np.ndarray:
         """The histograms of the rows ``rows[lo:hi]``: on several threads for a large leaf
-        (each sums a run of them; whole units add up alike in any grouping), by rows or by
-        columns as the leaf's share of the rows makes faster (:data:`BY_COLUMN_SHARE`)."""
+        (each sums a run of them; whole units add up alike in any grouping)."""
         out = self._empty_hist()
         parts = self._parts(hi - lo)
-        share = (hi - lo) / max(len(self.rows), 1)
-        by_column = BY_COLUMN_SHARE[0] <= share <= BY_COLUMN_SHARE[1]
-
-        def run(a: int, b: int, target: np.ndarray) -> None:
-            if by_column:
-                add_rows_by_column(
-                    self.columns, self.rows, a, b, self.units, self.n_features, target,
-                    self.ordered[a:],
-                )  # fmt: skip
-            else:
-                add_rows(self.codes, self.rows, a, b, self.units, self.n_features, target)
-
+        args = (self.codes, self.rows)
         if parts <= 1:
-            run(lo, hi, out)
+            add_rows(*args, lo, hi, self.units, self.n_features, out)
             return out
-        cuts = [int(c) for c in np.linspace(lo, hi, parts + 1).astype(np.int64)]
+        cuts = np.linspace(lo, hi, parts + 1).astype(np.int64)
         extra = [self._empty_hist() for _ in range(parts - 1)]
-        jobs = [self.pool.submit(run, cuts[i], cuts[i + 1], extra[i - 1]) for i in range(1, parts)]
-        run(cuts[0], cuts[1], out)  # this thread's share
+        jobs = [
+            self.pool.submit(
+                add_rows, *args, cuts[i], cuts[i + 1], self.units, self.n_features, extra[i - 1],
+            )
+            for i in range(1, parts)
+        ]  # fmt: skip
+        add_rows(*args, cuts[0], cuts[1], self.units, self.n_features, out)  # this thread's
         for job in jobs:
             job.result()
         for part in extra:
