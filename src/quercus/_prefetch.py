@@ -17,9 +17,11 @@ from numba.extending import intrinsic
 
 @intrinsic
 def prefetch_row(typingctx, array, row):
-    """Fetch the start of row ``row`` of the C-ordered 2-D ``array`` for reading (into every
-    cache level); ``row`` must lie within the array."""
-    if not (isinstance(array, types.Array) and array.ndim == 2 and isinstance(row, types.Integer)):
+    """Fetch the start of row ``row`` of the C-ordered 2-D ``array`` (of item ``row`` of a 1-D
+    one) for reading, into every cache level; ``row`` must lie within the array."""
+    if not (
+        isinstance(array, types.Array) and array.ndim in (1, 2) and isinstance(row, types.Integer)
+    ):
         return None
     signature = types.void(array, row)
 
@@ -27,8 +29,8 @@ def prefetch_row(typingctx, array, row):
         array_type = sig.args[0]
         values = context.make_array(array_type)(context, builder, args[0])
         index = context.cast(builder, args[1], sig.args[1], types.intp)
-        zero = context.get_constant(types.intp, 0)
-        pointer = cgutils.get_item_pointer(context, builder, array_type, values, [index, zero])
+        indices = [index] + [context.get_constant(types.intp, 0)] * (array_type.ndim - 1)
+        pointer = cgutils.get_item_pointer(context, builder, array_type, values, indices)
         bytes_pointer = ir.IntType(8).as_pointer()
         int32 = ir.IntType(32)
         function_type = ir.FunctionType(ir.VoidType(), [bytes_pointer, int32, int32, int32])

@@ -145,6 +145,8 @@ def partition_rows(column, rows, lo, hi, goes_left, spare):
     n_left = 0
     n_right = 0
     for t in range(lo, hi):
+        if t + PREFETCH_ROWS < hi:
+            prefetch_row(column, rows[t + PREFETCH_ROWS])
         r = rows[t]
         left = np.int64(goes_left[min(np.int64(column[r]), last)])
         # Written to both places, counted in one: no branch to mispredict.
@@ -164,6 +166,9 @@ def leaf_sums_of_squares(rows, starts, ends, target, weight, out):
     for i in range(starts.shape[0]):
         total = 0.0
         for t in range(starts[i], ends[i]):
+            if t + PREFETCH_ROWS < ends[i]:
+                prefetch_row(target, rows[t + PREFETCH_ROWS])
+                prefetch_row(weight, rows[t + PREFETCH_ROWS])
             r = rows[t]
             total += weight[r] * target[r] * target[r]
         out[i] = total
@@ -176,4 +181,6 @@ def add_leaf_values(rows, starts, ends, values, scores, column):
     for i in range(starts.shape[0]):
         v = values[i]
         for t in range(starts[i], ends[i]):
+            if t + PREFETCH_ROWS < ends[i]:
+                prefetch_row(scores, rows[t + PREFETCH_ROWS])
             scores[rows[t], column] += v
