@@ -107,11 +107,12 @@ class LeafRuns(NamedTuple):
     nodes: np.ndarray
 
 
-@dataclass
+@dataclass(eq=False)
 class _Leaf:
     """A leaf while the tree grows: its node, its rows ``rows[lo:hi]``, depth, draw key,
     sums ``(R, H, rows)`` in units, histograms (None once not needed), and its best split
-    (feature -1: none) with the codes that go left."""
+    (feature -1: none) with the codes that go left. Leaves are told apart by identity (the
+    lists of growing leaves remove them so)."""
 
     node: int
     lo: int
