@@ -200,7 +200,8 @@ def test_fused_targets_equal_their_numpy_twin(name):
 
 def test_fused_targets_do_not_depend_on_the_threads():
     """The rows are cut in blocks whatever the threads: the same targets, weights and loss
-    sums, bit for bit, on one thread and on three."""
+    sums, bit for bit, on one thread and on three, and the same sums when the targets are
+    not kept."""
     n = 3 * losses.FUSED_BLOCK_ROWS + 17
     loss = losses.classification_loss("log_loss", 3)
     y = RNG.integers(0, 3, n).astype(np.int32)
@@ -210,3 +211,6 @@ def test_fused_targets_do_not_depend_on_the_threads():
     three = loss.fused(y, raw, w, 3)
     for a, b in zip(one, three, strict=True):
         np.testing.assert_array_equal(a, b)
+    target, weight, sums = loss.fused(y, raw, w, 2, sums_only=True)  # the loss alone
+    assert target is None and weight is None
+    np.testing.assert_array_equal(sums, one[2])

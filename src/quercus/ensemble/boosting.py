@@ -144,8 +144,9 @@ def fused_loss_sums(
     loss: Loss, classes: bool, y_class, y_value, w, scores, n_threads: int = 1
 ) -> np.ndarray:
     """:func:`loss_sums` by the loss's ``fused`` kernel (the same arithmetic as
-    :func:`fused_targets`' sums)."""
-    return fused_targets(loss, classes, y_class, y_value, w, scores, n_threads)[2]
+    :func:`fused_targets`' sums; the targets are not kept)."""
+    y = y_class if classes else y_value
+    return loss.fused(y, scores, w, n_threads, sums_only=True)[2]
 
 
 def loss_sums(loss: Loss, classes: bool, y_class, y_value, w, scores) -> np.ndarray:

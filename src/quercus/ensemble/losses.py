@@ -66,8 +66,8 @@ class Loss:
       or the class probabilities, shape ``(rows, classes)``.
     - ``leaf_quantile``: None, or the quantile of the residuals ``y - raw`` (weighted) that
       each leaf's value is set to after the tree is grown.
-    - ``fused``: None, or ``fused(y, raw, w, n_threads=1) -> (target, weight, [loss sum,
-      weight sum])``:
+    - ``fused``: None, or ``fused(y, raw, w, n_threads=1, sums_only=False) -> (target,
+      weight, [loss sum, weight sum])`` (``sums_only``: the targets None, not kept):
       the Newton working targets ``-g / h`` and weights ``h`` (as
       :func:`quercus.ensemble.boosting.newton_targets` makes them from ``gradients``) and
       the weighted loss sum, in one pass (:mod:`quercus.ensemble._loss_kernels`).
@@ -117,20 +117,29 @@ def _fused(kernel) -> Callable:
     """A loss's ``fused`` from one of :mod:`quercus.ensemble._loss_kernels`: the rows in
     blocks of :data:`FUSED_BLOCK_ROWS`, on ``n_threads`` threads."""
 
-    def run(y, raw, w, n_threads: int = 1):
+    def run(y, raw, w, n_threads: int = 1, sums_only: bool = False):
         raw = np.ascontiguousarray(raw, dtype=np.float64)
         y = np.ascontiguousarray(y)
         w = np.ascontiguousarray(w, dtype=np.float64)
-        # Column-major: each raw score's tree reads its column of targets as one run.
-        target = np.empty(raw.shape, order="F")
-        weight = np.empty(raw.shape, order="F")
         starts = range(0, len(raw), FUSED_BLOCK_ROWS)
         sums = np.zeros((max(len(starts), 1), 2))
+        if sums_only:  # the targets of a block only, written and dropped
+            target = weight = None
+        else:  # column-major: each raw score's tree reads its column of targets as one run
+            target = np.empty(raw.shape, order="F")
+            weight = np.empty(raw.shape, order="F")
 
         def block(i: int) -> None:
             a = starts[i]
-            b = a + FUSED_BLOCK_ROWS
-            sums[i] = kernel(y[a:b], raw[a:b], w[a:b], target[a:b], weight[a:b])
+            b = min(a + FUSED_BLOCK_ROWS, len(raw))
+            if target is None:
+                t, h = (
+                    np.empty((b - a, raw.shape[1]), order="F"),
+                    np.empty((b - a, raw.shape[1]), order="F"),
+                )
+            else:
+                t, h = target[a:b], weight[a:b]
+            sums[i] = kernel(y[a:b], raw[a:b], w[a:b], t, h)
 
         if n_threads > 1 and len(starts) > 1:
             with ThreadPoolExecutor(n_threads) as pool:

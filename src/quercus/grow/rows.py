@@ -335,6 +335,8 @@ class LocalRows:
     def retarget(self, targets: Retarget):
         self._per_row("working targets")
         d = self.distinct
+        # The last trees' targets and leaves' rows go first: not alive beside the new ones.
+        self.working, self.leaf_runs = None, {}
         out = targets(d.y_class, d.y_value, self.w, self.scores)
         y, w = (np.asarray(a, dtype=np.float64) for a in out[:2])
         self.working = (y.reshape(self.n_rows, -1), w.reshape(self.n_rows, -1))
