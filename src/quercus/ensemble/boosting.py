@@ -258,7 +258,7 @@ def boost(
         if validation is not None:
             validation.scores = np.tile(start, (len(validation.matrix), 1))
             result.validation_loss.append(validation.value(loss))
-        first, stacks = 0, []
+        first, earlier = 0, []
     else:
         first = resume.iterations
         result = Boosted(start=resume.start, train_loss=list(resume.train_loss))
@@ -266,8 +266,8 @@ def boost(
         if validation is not None:
             validation.scores = resume.validation_scores
             result.validation_loss = list(resume.validation_loss)
-        stacks = [resume.trees]
-    best = first
+        earlier = [resume.trees]
+    stacks, best = [], first
     recorded = resume is not None or not deferred  # the loss at the rows' scores is
     for it in range(first, settings.max_iter):
         at_scores = rows.retarget(retarget)
@@ -302,8 +302,9 @@ def boost(
     if not recorded:
         result.train_loss.append(_mean(rows.reduce(sums)))
     result.best_iteration = best
-    if best:  # (a resumed fit's first stack holds its first iterations)
-        result.trees = concatenate(stacks[: best - first + (first > 0)])
+    kept = earlier + stacks[: best - first]  # (the iterations before a resumed fit's first)
+    if kept:
+        result.trees = concatenate(kept)
     return result
 
 

@@ -155,7 +155,8 @@ class BaseGradientBoosting(NotebookDisplay, TabularInput, BaseEstimator):
         return self
 
     def _loss_params(self) -> dict:
-        """The parameters that make the loss (its link included)."""
+        """The parameters that make the loss (its link included) and the trees' kind of
+        leaves (step leaves under monotonic constraints): a fit that goes on keeps them."""
         names = ("loss", "quantile", "huber_delta", "power", "monotonic_cst")
         return {name: getattr(self, name, None) for name in names}
 

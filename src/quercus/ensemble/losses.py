@@ -133,10 +133,8 @@ def _fused(kernel) -> Callable:
             a = starts[i]
             b = min(a + FUSED_BLOCK_ROWS, len(raw))
             if target is None:
-                t, h = (
-                    np.empty((b - a, raw.shape[1]), order="F"),
-                    np.empty((b - a, raw.shape[1]), order="F"),
-                )
+                t = np.empty((b - a, raw.shape[1]), order="F")
+                h = np.empty_like(t)
             else:
                 t, h = target[a:b], weight[a:b]
             sums[i] = kernel(y[a:b], raw[a:b], w[a:b], t, h)

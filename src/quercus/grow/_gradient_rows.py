@@ -5,7 +5,7 @@ The binned rows stay where they are (row-major, as :class:`~quercus.grow.rows.Lo
 holds them); a leaf is a run ``lo:hi`` of an array of row numbers kept in increasing order,
 so a pass over a leaf reads the matrix forward. A histogram is int64 ``(features, width,
 3)``: for each feature and bin code (the missing code at ``width - 1``) the sums of the
-rows' gradient and hessian, in whole units (:func:`to_units`), and their number. Whole
+rows' gradient and hessian, in whole units (:func:`row_units`), and their number. Whole
 units make every sum exact in any order: the larger child's histogram is its parent's less
 its sibling's, and rows summed on several threads (or machines) give the very same sums.
 """
@@ -20,24 +20,6 @@ from .._prefetch import prefetch_row
 #: Sums of whole units stay below this: 2**62, so that a parent less a child never
 #: overflows int64 either.
 UNIT_CEILING = 2.0**62
-
-
-@njit(refcounts=False)
-def largest_magnitude(values):
-    """The largest ``|value|`` of ``values`` (0 for none)."""
-    top = 0.0
-    for i in range(values.shape[0]):
-        v = abs(values[i])
-        if v > top:
-            top = v
-    return top
-
-
-@njit(refcounts=False)
-def to_units(values, unit, out):
-    """``out[i] = round(values[i] / unit)`` (int64): a value in whole units."""
-    for i in range(values.shape[0]):
-        out[i] = np.int64(np.rint(values[i] / unit))
 
 
 @njit(refcounts=False)
@@ -63,8 +45,8 @@ def scan_rows(target, weight, rows):
 
 @njit(refcounts=False)
 def row_units(target, weight, r_unit, h_unit, units):
-    """Each row's ``R = weight * target`` and ``H = weight`` in whole units (as
-    :func:`to_units` makes them), side by side in ``units``."""
+    """Each row's ``R = weight * target`` and ``H = weight`` in whole units
+    (``round(value / unit)``, int64), side by side in ``units``."""
     for i in range(weight.shape[0]):
         units[i, 0] = np.int64(np.rint(weight[i] * target[i] / r_unit))
         units[i, 1] = np.int64(np.rint(weight[i] / h_unit))

@@ -9,7 +9,7 @@ What makes it fast where the compiled grower (``_grow.py``) is general:
 
 - the rows never move: a leaf is a run of an array of row numbers, kept in increasing
   order, and splitting a leaf reorders that run only (``_gradient_rows.partition_rows``);
-- sums are of whole units (``_gradient_rows.to_units``: each row's ``R`` and ``H`` on a
+- sums are of whole units (``_gradient_rows.row_units``: each row's ``R`` and ``H`` on a
   grid of a power of two fine enough that no sum leaves int64), so they are exact in any
   order: only the smaller child's histograms are summed from its rows, the larger child's
   are its parent's less its sibling's (histogram subtraction), and the rows of a large leaf
@@ -42,7 +42,6 @@ from ._gradient_rows import (
     UNIT_CEILING,
     add_into,
     add_rows,
-    largest_magnitude,
     leaf_sums_of_squares,
     partition_rows,
     row_units,
@@ -132,15 +131,10 @@ class _Leaf:
     path: frozenset = frozenset()  # the features split on from the root
 
 
-def unit_for(values: np.ndarray, n_rows: int) -> float:
-    """The grid of :func:`~._gradient_rows.to_units` for ``values`` summed over at most
-    ``n_rows`` rows: the least power of two with which no sum of whole units reaches
-    :data:`~._gradient_rows.UNIT_CEILING`."""
-    return unit_of_largest(largest_magnitude(values), n_rows)
-
-
-def unit_of_largest(top: float, n_rows: int) -> float:
-    """:func:`unit_for` values whose largest magnitude is ``top``."""
+def unit_for(top: float, n_rows: int) -> float:
+    """The grid of whole units (:func:`~._gradient_rows.row_units`) for values of largest
+    magnitude ``top`` summed over at most ``n_rows`` rows: the least power of two with
+    which no sum of whole units reaches :data:`~._gradient_rows.UNIT_CEILING`."""
     if top <= 0.0:
         return 1.0
     # In logarithms: top * n_rows may overflow.
@@ -172,8 +166,8 @@ class NewtonTree:
             float(setup.min_child_weight),
             int(setup.min_rows),
             setup.missing == LEARNED,
-            unit_of_largest(top_r, n),
-            unit_of_largest(top_h, n),
+            unit_for(top_r, n),
+            unit_for(top_h, n),
             float(setup.nominal_smoothing),
             int(setup.min_category_rows),
             int(setup.max_split_categories),
