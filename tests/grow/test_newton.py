@@ -145,11 +145,18 @@ def test_same_tree_on_any_number_of_threads(monkeypatch):
     rows, spec = rows_and_spec(X, y, w)
     spec = replace(spec, newton=newton_setup(spec))
     monkeypatch.setattr(newton, "THREADED_ROWS", 50)
-    monkeypatch.setattr(newton, "THREADED_PARTITION_ROWS", 50)
     one = next(rows.grow(spec, [TreePlan(0, 7)]))
+    one_rows = list(rows.leaf_runs[0].by_leaf())
     rows.n_threads = 2
     two = next(rows.grow(spec, [TreePlan(0, 7)]))
-    assert_same_tree(one, two)
+    runs = rows.leaf_runs[0]
+    assert len(runs.nodes) > len(np.unique(runs.nodes))  # leaves in runs of both regions
+    assert_same_tree(one, two)  # statistics too: the sums of squares in the same order
+    two_rows = list(rows.leaf_runs[0].by_leaf())
+    assert [node for node, _ in one_rows] == [node for node, _ in two_rows]
+    for (_, a), (_, b) in zip(one_rows, two_rows, strict=True):
+        np.testing.assert_array_equal(a, b)
+        assert np.all(np.diff(a) > 0)
 
 
 def test_scores_added_by_leaf_rows_equal_scores_routed_on_codes():

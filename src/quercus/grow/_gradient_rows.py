@@ -142,18 +142,19 @@ def partition_rows(column, rows, lo, hi, goes_left, spare):
 
 
 @njit(refcounts=False)
-def leaf_sums_of_squares(rows, starts, ends, target, weight, out):
-    """For each leaf ``i`` (rows ``rows[starts[i]:ends[i]]``), the sum of ``weight * target
-    ** 2`` over its rows, in row order, into ``out[i]``."""
+def leaf_sums_of_squares(rows, starts, ends, nodes, target, weight, out):
+    """For each run ``i`` (rows ``rows[starts[i]:ends[i]]``), add ``weight * target ** 2``
+    of its rows, in row order, to ``out[nodes[i]]``: one sum over a node's runs, as if they
+    were one run, when they follow one another."""
     for i in range(starts.shape[0]):
-        total = 0.0
+        total = out[nodes[i]]
         for t in range(starts[i], ends[i]):
             if t + PREFETCH_ROWS < ends[i]:
                 prefetch_row(target, rows[t + PREFETCH_ROWS])
                 prefetch_row(weight, rows[t + PREFETCH_ROWS])
             r = rows[t]
             total += weight[r] * target[r] * target[r]
-        out[i] = total
+        out[nodes[i]] = total
 
 
 @njit(refcounts=False)

@@ -9,6 +9,10 @@ What makes it fast where the compiled grower (``_grow.py``) is general:
 
 - the rows never move: a leaf is a run of an array of row numbers, kept in increasing
   order, and splitting a leaf reorders that run only (``_gradient_rows.partition_rows``);
+  with several threads the array is cut into one region a thread, a leaf is a run in each
+  region (its segments, in row order region after region), and each thread partitions its
+  region's segment and sums the smaller child's part of it, in one task: no runs to put
+  together, and a partition on every thread at any leaf size;
 - sums are of whole units (``_gradient_rows.row_units``: each row's ``R`` and ``H`` on a
   grid of a power of two fine enough that no sum leaves int64), so they are exact in any
   order: only the smaller child's histograms are summed from its rows, the larger child's
@@ -27,6 +31,7 @@ regression tree's.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -51,11 +56,10 @@ from ._gradient_rows import (
 from ._records import NODE, TRACE, GrownArrays
 from ._settings import Bins
 
-#: A leaf of at least this many rows sums its histograms on several threads.
+#: A leaf of at least this many rows is partitioned and summed on several threads (one
+#: region each), a smaller one on the calling thread alone; a tree of fewer rows has one
+#: region.
 THREADED_ROWS = 10_000
-#: A leaf of at least this many rows is partitioned on several threads (below it, putting
-#: the threads' runs together costs more than the threads save: ``bench/README.md``).
-THREADED_PARTITION_ROWS = 400_000
 
 
 @dataclass(frozen=True)
@@ -97,25 +101,38 @@ class NewtonSetup:
 
 
 class LeafRuns(NamedTuple):
-    """Where a grown tree's rows ended: leaf ``nodes[i]`` holds the rows
-    ``rows[starts[i]:ends[i]]`` (the rows of weight 0 are in none)."""
+    """Where a grown tree's rows ended: run ``i``, the rows ``rows[starts[i]:ends[i]]``,
+    belongs to leaf ``nodes[i]`` (the rows of weight 0 are in none). A leaf may have
+    several runs (one a region, :class:`NewtonTree`): they follow one another, and their
+    rows, one run after the other, are in increasing order."""
 
     rows: np.ndarray
     starts: np.ndarray
     ends: np.ndarray
     nodes: np.ndarray
 
+    def by_leaf(self) -> Iterator[tuple[int, np.ndarray]]:
+        """Each leaf's node and its rows (in increasing order), leaf by leaf."""
+        i, n = 0, len(self.nodes)
+        while i < n:
+            j = i + 1
+            while j < n and self.nodes[j] == self.nodes[i]:
+                j += 1
+            parts = [self.rows[a:b] for a, b in zip(self.starts[i:j], self.ends[i:j], strict=True)]
+            yield int(self.nodes[i]), parts[0] if len(parts) == 1 else np.concatenate(parts)
+            i = j
+
 
 @dataclass(eq=False)
 class _Leaf:
-    """A leaf while the tree grows: its node, its rows ``rows[lo:hi]``, depth, draw key,
-    sums ``(R, H, rows)`` in units, histograms (None once not needed), and its best split
-    (feature -1: none) with the codes that go left. Leaves are told apart by identity (the
-    lists of growing leaves remove them so)."""
+    """A leaf while the tree grows: its node, its rows (``rows[lo:hi]`` for each ``(lo,
+    hi)`` of ``segments``, one a region), depth, draw key, sums ``(R, H, rows)`` in units,
+    histograms (None once not needed), and its best split (feature -1: none) with the codes
+    that go left. Leaves are told apart by identity (the lists of growing leaves remove
+    them so)."""
 
     node: int
-    lo: int
-    hi: int
+    segments: tuple
     depth: int
     key: np.uint64
     totals: np.ndarray
@@ -129,6 +146,10 @@ class _Leaf:
     lower: float = -np.inf  # bounds of the steps in the leaf's subtree (monotonic)
     upper: float = np.inf
     path: frozenset = frozenset()  # the features split on from the root
+
+    @property
+    def n_rows(self) -> int:
+        return sum(hi - lo for lo, hi in self.segments)
 
 
 def unit_for(top: float, n_rows: int) -> float:
@@ -192,33 +213,39 @@ class NewtonTree:
     def _empty_hist(self) -> np.ndarray:
         return np.zeros((self.n_features, self.width, 3), dtype=np.int64)
 
-    def _parts(self, n_rows: int) -> int:
-        """Into how many runs, one a thread, a pass over ``n_rows`` rows is cut."""
-        return min(self.n_threads, max(1, n_rows // THREADED_ROWS))
+    def _regions(self, n_rows: int) -> tuple:
+        """The root's segments: the rows cut into one region a thread (one region for a
+        tree of fewer than :data:`THREADED_ROWS` rows a thread)."""
+        parts = min(self.n_threads, max(1, n_rows // THREADED_ROWS))
+        cuts = [int(c) for c in np.linspace(0, n_rows, parts + 1).astype(np.int64)]
+        return tuple(zip(cuts[:-1], cuts[1:], strict=True))
 
-    def histograms(self, lo: int, hi: int) -> np.ndarray:
-        """The histograms of the rows ``rows[lo:hi]``: on several threads for a large leaf
-        (each sums a run of them; whole units add up alike in any grouping)."""
+    def _on_threads(self, task, leaf_rows: int, segments) -> list:
+        """``task(i, lo, hi, out)`` for each segment ``i``, each with its own histogram
+        ``out``: on every thread (the first segment on this one) for a leaf of at least
+        :data:`THREADED_ROWS` rows, else all on this thread into one histogram. Returns
+        the tasks' results and the histograms summed (whole units: alike in any order)."""
         out = self._empty_hist()
-        parts = self._parts(hi - lo)
-        args = (self.codes, self.rows)
-        if parts <= 1:
-            add_rows(*args, lo, hi, self.units, self.n_features, out)
-            return out
-        cuts = np.linspace(lo, hi, parts + 1).astype(np.int64)
-        extra = [self._empty_hist() for _ in range(parts - 1)]
+        if self.pool is None or len(segments) == 1 or leaf_rows < THREADED_ROWS:
+            return [task(i, lo, hi, out) for i, (lo, hi) in enumerate(segments)], out
+        extra = [self._empty_hist() for _ in segments[1:]]
         jobs = [
-            self.pool.submit(
-                add_rows, *args, cuts[i], cuts[i + 1], self.units, self.n_features, extra[i - 1],
-            )
-            for i in range(1, parts)
+            self.pool.submit(task, i, lo, hi, extra[i - 1])
+            for i, (lo, hi) in enumerate(segments) if i > 0
         ]  # fmt: skip
-        add_rows(*args, cuts[0], cuts[1], self.units, self.n_features, out)  # this thread's
-        for job in jobs:
-            job.result()
+        results = [task(0, *segments[0], out)] + [job.result() for job in jobs]
         for part in extra:
             add_into(out, part)
-        return out
+        return results, out
+
+    def histograms(self, segments) -> np.ndarray:
+        """The histograms of the rows of ``segments`` (``rows[lo:hi]`` for each)."""
+        n_rows = sum(hi - lo for lo, hi in segments)
+
+        def task(i, lo, hi, out):
+            add_rows(self.codes, self.rows, lo, hi, self.units, self.n_features, out)
+
+        return self._on_threads(task, n_rows, segments)[1]
 
     # -- leaves ---------------------------------------------------------------------------
 
@@ -228,7 +255,7 @@ class NewtonTree:
     def _search(self, leaf: _Leaf, h_root: float) -> None:
         """Find the leaf's best split, or leave it none (and drop its histograms)."""
         s = self.setup
-        n_rows = leaf.hi - leaf.lo
+        n_rows = leaf.n_rows
         weight = leaf.totals[1] * self.rules.h_unit
         if (
             (s.max_depth >= 0 and leaf.depth >= s.max_depth)
@@ -287,23 +314,28 @@ class NewtonTree:
 
     def _split(self, leaf: _Leaf, h_root: float) -> list[_Leaf]:
         """Apply the leaf's split: order its rows, make its two children and their
-        histograms (the smaller child's summed from its rows, the larger's its parent's
-        less its sibling's)."""
-        self._partition(leaf)
+        histograms (the smaller child's summed from its rows as they are ordered, the
+        larger's its parent's less its sibling's)."""
+        n_left = int(leaf.left[2])
+        small_left = n_left <= leaf.n_rows - n_left
+        lefts, small_hist = self._partition(leaf, small_left)
         self._record_split(leaf)
-        mid = leaf.lo + int(leaf.left[2])
         first = len(self.nodes)
         depth = leaf.depth + 1
         kids = [
-            _Leaf(first, leaf.lo, mid, depth, np.uint64(child_draw_key(leaf.key, 0)), leaf.left),
             _Leaf(
-                first + 1, mid, leaf.hi, depth, np.uint64(child_draw_key(leaf.key, 1)),
-                leaf.totals - leaf.left,
+                first, tuple((lo, lo + m) for (lo, _), m in zip(leaf.segments, lefts, strict=True)),
+                depth, np.uint64(child_draw_key(leaf.key, 0)), leaf.left,
+            ),
+            _Leaf(
+                first + 1,
+                tuple((lo + m, hi) for (lo, hi), m in zip(leaf.segments, lefts, strict=True)),
+                depth, np.uint64(child_draw_key(leaf.key, 1)), leaf.totals - leaf.left,
             ),
         ]  # fmt: skip
         self._child_bounds(leaf, kids)
-        small, large = (kids[0], kids[1]) if mid - leaf.lo <= leaf.hi - mid else kids[::-1]
-        small.hist = self.histograms(small.lo, small.hi)
+        small, large = (kids[0], kids[1]) if small_left else kids[::-1]
+        small.hist = small_hist
         subtract_into(leaf.hist, small.hist, leaf.hist)
         large.hist, leaf.hist = leaf.hist, None
         self.children.extend([first, first + 1])
@@ -312,32 +344,24 @@ class NewtonTree:
             self._search(kid, h_root)
         return kids
 
-    def _partition(self, leaf: _Leaf) -> None:
-        """Send the leaf's rows to their sides, the left ones first, each side in row
-        order: on several threads for a large leaf, each ordering a run of the rows, the
-        runs' sides then put together."""
-        lo, hi = leaf.lo, leaf.hi
-        parts = self._parts(hi - lo) if hi - lo >= THREADED_PARTITION_ROWS else 1
-        cuts = np.linspace(lo, hi, parts + 1).astype(np.int64)
+    def _partition(self, leaf: _Leaf, small_left: bool) -> tuple[list, np.ndarray]:
+        """Send the leaf's rows to their sides, in each segment the left ones first, each
+        side in row order, and sum the smaller side's rows into its histograms: a task a
+        segment (:meth:`_on_threads`). Returns each segment's rows gone left and the
+        histograms."""
         column = self.columns[leaf.feature]
         goes_left = leaf.goes_left.view(np.uint8)
 
-        def run(i):
-            a, b = int(cuts[i]), int(cuts[i + 1])
-            return partition_rows(column, self.rows, a, b, goes_left, self.spare[a - lo :])
+        def task(i, lo, hi, out):
+            m = partition_rows(column, self.rows, lo, hi, goes_left, self.spare[lo:])
+            a, b = (lo, lo + m) if small_left else (lo + m, hi)
+            add_rows(self.codes, self.rows, a, b, self.units, self.n_features, out)
+            return m
 
-        if parts == 1:
-            n_left = run(0)
-        else:
-            jobs = [self.pool.submit(run, i) for i in range(1, parts)]
-            n_lefts = [run(0)] + [job.result() for job in jobs]
-            runs = list(zip(cuts[:-1], cuts[:-1] + n_lefts, cuts[1:], strict=True))
-            self.rows[lo:hi] = np.concatenate(
-                [self.rows[a:m] for a, m, _ in runs] + [self.rows[m:b] for _, m, b in runs]
-            )
-            n_left = sum(n_lefts)
-        if n_left != leaf.left[2]:
+        lefts, hist = self._on_threads(task, leaf.n_rows, leaf.segments)
+        if sum(lefts) != leaf.left[2]:
             raise AssertionError("the partition disagrees with the histograms")
+        return lefts, hist
 
     def _record_split(self, leaf: _Leaf) -> None:
         """The split's fields of the leaf's node (kind, feature, threshold or table,
@@ -379,8 +403,9 @@ class NewtonTree:
 
     def grow(self) -> GrownArrays:
         s = self.setup
-        root = _Leaf(0, 0, len(self.rows), 0, np.uint64(root_draw_key(int(s.seed))), None)
-        root.hist = self.histograms(0, len(self.rows))
+        regions = self._regions(len(self.rows))
+        root = _Leaf(0, regions, 0, np.uint64(root_draw_key(int(s.seed))), None)
+        root.hist = self.histograms(regions)
         root.totals = root.hist[0].sum(axis=0) if self.n_features else self._no_features_totals()
         h_root = max(root.totals[1] * self.rules.h_unit, np.finfo(np.float64).tiny)
         self._new_node(root)
@@ -402,13 +427,10 @@ class NewtonTree:
         return self._arrays(self.leaves)
 
     def leaf_runs(self) -> LeafRuns:
-        """The rows of each leaf of the grown tree."""
-        return LeafRuns(
-            self.rows,
-            np.array([leaf.lo for leaf in self.leaves], dtype=np.int64),
-            np.array([leaf.hi for leaf in self.leaves], dtype=np.int64),
-            np.array([leaf.node for leaf in self.leaves], dtype=np.int64),
-        )
+        """The rows of each leaf of the grown tree (its empty segments left out)."""
+        runs = [(lo, hi, leaf.node) for leaf in self.leaves for lo, hi in leaf.segments if hi > lo]
+        starts, ends, nodes = np.array(runs, dtype=np.int64).reshape(-1, 3).T
+        return LeafRuns(self.rows, starts.copy(), ends.copy(), nodes.copy())
 
     def _no_features_totals(self) -> np.ndarray:
         return np.array([*self.units[self.rows].sum(axis=0), len(self.rows)])
@@ -421,7 +443,7 @@ class NewtonTree:
         nodes["missing_child"] = -1
         nodes["feature"] = -1
         values = np.zeros((n, 3))
-        sums_sq = self._sums_of_squares(leaves, n)
+        sums_sq = self._sums_of_squares(n)
         r_unit, h_unit = self.rules.r_unit, self.rules.h_unit
         tables, n_table = [], 0  # the subset splits' tables, in node order
         for i, node in enumerate(self.nodes):
@@ -455,15 +477,12 @@ class NewtonTree:
             np.zeros((0, 0), dtype=np.int8),
         )
 
-    def _sums_of_squares(self, leaves: list[_Leaf], n: int) -> np.ndarray:
+    def _sums_of_squares(self, n: int) -> np.ndarray:
         """Each node's ``sum(w * y**2)``: each leaf's over its rows, an inner node's the
         sum of its children's (children are numbered after their parent)."""
         out = np.zeros(n)
-        starts = np.array([leaf.lo for leaf in leaves], dtype=np.int64)
-        ends = np.array([leaf.hi for leaf in leaves], dtype=np.int64)
-        per_leaf = np.zeros(len(leaves))
-        leaf_sums_of_squares(self.rows, starts, ends, self.target, self.weight, per_leaf)
-        out[[leaf.node for leaf in leaves]] = per_leaf
+        runs = self.leaf_runs()
+        leaf_sums_of_squares(*runs, self.target, self.weight, out)
         for i in range(n - 1, -1, -1):
             node = self.nodes[i]
             if "feature" in node:

@@ -352,14 +352,13 @@ class LocalRows:
         d = self.distinct
         out = []
         for number in sorted(self.leaf_runs):
-            run = self.leaf_runs[number]
-            values = np.empty(len(run.nodes))
-            for i, (lo, hi) in enumerate(zip(run.starts, run.ends, strict=True)):
-                rows = run.rows[lo:hi]
-                values[i] = per_leaf(
-                    d.y_class[rows], d.y_value[rows], self.w[rows], self.scores[rows]
+            nodes, values = [], []
+            for node, rows in self.leaf_runs[number].by_leaf():
+                nodes.append(node)
+                values.append(
+                    per_leaf(d.y_class[rows], d.y_value[rows], self.w[rows], self.scores[rows])
                 )
-            out.append((run.nodes, values))
+            out.append((np.array(nodes, dtype=np.int64), np.array(values, dtype=np.float64)))
         return out
 
 
