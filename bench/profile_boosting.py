@@ -15,9 +15,10 @@ each stage of the loop (``ensemble/boosting.py``) and of the Newton learner
 - the loop: the gradients and working targets (``retarget``), the trees' growth
   (``grow``), the leaves' steps, the scores' update (``add_scores``) and the training loss
   (``reduce``); the rest of the fit (binning, checks) is "outside the loop";
-- within growth: the learner's set-up (each row's ``R`` and ``H`` in whole units), the
-  histograms of the smaller children and the root, the split search of every leaf, the
-  partition of the rows, and the tree's records; the rest of growth is Python's
+- within growth: the learner's set-up (each row's ``R`` and ``H`` in whole units) with the
+  root's histograms, the split search of every leaf, the partitions of the rows with the
+  smaller children's histograms (one task a thread), and the tree's records; the rest of
+  growth is Python's
   best-first bookkeeping.
 
 The stages nest as listed; each is shown per iteration (its total over the fit divided by
@@ -81,10 +82,9 @@ STAGES = [
     ("fit", 0),
     ("retarget", 1),
     ("grow", 1),
-    ("learner set-up", 2),
-    ("histograms", 2),
+    ("learner set-up, root's histograms", 2),
     ("split search", 2),
-    ("partition", 2),
+    ("partitions, children's histograms", 2),
     ("records", 2),
     ("leaf steps", 1),
     ("add_scores", 1),
@@ -103,10 +103,9 @@ def instrument() -> None:
     LocalRows.reduce = timed("training loss", LocalRows.reduce)
     boosting.leaf_steps = timed("leaf steps", boosting.leaf_steps)
     tree = newton.NewtonTree
-    tree.__init__ = timed("learner set-up", tree.__init__)
-    tree.histograms = timed("histograms", tree.histograms)
+    tree.__init__ = timed("learner set-up, root's histograms", tree.__init__)
     tree._search = timed("split search", tree._search)
-    tree._partition = timed("partition", tree._partition)
+    tree._partition = timed("partitions, children's histograms", tree._partition)
     tree._arrays = timed("records", tree._arrays)
 
 
@@ -157,8 +156,9 @@ def main(argv=None) -> int:
         indent = "&nbsp;&nbsp;" * 2 * depth
         print(f"| {indent}{label} | {1000 * seconds / n:.1f} | {seconds / TIMES['fit']:.1%} |")
     print()
-    print(f"(calls per iteration: histograms {CALLS['histograms'] / n:.0f}, split searches "
-          f"{CALLS['split search'] / n:.0f}, partitions {CALLS['partition'] / n:.0f})")  # fmt: skip
+    partitions = CALLS["partitions, children's histograms"] / n
+    print(f"(calls per iteration: split searches {CALLS['split search'] / n:.0f}, "
+          f"partitions {partitions:.0f})")  # fmt: skip
     return 0
 
 

@@ -171,16 +171,20 @@ def test_log_link_losses_need_a_positive_mean():
         losses.binary_log_loss().start(np.ones(5), np.ones(5))
 
 
+@pytest.mark.parametrize("weights", ["varied", "ones"])
 @pytest.mark.parametrize("name", ["squared_error", "binary", "multinomial"])
-def test_fused_targets_equal_their_numpy_twin(name):
+def test_fused_targets_equal_their_numpy_twin(name, weights):
     """A loss's one-pass kernel (``fused``) gives the working targets and weights that
     ``newton_targets`` makes of its NumPy gradients, and the loss sum of its NumPy value,
-    also at raw scores far beyond where the logistic saturates and for rows of weight 0."""
+    also at raw scores far beyond where the logistic saturates, for rows of weight 0, and
+    for rows of weight 1 (whose logarithms the kernels take of products)."""
     from quercus.ensemble.boosting import loss_sums, newton_targets
 
     n = 2000
     w = RNG.uniform(0.0, 3.0, n)
     w[::50] = 0.0
+    if weights == "ones":
+        w[RNG.random(n) < 0.9] = 1.0
     if name == "squared_error":
         loss, classes = losses.regression_loss("squared_error"), False
         y_class, y_value = np.zeros(n, dtype=np.int32), RNG.normal(size=n)

@@ -223,7 +223,8 @@ def test_whole_units_never_overflow_and_round_by_half_a_unit():
     values[0] = np.finfo(np.float64).max / 2
     unit = unit_for(np.abs(values).max(), len(values))
     units = np.empty((len(values), 2), dtype=np.int64)
-    row_units(values, np.ones(len(values)), unit, 1.0, units)  # R = 1 * value
+    rows = np.arange(len(values))
+    row_units(values, np.ones(len(values)), rows, 0, len(rows), unit, 1.0, units)  # R = value
     assert np.abs(units[:, 0]).astype(float).sum() < UNIT_CEILING
     assert np.all(np.abs(units[:, 0] * unit - values) <= unit / 2)
     assert unit_for(0.0, 3) == 1.0
@@ -237,14 +238,17 @@ def test_row_units_equal_their_numpy_twin():
     target = rng.normal(size=5000) * 10.0 ** rng.integers(-5, 5, 5000)
     weight = rng.uniform(0.0, 2.0, 5000)
     weight[::7] = 0.0
-    rows = np.empty(5000, dtype=np.int64)
-    n, top_r, top_h = scan_rows(target, weight, rows)
-    np.testing.assert_array_equal(rows[:n], np.flatnonzero(weight > 0))
-    assert (top_r, top_h) == (np.abs(weight * target).max(), weight.max())
-    units = np.empty((5000, 2), dtype=np.int64)
-    row_units(target, weight, 1e-6, 1e-9, units)
-    np.testing.assert_array_equal(units[:, 0], np.rint(weight * target / 1e-6).astype(np.int64))
-    np.testing.assert_array_equal(units[:, 1], np.rint(weight / 1e-9).astype(np.int64))
+    rows = np.full(5000, -1, dtype=np.int64)
+    n, top_r, top_h = scan_rows(target, weight, 1000, 4000, rows)  # a region of the rows
+    kept = 1000 + np.flatnonzero(weight[1000:4000] > 0)
+    np.testing.assert_array_equal(rows[1000 : 1000 + n], kept)
+    assert np.all(rows[:1000] == -1) and np.all(rows[1000 + n :] == -1)
+    assert (top_r, top_h) == (np.abs(weight * target)[kept].max(), weight[kept].max())
+    units = np.zeros((5000, 2), dtype=np.int64)
+    row_units(target, weight, rows, 1000, 1000 + n, 1e-6, 1e-9, units)
+    np.testing.assert_array_equal(units[kept, 0], np.rint(weight * target / 1e-6)[kept])
+    np.testing.assert_array_equal(units[kept, 1], np.rint(weight / 1e-9)[kept])
+    assert not units[np.setdiff1d(np.arange(5000), kept)].any()  # no other row touched
 
 
 def test_a_split_needs_min_rows_on_each_side():

@@ -23,17 +23,17 @@ UNIT_CEILING = 2.0**62
 
 
 @njit(refcounts=False)
-def scan_rows(target, weight, rows):
-    """The rows of positive ``weight``, their numbers into ``rows`` (from index 0), and the
-    largest ``|weight * target|`` and ``weight`` among them: ``(count, top_r, top_h)``, in
-    one pass."""
+def scan_rows(target, weight, lo, hi, rows):
+    """The rows ``lo:hi`` of positive ``weight``: their numbers into ``rows`` from index
+    ``lo``, and the largest ``|weight * target|`` and ``weight`` among them: ``(count,
+    top_r, top_h)``, in one pass."""
     n = 0
     top_r = 0.0
     top_h = 0.0
-    for i in range(weight.shape[0]):
+    for i in range(lo, hi):
         w = weight[i]
         if w > 0.0:
-            rows[n] = i
+            rows[lo + n] = i
             n += 1
             r = abs(w * target[i])
             if r > top_r:
@@ -44,10 +44,11 @@ def scan_rows(target, weight, rows):
 
 
 @njit(refcounts=False)
-def row_units(target, weight, r_unit, h_unit, units):
-    """Each row's ``R = weight * target`` and ``H = weight`` in whole units
-    (``round(value / unit)``, int64), side by side in ``units``."""
-    for i in range(weight.shape[0]):
+def row_units(target, weight, rows, lo, hi, r_unit, h_unit, units):
+    """Each row ``r`` of ``rows[lo:hi]``: its ``R = weight * target`` and ``H = weight`` in
+    whole units (``round(value / unit)``, int64), side by side in ``units[r]``."""
+    for t in range(lo, hi):
+        i = rows[t]
         units[i, 0] = np.int64(np.rint(weight[i] * target[i] / r_unit))
         units[i, 1] = np.int64(np.rint(weight[i] / h_unit))
 

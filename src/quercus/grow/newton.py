@@ -111,6 +111,11 @@ class LeafRuns(NamedTuple):
     ends: np.ndarray
     nodes: np.ndarray
 
+    @property
+    def n_rows(self) -> int:
+        """The rows in the leaves."""
+        return int((self.ends - self.starts).sum())
+
     def by_leaf(self) -> Iterator[tuple[int, np.ndarray]]:
         """Each leaf's node and its rows (in increasing order), leaf by leaf."""
         i, n = 0, len(self.nodes)
@@ -178,31 +183,17 @@ class NewtonTree:
         self.n_threads = max(1, int(n_threads)) if pool is not None else 1
         self.target = np.asarray(target, dtype=np.float64)
         self.weight = np.asarray(weight, dtype=np.float64)
-        rows = np.empty(len(self.weight), dtype=np.int64)
-        n, top_r, top_h = scan_rows(self.target, self.weight, rows)
-        self.rows = rows[:n]
-        self.rules = NewtonRules(
-            float(setup.l2),
-            float(setup.l1),
-            float(setup.min_child_weight),
-            int(setup.min_rows),
-            setup.missing == LEARNED,
-            unit_for(top_r, n),
-            unit_for(top_h, n),
-            float(setup.nominal_smoothing),
-            int(setup.min_category_rows),
-            int(setup.max_split_categories),
-        )
-        # Each row's R and H in whole units, side by side (one cache line for both).
-        self.units = np.empty((len(self.weight), 2), dtype=np.int64)
-        row_units(self.target, self.weight, self.rules.r_unit, self.rules.h_unit, self.units)
         self.n_features = len(bins.kinds)
+        self.width = int(max(1, np.max(bins.n_bins))) + 1 if self.n_features else 2
+        self.rows = np.empty(len(self.weight), dtype=np.int64)
+        self.units = np.empty((len(self.weight), 2), dtype=np.int64)
+        self.root_segments, root_hist = self._set_up(setup)
+        self.root_hist: np.ndarray | None = root_hist
         self.constraints = np.zeros(self.n_features, dtype=np.int64)
         if setup.monotonic is not None:
             self.constraints[:] = setup.monotonic
         self.groups = interaction_groups(setup.interactions, self.n_features)
-        self.width = int(max(1, np.max(bins.n_bins))) + 1 if self.n_features else 2
-        self.spare = np.empty(max(n, 1), dtype=np.int64)
+        self.spare = np.empty(len(self.weight), dtype=np.int64)
         self.draw = np.empty(max(self.n_features, 1), dtype=np.int64)
         self.rng = np.zeros(1, dtype=np.uint64)
         self.nodes: list[dict] = []
@@ -213,39 +204,62 @@ class NewtonTree:
     def _empty_hist(self) -> np.ndarray:
         return np.zeros((self.n_features, self.width, 3), dtype=np.int64)
 
-    def _regions(self, n_rows: int) -> tuple:
-        """The root's segments: the rows cut into one region a thread (one region for a
-        tree of fewer than :data:`THREADED_ROWS` rows a thread)."""
-        parts = min(self.n_threads, max(1, n_rows // THREADED_ROWS))
-        cuts = [int(c) for c in np.linspace(0, n_rows, parts + 1).astype(np.int64)]
-        return tuple(zip(cuts[:-1], cuts[1:], strict=True))
+    def _set_up(self, setup: NewtonSetup) -> tuple[tuple, np.ndarray]:
+        """The rows of positive weight and their units, in one region a thread (one for
+        fewer than :data:`THREADED_ROWS` rows a thread), and the root's histograms: the
+        rules (their units from the largest ``|R|`` and ``H`` of any region) into
+        ``self.rules``; returns the root's segments and histograms."""
+        n_all = len(self.weight)
+        parts = min(self.n_threads, max(1, n_all // THREADED_ROWS))
+        cuts = [int(c) for c in np.linspace(0, n_all, parts + 1).astype(np.int64)]
+        regions = list(zip(cuts[:-1], cuts[1:], strict=True))
 
-    def _on_threads(self, task, leaf_rows: int, segments) -> list:
+        def scan(i, lo, hi, out):
+            return scan_rows(self.target, self.weight, lo, hi, self.rows)
+
+        scans, _ = self._on_threads(scan, n_all, regions, histograms=False)
+        n = self.n_rows = sum(count for count, _, _ in scans)
+        self.rules = NewtonRules(
+            float(setup.l2),
+            float(setup.l1),
+            float(setup.min_child_weight),
+            int(setup.min_rows),
+            setup.missing == LEARNED,
+            unit_for(max(top_r for _, top_r, _ in scans), n),
+            unit_for(max(top_h for _, _, top_h in scans), n),
+            float(setup.nominal_smoothing),
+            int(setup.min_category_rows),
+            int(setup.max_split_categories),
+        )
+        counts = [count for count, _, _ in scans]
+        segments = tuple((lo, lo + m) for (lo, _), m in zip(regions, counts, strict=True))
+        r_unit, h_unit = self.rules.r_unit, self.rules.h_unit
+
+        def sum_root(i, lo, hi, out):
+            row_units(self.target, self.weight, self.rows, lo, hi, r_unit, h_unit, self.units)
+            add_rows(self.codes, self.rows, lo, hi, self.units, self.n_features, out)
+
+        return segments, self._on_threads(sum_root, n_all, segments)[1]
+
+    def _on_threads(self, task, leaf_rows: int, segments, histograms=True) -> tuple:
         """``task(i, lo, hi, out)`` for each segment ``i``, each with its own histogram
-        ``out``: on every thread (the first segment on this one) for a leaf of at least
-        :data:`THREADED_ROWS` rows, else all on this thread into one histogram. Returns
-        the tasks' results and the histograms summed (whole units: alike in any order)."""
-        out = self._empty_hist()
+        ``out`` (None without ``histograms``): on every thread (the first segment on this
+        one) for a leaf of at least :data:`THREADED_ROWS` rows, else all on this thread
+        into one histogram. Returns the tasks' results and the histograms summed (whole
+        units: alike in any order)."""
+        new = self._empty_hist if histograms else lambda: None
+        out = new()
         if self.pool is None or len(segments) == 1 or leaf_rows < THREADED_ROWS:
             return [task(i, lo, hi, out) for i, (lo, hi) in enumerate(segments)], out
-        extra = [self._empty_hist() for _ in segments[1:]]
+        extra = [new() for _ in segments[1:]]
         jobs = [
             self.pool.submit(task, i, lo, hi, extra[i - 1])
             for i, (lo, hi) in enumerate(segments) if i > 0
         ]  # fmt: skip
         results = [task(0, *segments[0], out)] + [job.result() for job in jobs]
-        for part in extra:
+        for part in extra if histograms else ():
             add_into(out, part)
         return results, out
-
-    def histograms(self, segments) -> np.ndarray:
-        """The histograms of the rows of ``segments`` (``rows[lo:hi]`` for each)."""
-        n_rows = sum(hi - lo for lo, hi in segments)
-
-        def task(i, lo, hi, out):
-            add_rows(self.codes, self.rows, lo, hi, self.units, self.n_features, out)
-
-        return self._on_threads(task, n_rows, segments)[1]
 
     # -- leaves ---------------------------------------------------------------------------
 
@@ -392,7 +406,7 @@ class NewtonTree:
         hi_code = int(np.flatnonzero(present & ~goes)[0])
         if self.bins.kinds[f] != NUMERIC:
             return lo_code + 0.5
-        if len(self.rows) < len(self.weight):
+        if self.n_rows < len(self.weight):
             hi_code = lo_code + 1
         a = float(self.bins.bin_hi[f, lo_code])
         b = float(self.bins.bin_lo[f, hi_code])
@@ -403,9 +417,9 @@ class NewtonTree:
 
     def grow(self) -> GrownArrays:
         s = self.setup
-        regions = self._regions(len(self.rows))
-        root = _Leaf(0, regions, 0, np.uint64(root_draw_key(int(s.seed))), None)
-        root.hist = self.histograms(regions)
+        key = np.uint64(root_draw_key(int(s.seed)))
+        root = _Leaf(0, self.root_segments, 0, key, None, self.root_hist)
+        self.root_hist = None
         root.totals = root.hist[0].sum(axis=0) if self.n_features else self._no_features_totals()
         h_root = max(root.totals[1] * self.rules.h_unit, np.finfo(np.float64).tiny)
         self._new_node(root)
@@ -433,7 +447,8 @@ class NewtonTree:
         return LeafRuns(self.rows, starts.copy(), ends.copy(), nodes.copy())
 
     def _no_features_totals(self) -> np.ndarray:
-        return np.array([*self.units[self.rows].sum(axis=0), len(self.rows)])
+        rows = np.concatenate([self.rows[lo:hi] for lo, hi in self.root_segments])
+        return np.array([*self.units[rows].sum(axis=0), len(rows)])
 
     def _arrays(self, leaves: list[_Leaf]) -> GrownArrays:
         """The grown tree as the compiled grower's records."""

@@ -316,7 +316,7 @@ class LocalRows:
         every row took part, add by the rows of each leaf (where routing on the codes
         would send them) instead of routing every row again."""
         runs = [self.leaf_runs[n] for n in sorted(self.leaf_runs)]
-        if len(runs) == len(trees) and all(len(run.rows) == self.n_rows for run in runs):
+        if len(runs) == len(trees) and all(run.n_rows == self.n_rows for run in runs):
             offsets = trees.node_offsets
             for k, run in enumerate(runs):
                 leaf_values = values[offsets[k] + run.nodes]
