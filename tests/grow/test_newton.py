@@ -21,7 +21,9 @@ from quercus.estimators.spec import DataFacts, growth_spec
 from quercus.grow import newton
 from quercus.grow._gradient_rows import (
     UNIT_CEILING,
+    add_columns,
     add_rows,
+    add_rows_grouped,
     partition_rows,
     row_units,
     scan_rows,
@@ -195,6 +197,35 @@ def test_histograms_equal_their_numpy_twin(dtype):
         np.add.at(expected[f, :, 0], c, units[rows[50:280], 0])
         np.add.at(expected[f, :, 1], c, units[rows[50:280], 1])
         np.add.at(expected[f, :, 2], c, 1)
+    np.testing.assert_array_equal(out, expected)
+
+
+def test_column_histograms_equal_their_numpy_twin():
+    """The root's kernel (every row between two bounds, feature by feature in groups of
+    four, here 7 features: a group and three alone) sums as NumPy does, the missing code
+    (255) in the last of 256 bins."""
+    rng = np.random.default_rng(4)
+    n, p = 700, 7
+    codes = rng.integers(0, 40, (n, 8)).astype(np.uint8)
+    codes[rng.random((n, 8)) < 0.1] = 255
+    columns = np.ascontiguousarray(codes[:, :p].T)
+    units = rng.integers(-(2**40), 2**40, (n, 2))
+    out = np.zeros((p, 256, 3), dtype=np.int64)
+    add_columns(columns, 30, 650, units, p, out)
+    expected = np.zeros_like(out)
+    for f in range(p):
+        c = codes[30:650, f].astype(np.int64)
+        np.add.at(expected[f, :, 0], c, units[30:650, 0])
+        np.add.at(expected[f, :, 1], c, units[30:650, 1])
+        np.add.at(expected[f, :, 2], c, 1)
+    np.testing.assert_array_equal(out, expected)
+    # Rows of a leaf gathered in blocks (of 1,024 rows, and the last one), summed four
+    # features at a time: as the plain kernel sums them.
+    rows = np.sort(rng.choice(np.arange(n).repeat(4), 2500, replace=False) % n)
+    out = np.zeros((p, 256, 3), dtype=np.int64)
+    add_rows_grouped(codes, rows, 100, 2400, units, p, out)
+    expected = np.zeros_like(out)
+    add_rows(codes, rows, 100, 2400, units, p, expected)
     np.testing.assert_array_equal(out, expected)
 
 

@@ -98,6 +98,112 @@ def add_rows(codes, rows, lo, hi, units, n_features, out):
                 out[f, c, 2] += 1
 
 
+#: Features summed together by :func:`add_columns`: their histograms (256 bins of three
+#: int64 each) stay in the first-level cache, 24 KiB of it.
+COLUMN_GROUP = 4
+
+
+@njit(refcounts=False)
+def add_columns(columns, lo, hi, units, n_features, out):
+    """Add the rows ``lo:hi`` themselves (every row between, as the root holds them when
+    all weigh) to the histogram ``out``, feature by feature from the codes' ``columns``
+    (one contiguous row of codes a feature), :data:`COLUMN_GROUP` features at a time: twice
+    as fast as :func:`add_rows` there (``bench/README.md``), each group's histograms
+    staying in the first-level cache as the rows stream past. ``out`` must have a bin for
+    every value of the codes' dtype (256 for uint8): no code is clamped."""
+    f = 0
+    while f + COLUMN_GROUP <= n_features:
+        c0, c1, c2, c3 = columns[f], columns[f + 1], columns[f + 2], columns[f + 3]
+        h0, h1, h2, h3 = out[f], out[f + 1], out[f + 2], out[f + 3]
+        for i in range(lo, hi):
+            g = units[i, 0]
+            h = units[i, 1]
+            a = c0[i]
+            h0[a, 0] += g
+            h0[a, 1] += h
+            h0[a, 2] += 1
+            a = c1[i]
+            h1[a, 0] += g
+            h1[a, 1] += h
+            h1[a, 2] += 1
+            a = c2[i]
+            h2[a, 0] += g
+            h2[a, 1] += h
+            h2[a, 2] += 1
+            a = c3[i]
+            h3[a, 0] += g
+            h3[a, 1] += h
+            h3[a, 2] += 1
+        f += COLUMN_GROUP
+    for k in range(f, n_features):
+        column = columns[k]
+        hk = out[k]
+        for i in range(lo, hi):
+            a = column[i]
+            hk[a, 0] += units[i, 0]
+            hk[a, 1] += units[i, 1]
+            hk[a, 2] += 1
+
+
+#: Rows gathered at a time by :func:`add_rows_grouped` (40 KiB of codes and units).
+GROUPED_BLOCK_ROWS = 1024
+
+
+@njit
+def add_rows_grouped(codes, rows, lo, hi, units, n_features, out):
+    """:func:`add_rows` for uint8 codes and histograms of 256 bins: the rows gathered
+    :data:`GROUPED_BLOCK_ROWS` at a time, then summed :data:`COLUMN_GROUP` features at a
+    time, whose histograms stay in the first-level cache while the block passes (all the
+    features' histograms, 120 KiB for 20, do not), and the codes taken unclamped (every
+    uint8 value has its bin). 1.2 to 1.6 times as fast as :func:`add_rows`
+    (``bench/README.md``)."""
+    width = codes.shape[1]
+    block_codes = np.empty((GROUPED_BLOCK_ROWS, width), dtype=codes.dtype)
+    block_units = np.empty((GROUPED_BLOCK_ROWS, 2), dtype=np.int64)
+    for start in range(lo, hi, GROUPED_BLOCK_ROWS):
+        m = min(start + GROUPED_BLOCK_ROWS, hi) - start
+        for i in range(m):
+            ahead = start + i + PREFETCH_ROWS
+            if ahead < hi:
+                prefetch_row(codes, rows[ahead])
+                prefetch_row(units, rows[ahead])
+            r = rows[start + i]
+            for k in range(width):
+                block_codes[i, k] = codes[r, k]
+            block_units[i, 0] = units[r, 0]
+            block_units[i, 1] = units[r, 1]
+        f = 0
+        while f + COLUMN_GROUP <= n_features:
+            h0, h1, h2, h3 = out[f], out[f + 1], out[f + 2], out[f + 3]
+            for i in range(m):
+                g = block_units[i, 0]
+                h = block_units[i, 1]
+                a = block_codes[i, f]
+                h0[a, 0] += g
+                h0[a, 1] += h
+                h0[a, 2] += 1
+                a = block_codes[i, f + 1]
+                h1[a, 0] += g
+                h1[a, 1] += h
+                h1[a, 2] += 1
+                a = block_codes[i, f + 2]
+                h2[a, 0] += g
+                h2[a, 1] += h
+                h2[a, 2] += 1
+                a = block_codes[i, f + 3]
+                h3[a, 0] += g
+                h3[a, 1] += h
+                h3[a, 2] += 1
+            f += COLUMN_GROUP
+        for k in range(f, n_features):
+            hk = out[k]
+            for i in range(m):
+                a = block_codes[i, k]
+                hk[a, 0] += block_units[i, 0]
+                hk[a, 1] += block_units[i, 1]
+                hk[a, 2] += 1
+
+
 @njit(refcounts=False)
 def subtract_into(parent, child, out):
     """``out = parent - child`` (histograms of the same shape)."""

@@ -45,8 +45,10 @@ from ..splitting.category_sets import subset_table
 from ._draws import candidate_features, child_draw_key, root_draw_key
 from ._gradient_rows import (
     UNIT_CEILING,
+    add_columns,
     add_into,
     add_rows,
+    add_rows_grouped,
     leaf_sums_of_squares,
     partition_rows,
     row_units,
@@ -184,7 +186,12 @@ class NewtonTree:
         self.target = np.asarray(target, dtype=np.float64)
         self.weight = np.asarray(weight, dtype=np.float64)
         self.n_features = len(bins.kinds)
-        self.width = int(max(1, np.max(bins.n_bins))) + 1 if self.n_features else 2
+        # A bin for every uint8 code: the histograms' kernels take the codes unclamped.
+        self.whole_width = codes.dtype == np.uint8
+        if self.whole_width:
+            self.width = 256
+        else:
+            self.width = int(max(1, np.max(bins.n_bins))) + 1 if self.n_features else 2
         self.rows = np.empty(len(self.weight), dtype=np.int64)
         self.units = np.empty((len(self.weight), 2), dtype=np.int64)
         self.root_segments, root_hist = self._set_up(setup)
@@ -237,9 +244,18 @@ class NewtonTree:
 
         def sum_root(i, lo, hi, out):
             row_units(self.target, self.weight, self.rows, lo, hi, r_unit, h_unit, self.units)
-            add_rows(self.codes, self.rows, lo, hi, self.units, self.n_features, out)
+            if self.whole_width and hi - lo == regions[i][1] - regions[i][0]:
+                # Every row of the region weighs: they are the rows lo:hi themselves.
+                add_columns(self.columns, lo, hi, self.units, self.n_features, out)
+            else:
+                self._add(lo, hi, out)
 
         return segments, self._on_threads(sum_root, n_all, segments)[1]
+
+    def _add(self, lo: int, hi: int, out: np.ndarray) -> None:
+        """Add the rows ``rows[lo:hi]`` to the histograms ``out``."""
+        kernel = add_rows_grouped if self.whole_width else add_rows
+        kernel(self.codes, self.rows, lo, hi, self.units, self.n_features, out)
 
     def _on_threads(self, task, leaf_rows: int, segments, histograms=True) -> tuple:
         """``task(i, lo, hi, out)`` for each segment ``i``, each with its own histogram
@@ -369,7 +385,7 @@ class NewtonTree:
         def task(i, lo, hi, out):
             m = partition_rows(column, self.rows, lo, hi, goes_left, self.spare[lo:])
             a, b = (lo, lo + m) if small_left else (lo + m, hi)
-            add_rows(self.codes, self.rows, a, b, self.units, self.n_features, out)
+            self._add(a, b, out)
             return m
 
         lefts, hist = self._on_threads(task, leaf.n_rows, leaf.segments)
