@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import threading
+from concurrent.futures import ThreadPoolExecutor
 
 import numba
 
@@ -51,6 +52,31 @@ def _one_thread(kernel, args):
         return _launch(kernel, args)
     finally:
         numba.set_num_threads(threads)
+
+
+_POOLS: dict[int, ThreadPoolExecutor] = {}
+_POOLS_LOCK = threading.Lock()
+
+
+def thread_pool(n_threads: int) -> ThreadPoolExecutor:
+    """A pool of ``n_threads`` threads kept for the process, made at its first use: a
+    booster asks for its threads twice an iteration, and starting them each time started
+    two hundred threads in a 100-iteration fit. Its tasks must not wait for other tasks of
+    the pool (several callers share it; each waits only for its own tasks)."""
+    n_threads = max(1, int(n_threads))
+    with _POOLS_LOCK:
+        pool = _POOLS.get(n_threads)
+        if pool is None:
+            pool = _POOLS[n_threads] = ThreadPoolExecutor(n_threads, "quercus")
+        return pool
+
+
+def _forget_pools() -> None:
+    """In a forked child the pools' threads are gone: make new ones there."""
+    _POOLS.clear()
+
+
+os.register_at_fork(after_in_child=_forget_pools)
 
 
 def n_threads(n_jobs) -> int:

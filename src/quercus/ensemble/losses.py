@@ -18,12 +18,12 @@ quantile of its rows' residuals, as Friedman (2001) does for least absolute devi
 from __future__ import annotations
 
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
 from scipy.special import expit, logsumexp, xlogy
 
+from .._parallel import thread_pool
 from ._loss_kernels import (
     binary_log_loss_targets,
     multinomial_log_loss_targets,
@@ -140,8 +140,7 @@ def _fused(kernel) -> Callable:
             sums[i] = kernel(y[a:b], raw[a:b], w[a:b], t, h)
 
         if n_threads > 1 and len(starts) > 1:
-            with ThreadPoolExecutor(n_threads) as pool:
-                list(pool.map(block, range(len(starts))))
+            list(thread_pool(n_threads).map(block, range(len(starts))))
         else:
             for i in range(len(starts)):
                 block(i)

@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import NamedTuple, Protocol
 
 import numpy as np
 import pandas as pd
 
+from .._parallel import thread_pool
 from ..binning import BinMapper
 from ..binning.binned import BinnedData, pad_rows
 from ..grow._gradient_rows import add_leaf_values
@@ -230,14 +230,14 @@ class LocalRows:
         """The trees of ``plans`` in order, grown on as many threads as the rows were
         given (see :class:`TrainingRows`)."""
         self.leaf_runs = {}
-        with ThreadPoolExecutor(self.n_threads) as pool:
-            if spec.newton is not None and len(plans) < self.n_threads:
-                # Fewer trees than threads: one at a time, each summing its large
-                # leaves on every thread.
-                for plan in plans:
-                    yield self._grow_newton(spec, plan, weigh, pool)
-                return
-            yield from in_batches(pool, lambda plan: self._grow_one(spec, plan, weigh), plans)
+        pool = thread_pool(self.n_threads)
+        if spec.newton is not None and len(plans) < self.n_threads:
+            # Fewer trees than threads: one at a time, each summing its large leaves on
+            # every thread.
+            for plan in plans:
+                yield self._grow_newton(spec, plan, weigh, pool)
+            return
+        yield from in_batches(pool, lambda plan: self._grow_one(spec, plan, weigh), plans)
 
     def _targets(self, plan: TreePlan) -> tuple:
         """``(y_class, y_value, w)`` that ``plan``'s tree grows on."""
