@@ -62,6 +62,9 @@ from ._settings import Bins
 #: region each), a smaller one on the calling thread alone; a tree of fewer rows has one
 #: region.
 THREADED_ROWS = 10_000
+#: A run of rows holding at least one row in this many of its stretch of the rows is
+#: summed four features at a time (``_gradient_rows.add_rows_grouped``).
+DENSE_SHARE = 10
 
 
 @dataclass(frozen=True)
@@ -253,9 +256,16 @@ class NewtonTree:
         return segments, self._on_threads(sum_root, n_all, segments)[1]
 
     def _add(self, lo: int, hi: int, out: np.ndarray) -> None:
-        """Add the rows ``rows[lo:hi]`` to the histograms ``out``."""
-        kernel = add_rows_grouped if self.whole_width else add_rows
-        kernel(self.codes, self.rows, lo, hi, self.units, self.n_features, out)
+        """Add the rows ``rows[lo:hi]`` to the histograms ``out``: four features at a time
+        for a run holding at least one row in :data:`DENSE_SHARE` of its stretch of the
+        rows, all of a row's features together for a sparser one, whose gathered rows
+        would push the histograms out of the first-level cache (``bench/README.md``)."""
+        args = (self.codes, self.rows, lo, hi, self.units, self.n_features, out)
+        stretch = int(self.rows[hi - 1] - self.rows[lo]) + 1 if hi > lo else 0
+        if self.whole_width and (hi - lo) * DENSE_SHARE >= stretch:
+            add_rows_grouped(*args)
+        else:
+            add_rows(*args)
 
     def _on_threads(self, task, leaf_rows: int, segments, histograms=True) -> tuple:
         """``task(i, lo, hi, out)`` for each segment ``i``, each with its own histogram
