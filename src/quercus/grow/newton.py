@@ -12,7 +12,10 @@ What makes it fast where the compiled grower (``_grow.py``) is general:
   with several threads the array is cut into one region a thread, a leaf is a run in each
   region (its segments, in row order region after region), and each thread partitions its
   region's segment and sums the smaller child's part of it, in one task: no runs to put
-  together, and a partition on every thread at any leaf size;
+  together, and a partition on every thread for any leaf of :data:`THREADED_ROWS` rows;
+- the histograms' kernels keep the bins being updated in the first-level cache: the
+  root's rows are summed column by column and a dense leaf's rows four features at a time
+  (``_gradient_rows.add_columns``, ``add_rows_grouped``);
 - sums are of whole units (``_gradient_rows.row_units``: each row's ``R`` and ``H`` on a
   grid of a power of two fine enough that no sum leaves int64), so they are exact in any
   order: only the smaller child's histograms are summed from its rows, the larger child's
@@ -177,7 +180,8 @@ class NewtonTree:
     (padding columns past ``bins.kinds`` allowed) and ``columns`` the same codes feature by
     feature (:func:`feature_columns`), ``target`` and ``weight`` each row's
     working target and weight (rows of weight 0 take no part), ``pool`` threads for the
-    histograms of large leaves, ``n_threads`` of them (None: this thread only)."""
+    set-up and for the partitions and histograms of large leaves, one region of the rows
+    each, ``n_threads`` of them (None: this thread only)."""
 
     def __init__(
         self, codes, columns, bins: Bins, target, weight, setup: NewtonSetup, pool=None,
