@@ -27,6 +27,18 @@ TINY = np.finfo(np.float64).tiny
 LOG_BLOCK = 32
 
 
+@njit(refcounts=False, inline="always")
+def _add_log(total, product, factors, factor):
+    """``log(factor)`` added to the sum ``total`` by way of a running ``product`` of
+    ``factors`` factors: the product's logarithm joins the sum every :data:`LOG_BLOCK`
+    factors (the caller adds the last ``log(product)``). Returns the three anew."""
+    product *= factor
+    factors += 1
+    if factors == LOG_BLOCK:
+        return total + math.log(product), 1.0, 0
+    return total, product, factors
+
+
 @njit(refcounts=False)
 def squared_error_targets(y, raw, w, target, weight):
     """Squared error ``(y - raw)**2 / 2``: ``g = raw - y``, ``h = 1`` (times the weight):
@@ -72,13 +84,7 @@ def binary_log_loss_targets(y, raw, w, target, weight):
             weight[i, 0] = 0.0
         linear = max(r, 0.0) - yi * r  # the loss less log(1 + e)
         if wi == 1.0:
-            total += linear
-            product *= 1.0 + e
-            factors += 1
-            if factors == LOG_BLOCK:
-                total += math.log(product)
-                product = 1.0
-                factors = 0
+            total, product, factors = _add_log(total + linear, product, factors, 1.0 + e)
         else:
             total += wi * (linear + math.log1p(e))
         weights += wi
@@ -118,13 +124,7 @@ def multinomial_log_loss_targets(y, raw, w, target, weight):
                 target[i, j] = 0.0
                 weight[i, j] = 0.0
         if wi == 1.0:
-            total += top - raw[i, c]
-            product *= norm
-            factors += 1
-            if factors == LOG_BLOCK:
-                total += math.log(product)
-                product = 1.0
-                factors = 0
+            total, product, factors = _add_log(total + (top - raw[i, c]), product, factors, norm)
         else:
             total += wi * (top + math.log(norm) - raw[i, c])
         weights += wi

@@ -59,6 +59,23 @@ GATHER_ROWS = 256
 PREFETCH_ROWS = 48
 
 
+@njit(refcounts=False, inline="always")
+def gather_rows(codes, rows, start, m, hi, units, block_codes, block_units):
+    """Copy the codes and units of the ``m`` rows ``rows[start:start + m]`` into the first
+    ``m`` rows of ``block_codes`` and ``block_units``, asking for each row
+    :data:`PREFETCH_ROWS` rows ahead of its copy (none past ``rows[hi - 1]``)."""
+    for i in range(m):
+        ahead = start + i + PREFETCH_ROWS
+        if ahead < hi:
+            prefetch_row(codes, rows[ahead])
+            prefetch_row(units, rows[ahead])
+        r = rows[start + i]
+        for k in range(codes.shape[1]):
+            block_codes[i, k] = codes[r, k]
+        block_units[i, 0] = units[r, 0]
+        block_units[i, 1] = units[r, 1]
+
+
 @njit
 def add_rows(codes, rows, lo, hi, units, n_features, out):
     """Add the rows ``rows[lo:hi]`` (row numbers into ``codes``, the row-major bin codes) to
@@ -73,21 +90,11 @@ def add_rows(codes, rows, lo, hi, units, n_features, out):
     ahead of its copy (:func:`quercus._prefetch.prefetch_row`), which halves the time a
     row of a sparse leaf takes."""
     last = out.shape[1] - 1
-    width = codes.shape[1]
-    block_codes = np.empty((GATHER_ROWS, width), dtype=codes.dtype)
+    block_codes = np.empty((GATHER_ROWS, codes.shape[1]), dtype=codes.dtype)
     block_units = np.empty((GATHER_ROWS, 2), dtype=np.int64)
     for start in range(lo, hi, GATHER_ROWS):
         m = min(start + GATHER_ROWS, hi) - start
-        for i in range(m):
-            ahead = start + i + PREFETCH_ROWS
-            if ahead < hi:
-                prefetch_row(codes, rows[ahead])
-                prefetch_row(units, rows[ahead])
-            r = rows[start + i]
-            for k in range(width):
-                block_codes[i, k] = codes[r, k]
-            block_units[i, 0] = units[r, 0]
-            block_units[i, 1] = units[r, 1]
+        gather_rows(codes, rows, start, m, hi, units, block_codes, block_units)
         for i in range(m):
             g = block_units[i, 0]
             h = block_units[i, 1]
@@ -157,21 +164,11 @@ def add_rows_grouped(codes, rows, lo, hi, units, n_features, out):
     features' histograms, 120 KiB for 20, do not), and the codes taken unclamped (every
     uint8 value has its bin). 1.5 times as fast as :func:`add_rows` for a leaf holding at
     least one row in four, slower below one in twelve (``bench/README.md``)."""
-    width = codes.shape[1]
-    block_codes = np.empty((GROUPED_BLOCK_ROWS, width), dtype=codes.dtype)
+    block_codes = np.empty((GROUPED_BLOCK_ROWS, codes.shape[1]), dtype=codes.dtype)
     block_units = np.empty((GROUPED_BLOCK_ROWS, 2), dtype=np.int64)
     for start in range(lo, hi, GROUPED_BLOCK_ROWS):
         m = min(start + GROUPED_BLOCK_ROWS, hi) - start
-        for i in range(m):
-            ahead = start + i + PREFETCH_ROWS
-            if ahead < hi:
-                prefetch_row(codes, rows[ahead])
-                prefetch_row(units, rows[ahead])
-            r = rows[start + i]
-            for k in range(width):
-                block_codes[i, k] = codes[r, k]
-            block_units[i, 0] = units[r, 0]
-            block_units[i, 1] = units[r, 1]
+        gather_rows(codes, rows, start, m, hi, units, block_codes, block_units)
         f = 0
         while f + COLUMN_GROUP <= n_features:
             h0, h1, h2, h3 = out[f], out[f + 1], out[f + 2], out[f + 3]
