@@ -161,9 +161,15 @@ def test_same_tree_on_any_number_of_threads(monkeypatch):
         assert np.all(np.diff(a) > 0)
 
 
-def test_scores_added_by_leaf_rows_equal_scores_routed_on_codes():
+@pytest.mark.parametrize("threads", [1, 2])
+def test_scores_added_by_leaf_rows_equal_scores_routed_on_codes(threads, monkeypatch):
+    """Scores added by the leaves' rows (on two threads: each a stretch of the rows, the
+    trees grown on two regions) equal scores routed on the codes."""
+    monkeypatch.setattr(quercus.grow.rows, "THREADED_SCORES", 100)
+    monkeypatch.setattr(newton, "THREADED_ROWS", 50)
     X, y, w = mixed_rows(2000, seed=6)
     rows, spec = rows_and_spec(X, y, w)
+    rows.n_threads = threads
     spec = replace(spec, newton=newton_setup(spec))
     trees = quercus.tree.stack.stack_trees(list(rows.grow(spec, [TreePlan(0, 3), TreePlan(1, 4)])))
     values = np.zeros((trees.merged.node_count, 2))

@@ -262,12 +262,16 @@ def leaf_sums_of_squares(rows, starts, ends, nodes, target, weight, out):
 
 
 @njit(refcounts=False)
-def add_leaf_values(rows, starts, ends, values, scores, column):
+def add_leaf_values(rows, starts, ends, values, scores, column, first_row, end_row):
     """Add ``values[i]`` to column ``column`` of the ``scores`` of the rows
-    ``rows[starts[i]:ends[i]]`` of each leaf ``i``."""
+    ``rows[starts[i]:ends[i]]`` of each leaf ``i`` (each run in increasing order) that lie
+    in ``first_row:end_row``: threads given apart stretches of the rows write apart rows."""
     for i in range(starts.shape[0]):
         v = values[i]
-        for t in range(starts[i], ends[i]):
-            if t + PREFETCH_ROWS < ends[i]:
+        run = rows[starts[i] : ends[i]]
+        lo = starts[i] + np.searchsorted(run, first_row)
+        hi = starts[i] + np.searchsorted(run, end_row)
+        for t in range(lo, hi):
+            if t + PREFETCH_ROWS < hi:
                 prefetch_row(scores, rows[t + PREFETCH_ROWS])
             scores[rows[t], column] += v

@@ -187,6 +187,10 @@ def in_batches(pool, call, *iterables):
             yield result
 
 
+#: Scores' additions (rows times trees) from which they are made on several threads.
+THREADED_SCORES = 100_000
+
+
 class LocalRows:
     """Training rows in this process, binned once, each tree grown by the compiled grower on
     its own thread (the growth kernel releases the GIL; the trees do not depend on the
@@ -318,13 +322,26 @@ class LocalRows:
         runs = [self.leaf_runs[n] for n in sorted(self.leaf_runs)]
         if len(runs) == len(trees) and all(run.n_rows == self.n_rows for run in runs):
             offsets = trees.node_offsets
+            jobs = []  # (leaf runs, their values, the column they add to)
             for k, run in enumerate(runs):
                 leaf_values = values[offsets[k] + run.nodes]
                 for column in np.flatnonzero(leaf_values.any(axis=0)):
+                    jobs.append((run, np.ascontiguousarray(leaf_values[:, column]), column))
+
+            def add(first_row: int, end_row: int) -> None:
+                for run, column_values, column in jobs:
                     add_leaf_values(
-                        run.rows, run.starts, run.ends,
-                        np.ascontiguousarray(leaf_values[:, column]), self.scores, column,
+                        run.rows, run.starts, run.ends, column_values, self.scores, column,
+                        first_row, end_row,
                     )  # fmt: skip
+
+            # Each thread a stretch of the rows: no two write one row.
+            parts = min(self.n_threads, max(1, self.n_rows * len(jobs) // THREADED_SCORES))
+            cuts = np.linspace(0, self.n_rows, parts + 1).astype(np.int64)
+            if parts > 1:
+                list(thread_pool(self.n_threads).map(add, cuts[:-1], cuts[1:]))
+            else:
+                add(0, self.n_rows)
             return
         packed = (*in_bin_space(trees, self.tables).routing_tables(), values)
         n_features = len(self.tables.kinds)
