@@ -83,6 +83,7 @@ from __future__ import annotations
 import argparse
 import concurrent.futures
 import csv
+import gzip
 import json
 import re
 import shutil
@@ -178,9 +179,18 @@ def manifest_numeric_looking(data_dir: Path) -> dict[str, set[str]]:
     return out
 
 
+def csv_path(data_dir: Path, name: str) -> Path:
+    """``name.csv``, or ``name.csv.gz`` when only the compressed file exists."""
+    path = data_dir / f"{name}.csv"
+    gz = data_dir / f"{name}.csv.gz"
+    return gz if not path.exists() and gz.exists() else path
+
+
 def read_dataset(data_dir: Path, name: str, numeric_looking: dict[str, set[str]]) -> dict:
-    fname = f"{name}.csv"
-    with open(data_dir / fname, newline="", encoding="utf-8") as fh:
+    path = csv_path(data_dir, name)
+    fname = path.name
+    opener = gzip.open if fname.endswith(".gz") else open
+    with opener(path, "rt", newline="", encoding="utf-8") as fh:
         reader = csv.reader(fh)
         header = next(reader)
         rows = [row for row in reader if row]
