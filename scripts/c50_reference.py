@@ -152,7 +152,6 @@ longer than ``max_text_chars``, except on data sets of fewer than ``small_rows``
 from __future__ import annotations
 
 import argparse
-import concurrent.futures
 import hashlib
 import importlib.util
 import json
@@ -787,21 +786,12 @@ def main(argv: list[str] | None = None) -> int:
             fixture["datasets"] = old.get("datasets", {})
 
         numeric_looking = j48.manifest_numeric_looking(args.data_dir)
-        t_all = time.perf_counter()
-        with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-            for name in names:
-                t0 = time.perf_counter()
-                ds = j48.read_dataset(args.data_dir, name, numeric_looking)
-                fixture["datasets"][name] = run_dataset(ds, args, pool, numeric_looking)
-                print(f"{name}: {time.perf_counter() - t0:.1f}s", file=sys.stderr, flush=True)
-    order = [n for n in DATASETS if n in fixture["datasets"]]
-    order += [n for n in fixture["datasets"] if n not in DATASETS]
-    fixture["datasets"] = {n: fixture["datasets"][n] for n in order}
 
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(j48.dumps(fixture) + "\n", encoding="utf-8")
-    print(summary({n: fixture["datasets"][n] for n in names}))
-    print(f"wrote {args.out} in {time.perf_counter() - t_all:.0f}s", file=sys.stderr)
+        def run_one(name, pool):
+            ds = j48.read_dataset(args.data_dir, name, numeric_looking)
+            return run_dataset(ds, args, pool, numeric_looking)
+
+        j48.run_and_write(args, fixture, names, DATASETS, run_one, summary)
     return 0
 
 

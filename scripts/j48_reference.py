@@ -481,22 +481,33 @@ def main(argv: list[str] | None = None) -> int:
         fixture["datasets"] = old.get("datasets", {})
 
     numeric_looking = manifest_numeric_looking(args.data_dir)
+
+    def run_one(name, pool):
+        return run_dataset(read_dataset(args.data_dir, name, numeric_looking), args, pool)
+
+    run_and_write(args, fixture, names, DATASETS, run_one, summary)
+    return 0
+
+
+def run_and_write(args, fixture: dict, names, order, run_one, summarise) -> None:
+    """``run_one(name, pool)`` for each data set of ``names`` (on a pool of ``args.jobs``
+    threads) into ``fixture["datasets"]``, kept in ``order`` (others after, as found), the
+    fixture written to ``args.out`` and ``summarise`` of the data sets run printed. Shared
+    by the reference scripts."""
     t_all = time.perf_counter()
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         for name in names:
             t0 = time.perf_counter()
-            ds = read_dataset(args.data_dir, name, numeric_looking)
-            fixture["datasets"][name] = run_dataset(ds, args, pool)
+            fixture["datasets"][name] = run_one(name, pool)
             print(f"{name}: {time.perf_counter() - t0:.1f}s", file=sys.stderr, flush=True)
-    order = [n for n in DATASETS if n in fixture["datasets"]]
-    order += [n for n in fixture["datasets"] if n not in DATASETS]
-    fixture["datasets"] = {n: fixture["datasets"][n] for n in order}
+    ordered = [n for n in order if n in fixture["datasets"]]
+    ordered += [n for n in fixture["datasets"] if n not in order]
+    fixture["datasets"] = {n: fixture["datasets"][n] for n in ordered}
 
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(dumps(fixture) + "\n", encoding="utf-8")
-    print(summary({n: fixture["datasets"][n] for n in names}))
+    print(summarise({n: fixture["datasets"][n] for n in names}))
     print(f"wrote {args.out} in {time.perf_counter() - t_all:.0f}s", file=sys.stderr)
-    return 0
 
 
 if __name__ == "__main__":

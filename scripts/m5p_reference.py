@@ -95,7 +95,6 @@ prints them (at most 3 decimals).
 from __future__ import annotations
 
 import argparse
-import concurrent.futures
 import importlib.util
 import json
 import math
@@ -450,21 +449,11 @@ def main(argv: list[str] | None = None) -> int:
         fixture["datasets"] = old.get("datasets", {})
 
     numeric_looking = j48.manifest_numeric_looking(args.data_dir)
-    t_all = time.perf_counter()
-    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        for name in names:
-            t0 = time.perf_counter()
-            ds = read_regression(args.data_dir, name, numeric_looking)
-            fixture["datasets"][name] = run_dataset(ds, args, pool)
-            print(f"{name}: {time.perf_counter() - t0:.1f}s", file=sys.stderr, flush=True)
-    order = [n for n in DATASETS if n in fixture["datasets"]]
-    order += [n for n in fixture["datasets"] if n not in DATASETS]
-    fixture["datasets"] = {n: fixture["datasets"][n] for n in order}
 
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(j48.dumps(fixture) + "\n", encoding="utf-8")
-    print(summary({n: fixture["datasets"][n] for n in names}))
-    print(f"wrote {args.out} in {time.perf_counter() - t_all:.0f}s", file=sys.stderr)
+    def run_one(name, pool):
+        return run_dataset(read_regression(args.data_dir, name, numeric_looking), args, pool)
+
+    j48.run_and_write(args, fixture, names, DATASETS, run_one, summary)
     return 0
 
 
