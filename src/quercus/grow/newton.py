@@ -199,7 +199,9 @@ class NewtonTree:
             self.width = 256
         else:
             self.width = int(max(1, np.max(bins.n_bins))) + 1 if self.n_features else 2
-        self.rows = np.empty(len(self.weight), dtype=np.int64)
+        # Row numbers in 4 bytes where they fit: half the bytes a partition moves.
+        self.row_dtype = np.int32 if len(self.weight) < 2**31 else np.int64
+        self.rows = np.empty(len(self.weight), dtype=self.row_dtype)
         self.units = np.empty((len(self.weight), 2), dtype=np.int64)
         self.root_segments, root_hist = self._set_up(setup)
         self.root_hist: np.ndarray | None = root_hist
@@ -207,7 +209,7 @@ class NewtonTree:
         if setup.monotonic is not None:
             self.constraints[:] = setup.monotonic
         self.groups = interaction_groups(setup.interactions, self.n_features)
-        self.spare = np.empty(len(self.weight), dtype=np.int64)
+        self.spare = np.empty(len(self.weight), dtype=self.row_dtype)
         self.draw = np.empty(max(self.n_features, 1), dtype=np.int64)
         self.rng = np.zeros(1, dtype=np.uint64)
         self.nodes: list[dict] = []
