@@ -2,6 +2,7 @@
 
 import os
 import re
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -68,6 +69,24 @@ def test_category_labels_among_numbers_read_without_a_warning(tmp_path):
     assert table.schema["doors"].categories == ("2", "3", "4", "5more")
     path = write(tmp_path, "grade,y\n1,p\n2,q\n03,p\n-1,q\nnone,p\n")
     assert read_table(path).schema["grade"].kind == "nominal"
+
+
+@pytest.mark.parametrize("dtype", [object, "string"])
+def test_strings_named_nominal_read_once_each_without_a_warning(dtype):
+    """A column of strings the user names nominal is read once per distinct string, as an
+    unnamed one is: the same categories and codes (missing markers missing), and no warning
+    that it mixes numbers and words (the user said what it is)."""
+    cells = ["1.5", "huge", "", "2.5", "?", "huge", None, "1.5"] * 50
+    frame = pd.DataFrame({"m": pd.Series(cells, dtype=dtype), "y": ["p", "q"] * 200})
+    with pytest.warns(DataWarning, match="mixes numbers and words"):
+        inferred = read_table(frame)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        named = read_table(frame, nominal=["m"])
+    assert named.schema["m"] == inferred.schema["m"]
+    assert named.schema["m"].categories == ("1.5", "2.5", "huge")
+    np.testing.assert_array_equal(named.X["m"].cat.codes, inferred.X["m"].cat.codes)
+    assert named.X["m"].isna().sum() == 3 * 50  # "", "?" and None
 
 
 @pytest.mark.parametrize(

@@ -279,11 +279,16 @@ def type_column(
     it :func:`reads_as_labels` (car's doors: 2, 3, 4, 5more).
     """
     dtype = values.dtype
-    if isinstance(dtype, pd.StringDtype) and levels is None and not force_nominal:
-        typed = _typed_strings(name, values)  # pandas' strings: none of the checks below
+    # Strings only (pandas' strings, or objects that one scan in C finds all strings or
+    # missing): each distinct string read once, none of the checks below.
+    strings = isinstance(dtype, pd.StringDtype) or (
+        pd.api.types.is_object_dtype(dtype) and _all_strings(values)
+    )
+    if strings and levels is None:
+        typed = _typed_strings(name, values, warn_mixed=not force_nominal)
         if typed is not None:
             return typed
-    if pd.api.types.is_object_dtype(dtype):
+    if pd.api.types.is_object_dtype(dtype) and not strings:
         check_values(name, values)
     if levels is not None:
         if isinstance(dtype, pd.CategoricalDtype):
@@ -321,12 +326,8 @@ def type_column(
         warn_if_all_missing(name, numeric)
         return numeric, Feature(name, NUMERIC_KIND)
 
-    # Object, string or forced-nominal column: what it holds, in one scan in C.
+    # Object or forced-nominal column: what it holds, in one scan in C.
     inferred = pd.api.types.infer_dtype(values, skipna=True)
-    if not force_nominal and inferred == "string":
-        typed = _typed_strings(name, values)
-        if typed is not None:
-            return typed
     if not force_nominal and inferred in _REAL_KINDS:
         numeric = _real_numbers(values)
         check_finite(name, numeric, values)
@@ -373,14 +374,18 @@ def _distinct_strings(values: pd.Series):
     return index[codes], strings, numberlike
 
 
-def _typed_strings(name: str, values: pd.Series) -> tuple[pd.Categorical, Feature] | None:
+def _typed_strings(
+    name: str, values: pd.Series, warn_mixed: bool = True
+) -> tuple[pd.Categorical, Feature] | None:
     """A column of strings (:func:`_all_strings`) typed as nominal, each distinct string
-    read once; None when every value is missing (the general path says what to do)."""
+    read once; None when every value is missing (the general path says what to do). With
+    ``warn_mixed``, strings of which some read as numbers and some not are warned of (not
+    for a column the user named nominal)."""
     distinct = _distinct_strings(values)
     if distinct is None:
         return None
     codes, strings, numberlike = distinct
-    if numberlike.any() and not numberlike.all():
+    if warn_mixed and numberlike.any() and not numberlike.all():
         _warn_mixed(name, pd.Series(strings), pd.Series(numberlike))
         strings = np.array([str(v) for v in strings], dtype=object)
     categories = tuple(_sorted_categories(strings.tolist()))
