@@ -279,16 +279,17 @@ def type_column(
     it :func:`reads_as_labels` (car's doors: 2, 3, 4, 5more).
     """
     dtype = values.dtype
-    # Strings only (pandas' strings, or objects that one scan in C finds all strings or
-    # missing): each distinct string read once, none of the checks below.
-    strings = isinstance(dtype, pd.StringDtype) or (
-        pd.api.types.is_object_dtype(dtype) and _all_strings(values)
-    )
+    # What an object column holds, in one scan in C.
+    objects = pd.api.types.is_object_dtype(dtype)
+    inferred = pd.api.types.infer_dtype(values, skipna=True) if objects else None
+    # Strings only (pandas' strings, or objects all strings or missing): each distinct
+    # string read once, none of the checks below.
+    strings = isinstance(dtype, pd.StringDtype) or inferred == "string"
     if strings and levels is None:
         typed = _typed_strings(name, values, warn_mixed=not force_nominal)
         if typed is not None:
             return typed
-    if pd.api.types.is_object_dtype(dtype) and not strings:
+    if objects and not strings:
         check_values(name, values)
     if levels is not None:
         if isinstance(dtype, pd.CategoricalDtype):
@@ -326,8 +327,8 @@ def type_column(
         warn_if_all_missing(name, numeric)
         return numeric, Feature(name, NUMERIC_KIND)
 
-    # Object or forced-nominal column: what it holds, in one scan in C.
-    inferred = pd.api.types.infer_dtype(values, skipna=True)
+    if inferred is None:  # a forced-nominal column of another dtype: what it holds
+        inferred = pd.api.types.infer_dtype(values, skipna=True)
     if not force_nominal and inferred in _REAL_KINDS:
         numeric = _real_numbers(values)
         check_finite(name, numeric, values)

@@ -60,6 +60,15 @@ PREFETCH_ROWS = 48
 
 
 @njit(refcounts=False, inline="always")
+def add_to_bin(hist_f, code, g, h):
+    """One row into bin ``code`` of a feature's histogram: its gradient and hessian units
+    and one row."""
+    hist_f[code, 0] += g
+    hist_f[code, 1] += h
+    hist_f[code, 2] += 1
+
+
+@njit(refcounts=False, inline="always")
 def gather_rows(codes, rows, start, m, hi, units, block_codes, block_units):
     """Copy the codes and units of the ``m`` rows ``rows[start:start + m]`` into the first
     ``m`` rows of ``block_codes`` and ``block_units``, asking for each row
@@ -125,31 +134,16 @@ def add_columns(columns, lo, hi, units, n_features, out):
         for i in range(lo, hi):
             g = units[i, 0]
             h = units[i, 1]
-            a = c0[i]
-            h0[a, 0] += g
-            h0[a, 1] += h
-            h0[a, 2] += 1
-            a = c1[i]
-            h1[a, 0] += g
-            h1[a, 1] += h
-            h1[a, 2] += 1
-            a = c2[i]
-            h2[a, 0] += g
-            h2[a, 1] += h
-            h2[a, 2] += 1
-            a = c3[i]
-            h3[a, 0] += g
-            h3[a, 1] += h
-            h3[a, 2] += 1
+            add_to_bin(h0, c0[i], g, h)
+            add_to_bin(h1, c1[i], g, h)
+            add_to_bin(h2, c2[i], g, h)
+            add_to_bin(h3, c3[i], g, h)
         f += COLUMN_GROUP
     for k in range(f, n_features):
         column = columns[k]
         hk = out[k]
         for i in range(lo, hi):
-            a = column[i]
-            hk[a, 0] += units[i, 0]
-            hk[a, 1] += units[i, 1]
-            hk[a, 2] += 1
+            add_to_bin(hk, column[i], units[i, 0], units[i, 1])
 
 
 #: Rows gathered at a time by :func:`add_rows_grouped` (40 KiB of codes and units).
@@ -175,30 +169,15 @@ def add_rows_grouped(codes, rows, lo, hi, units, n_features, out):
             for i in range(m):
                 g = block_units[i, 0]
                 h = block_units[i, 1]
-                a = block_codes[i, f]
-                h0[a, 0] += g
-                h0[a, 1] += h
-                h0[a, 2] += 1
-                a = block_codes[i, f + 1]
-                h1[a, 0] += g
-                h1[a, 1] += h
-                h1[a, 2] += 1
-                a = block_codes[i, f + 2]
-                h2[a, 0] += g
-                h2[a, 1] += h
-                h2[a, 2] += 1
-                a = block_codes[i, f + 3]
-                h3[a, 0] += g
-                h3[a, 1] += h
-                h3[a, 2] += 1
+                add_to_bin(h0, block_codes[i, f], g, h)
+                add_to_bin(h1, block_codes[i, f + 1], g, h)
+                add_to_bin(h2, block_codes[i, f + 2], g, h)
+                add_to_bin(h3, block_codes[i, f + 3], g, h)
             f += COLUMN_GROUP
         for k in range(f, n_features):
             hk = out[k]
             for i in range(m):
-                a = block_codes[i, k]
-                hk[a, 0] += block_units[i, 0]
-                hk[a, 1] += block_units[i, 1]
-                hk[a, 2] += 1
+                add_to_bin(hk, block_codes[i, k], block_units[i, 0], block_units[i, 1])
 
 
 @njit(refcounts=False)

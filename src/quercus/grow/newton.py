@@ -506,8 +506,8 @@ class NewtonTree:
         for field in ("feature", "threshold", "child_start", "missing_child"):
             nodes[field][inner] = [self.nodes[i].get(field, np.nan) for i in inner]
         nodes["n_children"][inner] = 2
-        tables = [self.nodes[i]["table"] for i in inner if "table" in self.nodes[i]]
         subsets = [i for i in inner if "table" in self.nodes[i]]
+        tables = [self.nodes[i]["table"] for i in subsets]
         nodes["cat_start"][subsets] = np.cumsum([0] + [len(t) for t in tables[:-1]])
         table = np.concatenate(tables) if tables else np.zeros(0, dtype=np.int32)
         return GrownArrays(
